@@ -1,0 +1,58 @@
+# Two commands do all set-up on a fresh machine:
+#   make run   build hermes-tools-mcp and serve MCP on stdio with embedded defaults
+#   make test  install what the tests need (idempotently), then run every test layer
+SHELL := /bin/bash
+GO    ?= go
+NPM   ?= npm
+BIN   := bin
+NPM_DIR   := .ci/npm
+NPM_STAMP := $(NPM_DIR)/node_modules/.hermes-installed
+
+# Reproducible, static binaries; the version comes from git when there is one.
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: all build run test test-go deps lint fuzz bench docs clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/hermes-tools-mcp ./cmd/hermes-tools-mcp
+
+run: build
+	@echo "hermes-tools-mcp: serving MCP on stdio (HERMES_HOME=$${HERMES_HOME:-~/.hermes}); Ctrl+D to stop" >&2
+	./$(BIN)/hermes-tools-mcp
+
+# npm ci only when the lock file changed since the last install.
+deps: $(NPM_STAMP)
+
+$(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	@command -v $(NPM) >/dev/null || { echo "make deps: npm not found; install Node.js (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	$(NPM) ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.ci/*')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test: deps lint
+	$(GO) test -race -count=1 ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 15s ./mcpserver/stdio
+
+test-go: lint
+	$(GO) test -race -count=1 ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 5m ./mcpserver/stdio
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./cmd/hermes-tools-mcp
+	$(GO) test -run '^$$' -bench . -benchmem ./mcpserver/...
+
+# Regenerate the README tool table, schema snapshots and wire transcripts.
+docs:
+	$(GO) test ./mcpserver -run 'TestReadmeToolTable|TestToolSchemaSnapshots|TestWireTranscripts' -update
+
+clean:
+	rm -rf $(BIN)

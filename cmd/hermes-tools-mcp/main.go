@@ -1,0 +1,231 @@
+// Command hermes-tools-mcp serves the Hermes agent's tools to any MCP client
+// over stdio.
+//
+// Usage:
+//
+//	hermes-tools-mcp [flags]           serve MCP on stdin/stdout
+//	hermes-tools-mcp doctor [flags]    list every tool: exposed, or hidden and why
+//
+// Exit codes: 0 the client closed stdin or the server was interrupted;
+// 1 the server failed while running (e.g. stdout closed); 2 bad flags or
+// configuration (the message on stderr says what to fix).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver"
+)
+
+// version is set at release time with -ldflags "-X main.version=...".
+var version = ""
+
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// options are the parsed command line.
+type options struct {
+	command      string // "serve" or "doctor"
+	toolsets     string
+	excludeTools string
+	hermesHome   string
+	logLevel     string
+	showVersion  bool
+	jsonOut      bool
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts, err := parseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
+		return exitUsage
+	}
+	if opts.showVersion {
+		fmt.Fprintf(stdout, "hermes-tools-mcp %s\n", buildVersion())
+		return exitOK
+	}
+	level, err := parseLevel(opts.logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
+		return exitUsage
+	}
+	// Logs go to stderr only: stdout is the protocol.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	setup, err := configure(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
+		return exitUsage
+	}
+	if opts.command == "doctor" {
+		if err := writeDoctor(stdout, setup, opts.jsonOut); err != nil {
+			fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+
+	out := stdout
+	if f, ok := stdout.(*os.File); ok && f == os.Stdout {
+		if out, err = reserveStdout(); err != nil {
+			fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
+			return exitFailure
+		}
+	}
+	srv := mcpserver.New(mcpserver.Options{Version: buildVersion(), Plan: setup.plan, Logger: log})
+	log.Info("serving on stdio", "hermes_home", setup.home, "tools", len(setup.plan.Enabled()))
+	err = srv.ServeStdio(ctx, stdin, out)
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+		return exitOK
+	default:
+		log.Error("server stopped", "err", err)
+		return exitFailure
+	}
+}
+
+func parseArgs(args []string, stderr io.Writer) (options, error) {
+	opts := options{command: "serve"}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "doctor", "tools":
+			opts.command = "doctor"
+		case "serve":
+		default:
+			return opts, fmt.Errorf("unknown command %q (commands: serve, doctor; run with -h for help)", args[0])
+		}
+		args = args[1:]
+	}
+	fs := flag.NewFlagSet("hermes-tools-mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opts.toolsets, "toolsets", "", `comma-separated toolsets to expose, or "all" or "default" (default: hermes_tools.toolsets in config.yaml, else "default")`)
+	fs.StringVar(&opts.excludeTools, "exclude-tools", "", "comma-separated tool names to hide")
+	fs.StringVar(&opts.hermesHome, "hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes)")
+	fs.StringVar(&opts.logLevel, "log-level", "warn", "stderr log level: debug, info, warn or error")
+	fs.BoolVar(&opts.showVersion, "version", false, "print the version and exit")
+	fs.BoolVar(&opts.jsonOut, "json", false, "doctor: print JSON instead of a table")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `hermes-tools-mcp serves the Hermes agent's tools to MCP clients over stdio.
+
+Usage:
+  hermes-tools-mcp [flags]           serve MCP on stdin/stdout
+  hermes-tools-mcp doctor [flags]    list every tool: exposed, or hidden and why
+
+Flags:
+`)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), `
+Exit codes: 0 stdin closed or interrupted; 1 failure while serving; 2 bad flags or configuration.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, fmt.Errorf("unexpected argument %q (flags go before nothing else; run with -h for help)", fs.Arg(0))
+	}
+	return opts, nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// setup is the resolved configuration of one run.
+type setup struct {
+	home       string
+	configPath string
+	selection  mcpserver.Selection
+	source     string // where the toolset selection came from
+	plan       mcpserver.Plan
+}
+
+func configure(opts options) (setup, error) {
+	var s setup
+	home, err := hermeshome.Resolve(opts.hermesHome, nil)
+	if err != nil {
+		return s, err
+	}
+	s.home = home
+	s.configPath = home + string(os.PathSeparator) + hermeshome.ConfigFile
+	cfg, err := hermeshome.LoadConfig(home)
+	if err != nil {
+		return s, err
+	}
+	s.selection = mcpserver.Selection{
+		Toolsets:     cfg.HermesTools.Toolsets,
+		ExcludeTools: cfg.HermesTools.ExcludeTools,
+	}
+	s.source = "config.yaml hermes_tools.toolsets"
+	if len(s.selection.Toolsets) == 0 {
+		s.source = "default"
+	}
+	if opts.toolsets != "" {
+		s.selection.Toolsets = splitList(opts.toolsets)
+		s.source = "--toolsets"
+	}
+	if opts.excludeTools != "" {
+		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
+	}
+	toolsets, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", s.configPath, err)
+	}
+	reg, err := mcpserver.NewRegistry(toolsets...)
+	if err != nil {
+		return s, fmt.Errorf("tool registry: %w", err)
+	}
+	s.plan, err = reg.Resolve(s.selection)
+	if err != nil {
+		return s, fmt.Errorf("%s (set by %s; `hermes-tools-mcp doctor --toolsets all` lists every tool)", err, s.source)
+	}
+	return s, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

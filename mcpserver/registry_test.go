@@ -1,0 +1,374 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+func noop(context.Context, json.RawMessage) (tooldef.Result, error) { return tooldef.OK(nil), nil }
+
+var emptyObject = json.RawMessage(`{"type":"object","properties":{}}`)
+
+func testTool(name string) tooldef.Tool {
+	return tooldef.Tool{Name: name, Description: "d", InputSchema: emptyObject, Handler: noop, Hints: tooldef.Hints{ReadOnly: true}}
+}
+
+func testRegistry(t *testing.T) *mcpserver.Registry {
+	t.Helper()
+	hidden := testTool("needs_key")
+	hidden.Check = func() error { return errors.New("set EXAMPLE_API_KEY to enable") }
+	reg, err := mcpserver.NewRegistry(
+		tooldef.Toolset{Name: "alpha", Default: true, Tools: []tooldef.Tool{testTool("a1"), testTool("a2")}},
+		tooldef.Toolset{Name: "beta", Tools: []tooldef.Tool{testTool("b1"), hidden}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func TestResolve(t *testing.T) {
+	tests := []struct {
+		name    string
+		sel     mcpserver.Selection
+		enabled []string
+		reasons map[string]string // tool -> substring of the reason
+		wantErr string
+	}{
+		{name: "empty means default", enabled: []string{"a1", "a2"},
+			reasons: map[string]string{"b1": `toolset "beta" is not enabled`}},
+		{name: "default keyword", sel: mcpserver.Selection{Toolsets: []string{"default"}}, enabled: []string{"a1", "a2"}},
+		{name: "all hides unconfigured backends", sel: mcpserver.Selection{Toolsets: []string{"all"}}, enabled: []string{"a1", "a2", "b1"},
+			reasons: map[string]string{"needs_key": "set EXAMPLE_API_KEY"}},
+		{name: "explicit list", sel: mcpserver.Selection{Toolsets: []string{" beta "}}, enabled: []string{"b1"}},
+		{name: "exclude a tool", sel: mcpserver.Selection{Toolsets: []string{"alpha", "beta"}, ExcludeTools: []string{"a2"}},
+			enabled: []string{"a1", "b1"}, reasons: map[string]string{"a2": "excluded"}},
+		{name: "unknown toolset names the known ones", sel: mcpserver.Selection{Toolsets: []string{"gamma"}},
+			wantErr: `unknown toolset "gamma" (known: alpha, beta`},
+		{name: "unknown excluded tool", sel: mcpserver.Selection{ExcludeTools: []string{"zz"}},
+			wantErr: `unknown tool "zz" (known tools: a1, a2, b1, needs_key)`},
+	}
+	reg := testRegistry(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := reg.Resolve(tt.sel)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range plan.Enabled() {
+				got = append(got, e.Tool.Name)
+			}
+			if !slices.Equal(got, tt.enabled) {
+				t.Errorf("enabled = %v, want %v", got, tt.enabled)
+			}
+			for _, e := range plan.Entries {
+				if e.Enabled != (e.Reason == "") {
+					t.Errorf("%s: enabled=%v but reason=%q", e.Tool.Name, e.Enabled, e.Reason)
+				}
+				if want, ok := tt.reasons[e.Tool.Name]; ok && !strings.Contains(e.Reason, want) {
+					t.Errorf("%s: reason %q, want it to contain %q", e.Tool.Name, e.Reason, want)
+				}
+			}
+		})
+	}
+}
+
+func TestNewRegistryRejectsBadDeclarations(t *testing.T) {
+	bad := func(mut func(*tooldef.Tool)) tooldef.Tool {
+		tl := testTool("x")
+		mut(&tl)
+		return tl
+	}
+	tests := []struct {
+		name    string
+		sets    []tooldef.Toolset
+		wantErr string
+	}{
+		{"bad name", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Name = "has space" })}}}, "name must be"},
+		{"empty description", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Description = " " })}}}, "description is empty"},
+		{"read-only and destructive", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Hints.Destructive = true })}}}, "both read-only and destructive"},
+		{"schema not an object", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.InputSchema = json.RawMessage(`{"type":"string"}`) })}}}, `MCP requires "object"`},
+		{"no handler", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Handler = nil })}}}, "handler is nil"},
+		{"duplicate tool", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{testTool("x")}}, {Name: "t", Tools: []tooldef.Tool{testTool("x")}}}, "declared in toolsets"},
+		{"reserved toolset", []tooldef.Toolset{{Name: "all"}}, "reserved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := mcpserver.NewRegistry(tt.sets...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestInstructionsNameOnlyExposedTools(t *testing.T) {
+	plan, err := testRegistry(t).Resolve(mcpserver.Selection{Toolsets: []string{"all"}, ExcludeTools: []string{"a2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mcpserver.Instructions(plan.Enabled())
+	for _, want := range []string{"a1", "b1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("instructions lack exposed tool %s:\n%s", want, got)
+		}
+	}
+	for _, hidden := range []string{"a2", "needs_key"} {
+		if strings.Contains(got, hidden) {
+			t.Errorf("instructions mention hidden tool %s:\n%s", hidden, got)
+		}
+	}
+}
+
+// builtinToolsets returns every shipped toolset over the fixture home.
+func builtinToolsets(t *testing.T, home string) []tooldef.Toolset {
+	t.Helper()
+	ts, err := mcpserver.Builtin(mcpserver.Env{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mcpserver.NewRegistry(ts...); err != nil {
+		t.Fatalf("shipped declarations are invalid: %v", err)
+	}
+	return ts
+}
+
+// expectedHints is the reviewed behaviour of every shipped tool. A new tool
+// fails TestHintsAreDeclaredTruthfully until someone decides its hints here.
+var expectedHints = map[string]tooldef.Hints{
+	"skills_list": {ReadOnly: true, Idempotent: true},
+	"skill_view":  {ReadOnly: true, Idempotent: true},
+}
+
+// sampleCalls exercise each read-only tool, including its error paths, for
+// the check that read-only tools really write nothing.
+var sampleCalls = map[string][]string{
+	"skills_list": {`{}`, `{"category":"research"}`, `{"category":"nope"}`},
+	"skill_view":  {`{"name":"hello"}`, `{"name":"research/arxiv"}`, `{"name":"missing"}`, `{"name":"../etc"}`, `{"name":"hello","file_path":"references/none.md"}`},
+}
+
+func TestHintsAreDeclaredTruthfully(t *testing.T) {
+	for _, ts := range builtinToolsets(t, t.TempDir()) {
+		for _, tl := range ts.Tools {
+			want, ok := expectedHints[tl.Name]
+			if !ok {
+				t.Errorf("%s: no reviewed hints in expectedHints; decide them there", tl.Name)
+				continue
+			}
+			if tl.Hints != want {
+				t.Errorf("%s: hints %+v, reviewed as %+v", tl.Name, tl.Hints, want)
+			}
+			if strings.TrimSpace(tl.Description) == "" || len(tl.Description) < 40 {
+				t.Errorf("%s: description too thin to guide a model: %q", tl.Name, tl.Description)
+			}
+		}
+	}
+}
+
+// A tool that says it is read-only must leave the Hermes home untouched,
+// on success and on failure.
+func TestReadOnlyToolsWriteNothing(t *testing.T) {
+	home := copyTree(t, "testdata/home")
+	before := treeDigest(t, home)
+	for _, ts := range builtinToolsets(t, home) {
+		for _, tl := range ts.Tools {
+			if !tl.Hints.ReadOnly {
+				continue
+			}
+			calls, ok := sampleCalls[tl.Name]
+			if !ok {
+				t.Errorf("%s is read-only but has no sampleCalls to prove it", tl.Name)
+			}
+			for _, args := range calls {
+				if _, err := tl.Handler(context.Background(), json.RawMessage(args)); err != nil {
+					t.Errorf("%s(%s): %v", tl.Name, args, err)
+				}
+			}
+		}
+	}
+	if after := treeDigest(t, home); after != before {
+		t.Errorf("read-only tools changed the Hermes home:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// TestToolSchemaSnapshots pins what each tool advertises in tools/list, one
+// file per tool, so a schema change is a reviewed diff.
+func TestToolSchemaSnapshots(t *testing.T) {
+	home, _ := filepath.Abs("testdata/home")
+	plan, err := mustRegistry(t, builtinToolsets(t, home)).Resolve(mcpserver.Selection{Toolsets: []string{"all"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
+	listed := srv.MCP().ListTools()
+	seen := map[string]bool{}
+	for name, st := range listed {
+		seen[name+".json"] = true
+		got := snapshotJSON(t, st.Tool)
+		file := filepath.Join("testdata", "toolsnaps", name+".json")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("%s: no snapshot (run `make docs` to create it): %v", name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: advertised schema differs from %s (run `make docs` if intended)\n--- got\n%s", name, file, got)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join("testdata", "toolsnaps"))
+	for _, e := range entries {
+		if !seen[e.Name()] {
+			t.Errorf("stale snapshot %s: no such tool is registered", e.Name())
+		}
+	}
+}
+
+func mustRegistry(t *testing.T, ts []tooldef.Toolset) *mcpserver.Registry {
+	t.Helper()
+	reg, err := mcpserver.NewRegistry(ts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func snapshotJSON(t *testing.T, tool mcp.Tool) []byte {
+	t.Helper()
+	raw, err := json.Marshal(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+const (
+	tableBegin = "<!-- BEGIN TOOL TABLE (generated by `make docs`; do not edit) -->\n"
+	tableEnd   = "<!-- END TOOL TABLE -->"
+)
+
+// TestReadmeToolTable fails when the README's tool table no longer matches
+// the registry.
+func TestReadmeToolTable(t *testing.T) {
+	readme := filepath.Join("..", "README.md")
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	i := strings.Index(text, tableBegin)
+	j := strings.Index(text, tableEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the tool table markers %q ... %q", tableBegin, tableEnd)
+	}
+	want := mcpserver.MarkdownToolTable(builtinToolsets(t, t.TempDir()))
+	got := text[i+len(tableBegin) : j]
+	if got == want {
+		return
+	}
+	if *update {
+		text = text[:i+len(tableBegin)] + want + text[j:]
+		if err := os.WriteFile(readme, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README tool table is out of date; run `make docs`\n--- want\n%s--- got\n%s", want, got)
+}
+
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// treeDigest lists every path under root with its mode, mtime and content
+// hash.
+func treeDigest(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		sum := ""
+		if d.Type().IsRegular() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h := sha256.Sum256(data)
+			sum = hex.EncodeToString(h[:])
+		}
+		b.WriteString(rel + " " + info.Mode().String() + " " + info.ModTime().String() + " " + sum + "\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

@@ -1,0 +1,249 @@
+// Package mcpserver turns the registry's tool declarations into an MCP
+// server: which tools are exposed, how a call is validated, run and turned
+// into an MCP result, and the instructions the client shows the model.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/hermes-go/hermes/mcpserver/argschema"
+	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// ServerName is the name the server reports and the name clients register
+// it under; codex config and Hermes both know it by this name.
+const ServerName = "hermes-tools"
+
+// Options configure a server.
+type Options struct {
+	// Version is reported in serverInfo.
+	Version string
+	// Plan says which tools to expose.
+	Plan Plan
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is an MCP server exposing the enabled tools of a plan.
+type Server struct {
+	mcp *server.MCPServer
+	log *slog.Logger
+}
+
+// New builds the server. Tool schemas are compiled lazily, on a tool's first
+// call, so startup and tools/list cost nothing per tool.
+func New(opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	enabled := opts.Plan.Enabled()
+	s := server.NewMCPServer(ServerName, opts.Version,
+		server.WithToolCapabilities(false),
+		server.WithLogging(),
+		server.WithInstructions(Instructions(enabled)),
+	)
+	tools := make([]server.ServerTool, 0, len(enabled))
+	for _, e := range enabled {
+		tools = append(tools, serverTool(e.Tool, log))
+	}
+	s.AddTools(tools...)
+	return &Server{mcp: s, log: log}
+}
+
+// MCP returns the underlying mcp-go server, for transports other than stdio
+// and for in-process clients in tests.
+func (s *Server) MCP() *server.MCPServer { return s.mcp }
+
+// ServeStdio serves one client on in/out until EOF or ctx is done.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	return stdio.Serve(ctx, s.mcp, in, out, stdio.Options{Logger: s.log})
+}
+
+// Instructions describes the exposed tools for the client to show the model.
+// It names only tools that are actually exposed: advertising a tool the
+// model cannot call wastes a turn.
+func Instructions(enabled []Entry) string {
+	if len(enabled) == 0 {
+		return "hermes-tools is running with no tools enabled. Ask the user to enable toolsets (hermes-tools-mcp --toolsets ...; `hermes-tools-mcp doctor` explains what is hidden and why)."
+	}
+	var b strings.Builder
+	b.WriteString("hermes-tools gives this session the Hermes agent's tools. Every tool returns JSON; a result with isError explains what went wrong and how to fix the call.\n")
+	var order []string
+	byset := map[string][]string{}
+	for _, e := range enabled {
+		if _, ok := byset[e.Toolset]; !ok {
+			order = append(order, e.Toolset)
+		}
+		byset[e.Toolset] = append(byset[e.Toolset], e.Tool.Name)
+	}
+	for _, ts := range order {
+		fmt.Fprintf(&b, "\n- %s: %s", ts, strings.Join(byset[ts], ", "))
+		if hint := toolsetHints[ts]; hint != "" {
+			b.WriteString(". " + hint)
+		}
+	}
+	return b.String()
+}
+
+// toolsetHints are one-line usage notes per toolset, shown in the
+// instructions when the toolset is exposed.
+var toolsetHints = map[string]string{
+	"skills": "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting.",
+}
+
+// serverTool adapts a declaration to mcp-go: arguments are checked against
+// the advertised schema, the handler runs with panics contained, and the
+// result becomes MCP content.
+func serverTool(t tooldef.Tool, log *slog.Logger) server.ServerTool {
+	mt := mcp.Tool{
+		Name:            t.Name,
+		Title:           t.Title,
+		Description:     t.Description,
+		RawInputSchema:  t.InputSchema,
+		RawOutputSchema: t.OutputSchema,
+		Annotations: mcp.ToolAnnotation{
+			Title:           t.Title,
+			ReadOnlyHint:    mcp.ToBoolPtr(t.Hints.ReadOnly),
+			DestructiveHint: mcp.ToBoolPtr(t.Hints.Destructive),
+			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
+			OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
+		},
+	}
+	compile := sync.OnceValues(func() (*argschema.Schema, error) {
+		return argschema.Compile(t.Name, t.InputSchema)
+	})
+	handler := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := rawArguments(req)
+		if err != nil {
+			return errorResult(fmt.Sprintf("invalid arguments for %s: %v", t.Name, err)), nil
+		}
+		schema, err := compile()
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		if err := schema.Validate(args); err != nil {
+			return errorResult(fmt.Sprintf("invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call again.", t.Name, err)), nil
+		}
+		if token := progressToken(req); token != nil {
+			ctx = tooldef.WithProgress(ctx, progressSender(ctx, token, log))
+		}
+		res, err := runHandler(ctx, t, args, log)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errorResult(fmt.Sprintf("%s was cancelled: %v", t.Name, ctx.Err())), nil
+			}
+			log.Error("tool failed", "tool", t.Name, "err", err)
+			return errorResult(fmt.Sprintf("%s failed: %v", t.Name, err)), nil
+		}
+		return toMCPResult(t, res)
+	}
+	return server.ServerTool{Tool: mt, Handler: handler}
+}
+
+// runHandler calls the handler with panics contained: a bug in one tool
+// must cost one call, not the client's whole session.
+func runHandler(ctx context.Context, t tooldef.Tool, args json.RawMessage, log *slog.Logger) (res tooldef.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("tool panicked", "tool", t.Name, "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("internal error (a bug in hermes-tools; the server log has details): %v", r)
+		}
+	}()
+	return t.Handler(ctx, args)
+}
+
+func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
+	if req.Params.Arguments == nil {
+		return json.RawMessage("{}"), nil
+	}
+	b, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return nil, fmt.Errorf("arguments do not encode as JSON: %w", err)
+	}
+	return b, nil
+}
+
+func progressToken(req mcp.CallToolRequest) mcp.ProgressToken {
+	if req.Params.Meta == nil {
+		return nil
+	}
+	return req.Params.Meta.ProgressToken
+}
+
+func progressSender(ctx context.Context, token mcp.ProgressToken, log *slog.Logger) tooldef.ProgressFunc {
+	srv := server.ServerFromContext(ctx)
+	return func(progress, total float64, message string) {
+		if srv == nil {
+			return
+		}
+		params := map[string]any{"progressToken": token, "progress": progress}
+		if total > 0 {
+			params["total"] = total
+		}
+		if message != "" {
+			params["message"] = message
+		}
+		if err := srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params); err != nil {
+			log.Debug("progress notification not sent", "err", err)
+		}
+	}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(msg)},
+		IsError: true,
+	}
+}
+
+// toMCPResult renders a result as JSON text content (the form every client
+// shows the model) and, for tools with an output schema, as
+// structuredContent too. A string value is sent as plain text.
+func toMCPResult(t tooldef.Tool, res tooldef.Result) (*mcp.CallToolResult, error) {
+	var text string
+	s, plain := res.Value.(string)
+	if plain {
+		text = s
+	} else {
+		b, err := encodeJSON(res.Value)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: encode result: %w", t.Name, err)
+		}
+		text = string(b)
+	}
+	out := &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(text)},
+		IsError: res.IsError,
+	}
+	if len(t.OutputSchema) > 0 && !res.IsError && !plain {
+		out.StructuredContent = json.RawMessage(text)
+	}
+	for _, img := range res.Images {
+		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType))
+	}
+	return out, nil
+}
+
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

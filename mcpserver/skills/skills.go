@@ -1,0 +1,296 @@
+// Package skills serves a Hermes skills directory to MCP clients as the
+// `skills` toolset: skills_list and skill_view, compatible with the files
+// and result shapes of the Python Hermes (tools/skills_tool.py).
+//
+// A skill is a directory holding SKILL.md (YAML frontmatter plus
+// instructions) and optional references/, templates/, assets/ and scripts/.
+// Skills live in <HERMES_HOME>/skills, as <name>/SKILL.md or
+// <category>/<name>/SKILL.md, and in configured external directories; the
+// local directory wins a name clash. Library is the single definition of
+// what a skill is; the tools, and anything else serving skills, read
+// through it.
+package skills
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// Options configures the skills toolset.
+type Options struct {
+	// Home is HERMES_HOME, absolute; skills live in Home/skills.
+	Home string
+	// ExternalDirs are skills.external_dirs, already expanded and absolute.
+	// Home/skills wins a name clash.
+	ExternalDirs []string
+	// Platform is "linux", "macos" or "windows", matched against a skill's
+	// `platforms`; empty means the platform this binary runs on.
+	Platform string
+	// LookupEnv reports required environment variables (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// LookPath finds required commands (nil: exec.LookPath).
+	LookPath func(string) (string, error)
+}
+
+// Toolset returns the skills toolset over a new Library.
+func Toolset(opts Options) tooldef.Toolset {
+	return NewLibrary(opts).Toolset()
+}
+
+// Toolset returns the skills toolset served from l, so other surfaces that
+// use the same Library share its index.
+func (l *Library) Toolset() tooldef.Toolset {
+	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
+	return tooldef.Toolset{
+		Name:        "skills",
+		Description: "Browse and read Hermes skills: reusable task instructions with their reference files.",
+		Default:     true,
+		Tools: []tooldef.Tool{
+			{
+				Name:         "skills_list",
+				Title:        "List skills",
+				Description:  listDescription,
+				InputSchema:  json.RawMessage(listInputSchema),
+				OutputSchema: json.RawMessage(listOutputSchema),
+				Hints:        hints,
+				Handler:      l.handleList,
+			},
+			{
+				Name:         "skill_view",
+				Title:        "View a skill",
+				Description:  viewDescription,
+				InputSchema:  json.RawMessage(viewInputSchema),
+				OutputSchema: json.RawMessage(viewOutputSchema),
+				Hints:        hints,
+				Handler:      l.handleView,
+			},
+		},
+	}
+}
+
+const listDescription = "List the skills in the user's Hermes skills library. A skill is a set of " +
+	"reusable instructions for a particular kind of task (a workflow, a tool's quirks, a house " +
+	"style), sometimes with reference docs, templates and scripts. Returns each skill's name, " +
+	"one-line description and category. Call this at the start of a task that might have an " +
+	"established procedure, or when the user mentions a skill, then load the matching one with " +
+	"skill_view. Pass category to narrow a long list."
+
+const viewDescription = "Load one skill from the user's Hermes skills library. Without file_path it " +
+	"returns the skill's full instructions (SKILL.md), its tags and related skills, whether it needs " +
+	"setup (missing environment variables, credential files or commands), and linked_files: the " +
+	"references, templates, assets and scripts that come with it. Follow the instructions when the " +
+	"skill fits the task. To read a linked file, call again with the same name and file_path set to " +
+	"one of the listed paths, e.g. 'references/api.md'. Use skills_list first to find the name."
+
+const listInputSchema = `{
+  "type": "object",
+  "properties": {
+    "category": {
+      "type": "string",
+      "description": "Only list skills in this category (the first directory under the skills directory, e.g. 'mlops'). Omit to list every skill."
+    }
+  },
+  "additionalProperties": false
+}`
+
+const viewInputSchema = `{
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string",
+      "description": "The skill to load: its name as shown by skills_list (e.g. 'axolotl'), or its path within the skills directory (e.g. 'mlops/axolotl')."
+    },
+    "file_path": {
+      "type": "string",
+      "description": "A file inside the skill to read instead of SKILL.md, relative to the skill directory, as listed in linked_files (e.g. 'references/api.md', 'scripts/validate.py'). Omit to load the skill itself."
+    }
+  },
+  "required": ["name"],
+  "additionalProperties": false
+}`
+
+const listOutputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "skills": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "name": {"type": "string"},
+          "description": {"type": "string"},
+          "category": {"type": ["string", "null"]}
+        },
+        "required": ["name", "description", "category"]
+      }
+    },
+    "categories": {"type": "array", "items": {"type": "string"}},
+    "count": {"type": "integer", "minimum": 0},
+    "hint": {"type": "string"},
+    "message": {"type": "string"}
+  },
+  "required": ["success", "skills", "categories"]
+}`
+
+// viewOutputSchema covers both success shapes: the skill itself, and one
+// of its files.
+const viewOutputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "name": {"type": "string"},
+    "content": {"type": "string"}
+  },
+  "required": ["success", "name", "content"],
+  "anyOf": [
+    {
+      "properties": {
+        "description": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "related_skills": {"type": "array", "items": {"type": "string"}},
+        "path": {"type": "string"},
+        "skill_dir": {"type": "string"},
+        "linked_files": {
+          "type": ["object", "null"],
+          "additionalProperties": {"type": "array", "items": {"type": "string"}}
+        },
+        "usage_hint": {"type": ["string", "null"]},
+        "required_environment_variables": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "name": {"type": "string"},
+              "prompt": {"type": "string"},
+              "help": {"type": "string"},
+              "required_for": {"type": "string"},
+              "optional": {"type": "boolean"}
+            },
+            "required": ["name", "prompt"]
+          }
+        },
+        "required_commands": {"type": "array", "items": {"type": "string"}},
+        "missing_required_environment_variables": {"type": "array", "items": {"type": "string"}},
+        "missing_credential_files": {"type": "array", "items": {"type": "string"}},
+        "missing_required_commands": {"type": "array", "items": {"type": "string"}},
+        "setup_needed": {"type": "boolean"},
+        "setup_skipped": {"type": "boolean"},
+        "readiness_status": {"enum": ["available", "setup_needed", "unsupported"]},
+        "setup_help": {"type": "string"},
+        "setup_note": {"type": "string"},
+        "compatibility": {},
+        "metadata": {"type": "object"}
+      },
+      "required": ["description", "tags", "related_skills", "path", "skill_dir", "linked_files",
+        "usage_hint", "required_environment_variables", "required_commands",
+        "missing_required_environment_variables", "missing_credential_files",
+        "missing_required_commands", "setup_needed", "setup_skipped", "readiness_status"]
+    },
+    {
+      "properties": {
+        "file": {"type": "string"},
+        "file_type": {"type": "string"},
+        "is_binary": {"type": "boolean"}
+      },
+      "required": ["file", "file_type"]
+    }
+  ]
+}`
+
+// listEntry is one skill in a skills_list result.
+type listEntry struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Category    *string `json:"category"`
+}
+
+type listResult struct {
+	Success    bool        `json:"success"`
+	Skills     []listEntry `json:"skills"`
+	Categories []string    `json:"categories"`
+	Count      int         `json:"count"`
+	Hint       string      `json:"hint"`
+}
+
+const listHint = "Use skill_view(name) to see full content, tags, and linked files"
+
+func newListResult(skills []Skill, category string) listResult {
+	r := listResult{Success: true, Skills: []listEntry{}, Categories: []string{}, Hint: listHint}
+	for _, s := range skills {
+		if category != "" && s.Category != category {
+			continue
+		}
+		e := listEntry{Name: s.Name, Description: s.Description}
+		if s.Category != "" {
+			c := s.Category
+			e.Category = &c
+			// The listing is sorted by category, so duplicates are adjacent.
+			if n := len(r.Categories); n == 0 || r.Categories[n-1] != c {
+				r.Categories = append(r.Categories, c)
+			}
+		}
+		r.Skills = append(r.Skills, e)
+	}
+	r.Count = len(r.Skills)
+	return r
+}
+
+// encodeJSON marshals without HTML escaping, matching how the server writes
+// results, so a cached result reads the same as a fresh one.
+func encodeJSON(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+type listArgs struct {
+	Category string `json:"category"`
+}
+
+func (l *Library) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[listArgs](raw)
+	if err != nil {
+		return tooldef.Errorf("Invalid arguments: %v", err), nil
+	}
+	snap, err := l.snapshot(ctx)
+	if err != nil {
+		return tooldef.Result{}, fmt.Errorf("skills_list: %w", err)
+	}
+	if len(snap.visible) == 0 {
+		return tooldef.OK(l.emptyList(snap)), nil
+	}
+	if args.Category != "" {
+		return tooldef.OK(newListResult(snap.visible, args.Category)), nil
+	}
+	// The unfiltered list is the call every session makes; it is encoded
+	// once per index instead of once per call.
+	snap.listOnce.Do(func() {
+		snap.listJSON, err = encodeJSON(newListResult(snap.visible, ""))
+	})
+	if err != nil || snap.listJSON == nil {
+		return tooldef.OK(newListResult(snap.visible, "")), nil
+	}
+	return tooldef.OK(snap.listJSON), nil
+}
+
+// emptyList explains where skills go. Unlike the original, the directory is
+// never created: the tool is declared read-only.
+func (l *Library) emptyList(snap *snapshot) map[string]any {
+	dir := l.SkillsDir()
+	example := filepath.Join(dir, "<name>", "SKILL.md")
+	msg := fmt.Sprintf("No skills found in %s. Create one at %s", dir, example)
+	if snap.localMissing {
+		msg = fmt.Sprintf("No skills found: %s does not exist yet. Create one at %s", dir, example)
+	}
+	return map[string]any{"success": true, "skills": []any{}, "categories": []any{}, "message": msg}
+}

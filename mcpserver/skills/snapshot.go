@@ -1,0 +1,157 @@
+package skills
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Racy windows: a file written within one timestamp tick of our stat can
+// change again without changing its mtime (Linux stamps files from a
+// coarse clock; some filesystems keep whole seconds). A snapshot that saw
+// such a recent mtime is not trusted, and the next call rescans, until the
+// tree has been quiet for longer than a tick. Whole-second mtimes get the
+// longer window because they suggest a coarse filesystem.
+const (
+	racyWindow       = 50 * time.Millisecond
+	coarseRacyWindow = 2 * time.Second
+)
+
+// stamp is what a stat said about one path when the index was built.
+type stamp struct {
+	path   string
+	exists bool
+	mtime  int64
+	size   int64
+	isDir  bool
+}
+
+// snapshot is one immutable index of the skills.
+type snapshot struct {
+	all          []Skill // every skill found, roots in precedence order
+	visible      []Skill // the listing: visible skills sorted by (category, name)
+	localMissing bool    // <home>/skills did not exist
+	platformEnv  string  // HERMES_PLATFORM the disabled set was computed for
+
+	stamps []stamp
+	racy   bool // some stamp is too recent to prove the next change
+
+	// listOnce caches the unfiltered skills_list result, which is the hot
+	// path; the snapshot is immutable, so it can never go stale.
+	listOnce sync.Once
+	listJSON json.RawMessage
+}
+
+func newSnapshot(platformEnv string) *snapshot {
+	return &snapshot{platformEnv: platformEnv}
+}
+
+// stamp records the current state of p. A stamp is racy when the stat came
+// within one timestamp tick of the mtime it saw: a later write in that same
+// tick could leave mtime unchanged.
+func (s *snapshot) stamp(p string) {
+	st := statPath(p)
+	st.path = p
+	s.stamps = append(s.stamps, st)
+	if !st.exists {
+		return
+	}
+	window := racyWindow
+	if st.mtime%int64(time.Second) == 0 {
+		window = coarseRacyWindow
+	}
+	if time.Since(time.Unix(0, st.mtime)) < window {
+		s.racy = true
+	}
+}
+
+// fresh reports whether nothing the index was built from has changed.
+func (s *snapshot) fresh(platformEnv string) bool {
+	if s == nil || s.racy || s.platformEnv != platformEnv {
+		return false
+	}
+	for i := range s.stamps {
+		st := &s.stamps[i]
+		now := statPath(st.path)
+		if now.exists != st.exists || now.mtime != st.mtime || now.size != st.size || now.isDir != st.isDir {
+			return false
+		}
+	}
+	return true
+}
+
+// statPath stats p, following symlinks, as the walk does.
+func statPath(p string) stamp {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return stamp{}
+	}
+	return stamp{exists: true, mtime: fi.ModTime().UnixNano(), size: fi.Size(), isDir: fi.IsDir()}
+}
+
+// readDisabled returns the skill names config.yaml disables: skills.disabled
+// plus skills.platform_disabled.<platform> when a messaging platform is
+// set. config.yaml is shared with the Python Hermes, which owns these keys;
+// a file that does not parse disables nothing, as there.
+func (l *Library) readDisabled(snap *snapshot, platformEnv string) map[string]bool {
+	cfgPath := filepath.Join(l.home, "config.yaml")
+	snap.stamp(cfgPath)
+	data, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return nil
+	}
+	var cfg struct {
+		Skills struct {
+			Disabled         any            `yaml:"disabled"`
+			PlatformDisabled map[string]any `yaml:"platform_disabled"`
+		} `yaml:"skills"`
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	add := func(v any) {
+		for _, n := range configNames(v) {
+			if n = strings.TrimSpace(n); n != "" {
+				out[n] = true
+			}
+		}
+	}
+	add(cfg.Skills.Disabled)
+	if platformEnv != "" {
+		add(cfg.Skills.PlatformDisabled[platformEnv])
+	}
+	return out
+}
+
+// configNames reads a list setting that `hermes config set` may have stored
+// as a JSON (or Python) list inside a string; a plain string is one name.
+func configNames(v any) []string {
+	switch x := v.(type) {
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			out = append(out, str(e))
+		}
+		return out
+	case string:
+		t := strings.TrimSpace(x)
+		if strings.HasPrefix(t, "[") {
+			var list []string
+			if json.Unmarshal([]byte(t), &list) == nil {
+				return list
+			}
+			if json.Unmarshal([]byte(strings.ReplaceAll(t, "'", `"`)), &list) == nil {
+				return list
+			}
+		}
+		return []string{x}
+	default:
+		return nil
+	}
+}

@@ -1,0 +1,150 @@
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// queueDepth bounds the output FIFO. A handler that emits notifications
+// faster than the client reads waits for room instead of losing them.
+const queueDepth = 4096
+
+// slotTimeout guards the one assumption the slot scheme rests on: that
+// mcp-go sends exactly once on every channel it asks for. Should a future
+// mcp-go ask without sending, the writer skips the slot after this long
+// instead of stalling the connection.
+const slotTimeout = 2 * time.Second
+
+// item is one queued output line: either a marshalled message, or a slot a
+// handler is about to send a notification into.
+type item struct {
+	line []byte
+	slot chan mcp.JSONRPCNotification
+}
+
+// output is the single writer of the connection. Every line goes through
+// its FIFO, so lines never interleave and their order is the order in which
+// they were queued.
+type output struct {
+	w      *bufio.Writer
+	log    *slog.Logger
+	queue  chan item
+	done   chan struct{}
+	mu     sync.RWMutex // guards closed against sends on a closed queue
+	closed bool
+	err    error // first write error; read after done is closed
+}
+
+func newOutput(w io.Writer, log *slog.Logger) *output {
+	return &output{
+		w:     bufio.NewWriterSize(w, 64<<10),
+		log:   log,
+		queue: make(chan item, queueDepth),
+		done:  make(chan struct{}),
+	}
+}
+
+// notificationSlot queues a one-slot channel and returns it. After close,
+// it returns a channel nobody reads, so a stray late send is discarded
+// rather than panicking.
+func (o *output) notificationSlot() chan mcp.JSONRPCNotification {
+	ch := make(chan mcp.JSONRPCNotification, 1)
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		o.log.Debug("notification after shutdown discarded")
+		return ch
+	}
+	o.queue <- item{slot: ch}
+	return ch
+}
+
+// send queues a message. It reports false after close.
+func (o *output) send(msg any) bool {
+	line, err := marshalLine(msg)
+	if err != nil {
+		o.log.Error("marshal outgoing message", "err", err)
+		return false
+	}
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		return false
+	}
+	o.queue <- item{line: line}
+	return true
+}
+
+// close stops accepting lines; the writer drains what is queued and exits.
+func (o *output) close() {
+	o.mu.Lock()
+	if !o.closed {
+		o.closed = true
+		close(o.queue)
+	}
+	o.mu.Unlock()
+}
+
+// run writes queued lines until the queue is closed and drained. It flushes
+// whenever the queue runs empty, so a lone response is never held back.
+func (o *output) run() {
+	defer close(o.done)
+	for it := range o.queue {
+		line := it.line
+		if it.slot != nil {
+			select {
+			case n := <-it.slot:
+				var err error
+				if line, err = marshalLine(n); err != nil {
+					o.log.Error("marshal notification", "method", n.Method, "err", err)
+					continue
+				}
+			case <-time.After(slotTimeout):
+				o.log.Warn("notification slot never filled; skipped (mcp-go behaviour changed?)")
+				continue
+			}
+		}
+		o.write(line)
+		if len(o.queue) == 0 {
+			o.flush()
+		}
+	}
+	o.flush()
+}
+
+func (o *output) write(line []byte) {
+	if o.err != nil {
+		return // the client is gone; keep draining so producers never block
+	}
+	if _, err := o.w.Write(line); err != nil {
+		o.err = err
+	}
+}
+
+func (o *output) flush() {
+	if o.err != nil {
+		return
+	}
+	if err := o.w.Flush(); err != nil {
+		o.err = err
+	}
+}
+
+// marshalLine encodes msg as one line. HTML escaping is off: it only makes
+// text that models read (code, markup) harder to read.
+func marshalLine(msg any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil // Encode ends the value with '\n'
+}

@@ -1,0 +1,326 @@
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+const initLine = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+
+// pipeClient drives Serve over in-memory pipes.
+type pipeClient struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	lines  chan json.RawMessage
+	served chan error
+}
+
+func startServe(t *testing.T, ctx context.Context, srv *server.MCPServer) *pipeClient {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &pipeClient{t: t, in: inW, lines: make(chan json.RawMessage, 8192), served: make(chan error, 1)}
+	go func() {
+		c.served <- Serve(ctx, srv, inR, outW, Options{})
+		outW.Close()
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			c.lines <- append(json.RawMessage(nil), sc.Bytes()...)
+		}
+		close(c.lines)
+	}()
+	t.Cleanup(func() { inW.Close(); inR.Close() })
+	return c
+}
+
+func (c *pipeClient) send(s string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, s); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+// next returns the next output line, failing after a generous timeout.
+func (c *pipeClient) next() json.RawMessage {
+	c.t.Helper()
+	select {
+	case l, ok := <-c.lines:
+		if !ok {
+			c.t.Fatal("server closed its output")
+		}
+		return l
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("timed out waiting for server output")
+	}
+	return nil
+}
+
+// untilID reads lines until the response with the given id, returning the
+// lines before it and the response.
+func (c *pipeClient) untilID(id string) (before []json.RawMessage, resp json.RawMessage) {
+	c.t.Helper()
+	for {
+		l := c.next()
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(l, &m); err != nil {
+			c.t.Fatalf("non-JSON line %q", l)
+		}
+		if m.Method == "" && string(m.ID) == id {
+			return before, l
+		}
+		before = append(before, l)
+	}
+}
+
+func newTestServer(tools ...server.ServerTool) *server.MCPServer {
+	s := server.NewMCPServer("t", "1", server.WithToolCapabilities(false), server.WithLogging())
+	s.AddTools(tools...)
+	return s
+}
+
+func tool(name string, h server.ToolHandlerFunc) server.ServerTool {
+	return server.ServerTool{Tool: mcp.NewTool(name), Handler: h}
+}
+
+func callLine(id any, name string, meta string) string {
+	p := fmt.Sprintf(`{"name":%q,"arguments":{}}`, name)
+	if meta != "" {
+		p = fmt.Sprintf(`{"name":%q,"arguments":{},"_meta":%s}`, name, meta)
+	}
+	idJSON, _ := json.Marshal(id)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":%s}`+"\n", idJSON, p)
+}
+
+// Twenty calls that each wait until all twenty are running: with a cap on
+// concurrent calls (mcp-go's stdio default is 5) this deadlocks and the
+// test times out.
+func TestCallsRunConcurrentlyWithoutCap(t *testing.T) {
+	const n = 20
+	var started sync.WaitGroup
+	started.Add(n)
+	release := make(chan struct{})
+	go func() { started.Wait(); close(release) }()
+	srv := newTestServer(tool("gate", func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started.Done()
+		select {
+		case <-release:
+			return mcp.NewToolResultText("through"), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}))
+	c := startServe(t, context.Background(), srv)
+	c.send(initLine)
+	c.untilID(`"init"`)
+	var batch strings.Builder
+	for i := range n {
+		batch.WriteString(callLine(i+1, "gate", ""))
+	}
+	c.send(batch.String())
+	seen := map[string]bool{}
+	for len(seen) < n {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result *mcp.CallToolResult
+		}
+		l := c.next()
+		if err := json.Unmarshal(l, &m); err != nil || m.Result == nil {
+			t.Fatalf("unexpected line %s", l)
+		}
+		seen[string(m.ID)] = true
+	}
+}
+
+// A thousand notifications in a tight loop all arrive, in order, before the
+// response (mcp-go's own transport delivers about 100, after it).
+func TestProgressFloodDeliveredInOrderBeforeResponse(t *testing.T) {
+	const n = 1000
+	srv := newTestServer(tool("flood", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s := server.ServerFromContext(ctx)
+		for i := range n {
+			err := s.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
+				"progressToken": req.Params.Meta.ProgressToken, "progress": i + 1, "total": n,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("notification %d: %w", i, err)
+			}
+		}
+		return mcp.NewToolResultText("done"), nil
+	}))
+	c := startServe(t, context.Background(), srv)
+	c.send(initLine)
+	c.untilID(`"init"`)
+	c.send(callLine(1, "flood", `{"progressToken":"p"}`))
+	before, resp := c.untilID("1")
+	if bytes.Contains(resp, []byte(`"isError":true`)) {
+		t.Fatalf("call failed: %s", resp)
+	}
+	if len(before) != n {
+		t.Fatalf("got %d notifications before the response, want %d", len(before), n)
+	}
+	for i, l := range before {
+		var m struct {
+			Params struct {
+				Progress int `json:"progress"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(l, &m); err != nil || m.Params.Progress != i+1 {
+			t.Fatalf("notification %d out of order: %s", i, l)
+		}
+	}
+}
+
+// A cancel written in the same write as its request must still cancel it:
+// our map is filled before the call's goroutine starts.
+func TestCancelInSameWriteAsRequest(t *testing.T) {
+	cancelled := make(chan string, 100)
+	srv := newTestServer(tool("block", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-ctx.Done():
+			cancelled <- "yes"
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+			cancelled <- "no"
+			return mcp.NewToolResultText("not cancelled"), nil
+		}
+	}))
+	c := startServe(t, context.Background(), srv)
+	c.send(initLine)
+	c.untilID(`"init"`)
+	const rounds = 50
+	for i := range rounds {
+		id := i + 1
+		c.send(callLine(id, "block", "") +
+			fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`+"\n", id))
+	}
+	for i := range rounds {
+		if got := <-cancelled; got != "yes" {
+			t.Fatalf("call %d was not cancelled", i)
+		}
+	}
+	// No response was written for any cancelled call: the next line is the
+	// ping's answer.
+	c.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}` + "\n")
+	if before, _ := c.untilID(`"after"`); len(before) != 0 {
+		t.Fatalf("cancelled calls were answered: %s", before)
+	}
+}
+
+// Cancelling Serve's context cancels running calls and Serve returns.
+func TestContextCancelStopsServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	running := make(chan struct{})
+	srv := newTestServer(tool("block", func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(running)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}))
+	c := startServe(t, ctx, srv)
+	c.send(initLine)
+	c.untilID(`"init"`)
+	c.send(callLine(1, "block", ""))
+	<-running
+	cancel()
+	select {
+	case err := <-c.served:
+		if err != context.Canceled {
+			t.Fatalf("Serve returned %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+}
+
+// A client that stops reading must not wedge the server forever: once the
+// output fails, Serve reports the write error.
+func TestWriteErrorEndsServe(t *testing.T) {
+	srv := newTestServer()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	outR.Close() // the client went away
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), srv, inR, outW, Options{}) }()
+	io.WriteString(inW, initLine)
+	inW.Close()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "closed pipe") {
+			t.Fatalf("Serve returned %v, want the write error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve hung after its output closed")
+	}
+}
+
+func TestCanonicalID(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"7", "7.0", true},
+		{"7", `"7"`, false},
+		{`"abc"`, `"abc"`, true},
+		{"1e2", "100", true},
+	}
+	for _, tt := range tests {
+		if got := canonicalID(json.RawMessage(tt.a)) == canonicalID(json.RawMessage(tt.b)); got != tt.same {
+			t.Errorf("canonicalID(%s) == canonicalID(%s) is %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+	}
+}
+
+// FuzzServe feeds arbitrary bytes to the loop: it must never panic or hang,
+// and every line it writes must be a JSON object.
+func FuzzServe(f *testing.F) {
+	f.Add([]byte(initLine + callLine(1, "echo", "")))
+	f.Add([]byte("not json\n"))
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":null}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
+	f.Add([]byte("\x00\xff\n{}\n\n"))
+	f.Add([]byte(initLine + `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":[1,2]}}` + "\n"))
+	srv := newTestServer(tool("echo", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(fmt.Sprint(req.Params.Arguments)), nil
+	}))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		var out bytes.Buffer
+		done := make(chan error, 1)
+		go func() { done <- Serve(context.Background(), srv, bytes.NewReader(input), &out, Options{}) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Serve hung")
+		}
+		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
+			if len(line) == 0 && out.Len() == 0 {
+				continue
+			}
+			var obj map[string]any
+			if err := json.Unmarshal(line, &obj); err != nil {
+				t.Fatalf("output line is not a JSON object: %q", line)
+			}
+		}
+	})
+}

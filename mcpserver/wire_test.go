@@ -1,0 +1,351 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and wire transcripts from the current output")
+
+// wireTimeout bounds every wait in a transcript; a hang is a failure, not a
+// stuck test binary.
+const wireTimeout = 10 * time.Second
+
+// TestWireTranscripts replays each testdata/wire/*.txtar against the stdio
+// loop and compares what the server wrote with the -- server -- section.
+//
+// Client lines are sent one at a time; after a request the harness waits for
+// its response before sending the next line, which makes the transcript
+// deterministic. A line prefixed "nowait " is sent without waiting (a call
+// that is cancelled, or still running at EOF). stdin is closed after the
+// last line and every remaining output is collected.
+func TestWireTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/wire/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts found: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := map[string]string{}
+			for _, f := range ar.Files {
+				sections[f.Name] = string(f.Data)
+			}
+			client, ok := sections["client"]
+			if !ok {
+				t.Fatalf("%s has no -- client -- section", file)
+			}
+			got := replay(t, sections["toolsets"], client)
+			if *update {
+				setSection(ar, "server", got)
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want := normaliseLines(t, sections["server"])
+			if got != want {
+				t.Errorf("server output differs from %s (run `go test ./mcpserver -run TestWireTranscripts -update` if the change is intended)\n--- got\n%s--- want\n%s", file, got, want)
+			}
+		})
+	}
+}
+
+func setSection(ar *txtar.Archive, name, data string) {
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = []byte(data)
+			return
+		}
+	}
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
+}
+
+// replay runs one transcript and returns the server's output, normalised.
+func replay(t *testing.T, toolsets, client string) string {
+	t.Helper()
+	srv := newWireServer(t, toolsets)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- srv.ServeStdio(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	lines := make(chan []byte, 1024)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(lines)
+	}()
+
+	var out []string
+	collect := func(raw []byte) {
+		if !json.Valid(raw) {
+			t.Fatalf("server wrote a non-JSON line: %q", raw)
+		}
+		out = append(out, canonical(t, raw))
+	}
+	for _, line := range strings.Split(client, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		wait := true
+		if rest, ok := strings.CutPrefix(line, "nowait "); ok {
+			line, wait = rest, false
+		}
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatalf("write %q: %v", line, err)
+		}
+		id, isRequest := requestID(line)
+		if !wait || !isRequest {
+			continue
+		}
+		deadline := time.After(wireTimeout)
+		for done := false; !done; {
+			select {
+			case raw, ok := <-lines:
+				if !ok {
+					t.Fatalf("server closed stdout while the response to id %s was pending", id)
+				}
+				collect(raw)
+				done = responseID(raw) == id
+			case <-deadline:
+				t.Fatalf("no response to id %s within %v", id, wireTimeout)
+			}
+		}
+	}
+	inW.Close()
+	deadline := time.After(wireTimeout)
+	for {
+		select {
+		case raw, ok := <-lines:
+			if !ok {
+				if err := <-served; err != nil {
+					t.Fatalf("ServeStdio returned %v after EOF, want nil", err)
+				}
+				return strings.Join(out, "\n") + "\n"
+			}
+			collect(raw)
+		case <-deadline:
+			t.Fatalf("server did not exit within %v of EOF", wireTimeout)
+		}
+	}
+}
+
+// requestID returns the id of a line that is a request (has id and method).
+func requestID(line string) (string, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil || m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+		return "", false
+	}
+	return string(m.ID), true
+}
+
+func responseID(raw []byte) string {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Method != "" {
+		return ""
+	}
+	return string(m.ID)
+}
+
+// canonical re-encodes a JSON line with sorted keys, so the transcript
+// compares content, not the encoder's key order.
+func canonical(t *testing.T, raw []byte) string {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decode %q: %v", raw, err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+func normaliseLines(t *testing.T, s string) string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, canonical(t, []byte(line)))
+		}
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// newWireServer builds a server over the fixture Hermes home with the real
+// toolsets plus the wiretest toolset, restricted to the given selection.
+func newWireServer(t *testing.T, toolsets string) *mcpserver.Server {
+	t.Helper()
+	home, err := filepath.Abs("testdata/home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := hermeshome.LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := mcpserver.NewRegistry(append(builtin, wiretestToolset())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := mcpserver.Selection{Toolsets: []string{"all"}}
+	if ts := strings.TrimSpace(toolsets); ts != "" {
+		sel.Toolsets = strings.Split(ts, ",")
+	}
+	plan, err := reg.Resolve(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
+}
+
+// wiretestToolset holds tools whose only job is to exercise the protocol
+// layer: a panic, a call that blocks until cancelled, a slow call, progress.
+func wiretestToolset() tooldef.Toolset {
+	obj := func(props string, required ...string) json.RawMessage {
+		req, _ := json.Marshal(required)
+		if required == nil {
+			req = []byte("[]")
+		}
+		return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{%s},"required":%s,"additionalProperties":false}`, props, req))
+	}
+	ro := tooldef.Hints{ReadOnly: true, Idempotent: true}
+	return tooldef.Toolset{
+		Name:        "wiretest",
+		Description: "protocol test tools",
+		Tools: []tooldef.Tool{
+			{
+				Name:         "echo",
+				Description:  "Returns its message.",
+				InputSchema:  obj(`"message":{"type":"string"},"times":{"type":"integer","minimum":1}`, "message"),
+				OutputSchema: json.RawMessage(`{"type":"object","properties":{"echo":{"type":"string"}},"required":["echo"]}`),
+				Hints:        ro,
+				Handler: func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+					a, err := tooldef.DecodeArgs[struct {
+						Message string `json:"message"`
+						Times   int    `json:"times"`
+					}](args)
+					if err != nil {
+						return tooldef.Result{}, err
+					}
+					if a.Times == 0 {
+						a.Times = 1
+					}
+					return tooldef.OK(map[string]any{"echo": strings.Repeat(a.Message, a.Times)}), nil
+				},
+			},
+			{
+				Name:        "fail",
+				Description: "Always fails the way a tool reports a problem the model can fix.",
+				InputSchema: obj(``),
+				Hints:       ro,
+				Handler: func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+					return tooldef.Errorf("the thing is missing; create it first"), nil
+				},
+			},
+			{
+				Name:        "broken",
+				Description: "Always fails with an infrastructure error.",
+				InputSchema: obj(``),
+				Hints:       ro,
+				Handler: func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+					return tooldef.Result{}, errors.New("disk on fire")
+				},
+			},
+			{
+				Name:        "panic",
+				Description: "Panics.",
+				InputSchema: obj(``),
+				Hints:       ro,
+				Handler: func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+					panic("deliberate test panic")
+				},
+			},
+			{
+				Name:        "block",
+				Description: "Blocks until cancelled.",
+				InputSchema: obj(``),
+				Hints:       ro,
+				Handler: func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+					<-ctx.Done()
+					return tooldef.Result{}, ctx.Err()
+				},
+			},
+			{
+				Name:        "slow",
+				Description: "Takes 300 ms unless cancelled.",
+				InputSchema: obj(``),
+				Hints:       ro,
+				Handler: func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+					select {
+					case <-time.After(300 * time.Millisecond):
+						return tooldef.OK(map[string]any{"slept": true}), nil
+					case <-ctx.Done():
+						return tooldef.Result{}, fmt.Errorf("slow interrupted: %w", ctx.Err())
+					}
+				},
+			},
+			{
+				Name:        "progress",
+				Description: "Reports progress n times, then returns.",
+				InputSchema: obj(`"n":{"type":"integer","minimum":0,"maximum":10000}`, "n"),
+				Hints:       ro,
+				Handler: func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+					a, err := tooldef.DecodeArgs[struct {
+						N int `json:"n"`
+					}](args)
+					if err != nil {
+						return tooldef.Result{}, err
+					}
+					for i := 1; i <= a.N; i++ {
+						tooldef.ReportProgress(ctx, float64(i), float64(a.N), fmt.Sprintf("step %d", i))
+					}
+					return tooldef.OK(map[string]any{"steps": a.N}), nil
+				},
+			},
+		},
+	}
+}
