@@ -352,15 +352,17 @@ func (l *Library) Files(s Skill) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolve skill directory %s: %w", s.Dir, err)
 	}
+	// Walk the resolved directory: WalkDir does not enter a root that is a
+	// symlink, and skills symlinked into the skills directory are common.
 	var out []File
-	err = filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == s.Dir {
+			if p == base {
 				return err
 			}
 			return nil // an unreadable corner must not hide the rest
 		}
-		if p == s.Dir {
+		if p == base {
 			return nil
 		}
 		name := d.Name()
@@ -370,7 +372,7 @@ func (l *Library) Files(s Skill) ([]File, error) {
 			}
 			// A SKILL.md below makes a separate skill, except inside support
 			// directories, where the walk does not look for skills either.
-			rel, _ := filepath.Rel(s.Dir, p)
+			rel, _ := filepath.Rel(base, p)
 			top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
 			if !supportDirs[top] {
 				if _, err := os.Stat(filepath.Join(p, skillFile)); err == nil {
@@ -403,7 +405,7 @@ func (l *Library) Files(s Skill) ([]File, error) {
 		default:
 			return nil
 		}
-		rel, err := filepath.Rel(s.Dir, p)
+		rel, err := filepath.Rel(base, p)
 		if err != nil {
 			return nil
 		}
@@ -436,7 +438,7 @@ func (l *Library) snapshot(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.current.Store(next)
+	l.current.Swap(next).release()
 	return next, nil
 }
 
@@ -462,13 +464,14 @@ func (l *Library) scan(ctx context.Context, platformEnv string) (*snapshot, erro
 	for i, root := range l.roots {
 		found, err := w.root(root)
 		if err != nil {
+			snap.release()
 			return nil, err
 		}
 		if i == 0 {
 			snap.localMissing = !w.rootExisted
 		}
 		for _, md := range found {
-			s, ok := readSkill(snap, root, i == 0, md, l.platform)
+			s, ok := readSkill(root, i == 0, md, l.platform)
 			if !ok {
 				continue
 			}
@@ -496,8 +499,7 @@ func (l *Library) scan(ctx context.Context, platformEnv string) (*snapshot, erro
 
 // readSkill parses the head of one SKILL.md into a Skill. Unreadable files
 // are skipped, as in the original: one broken skill must not hide the rest.
-func readSkill(snap *snapshot, root string, local bool, md, platform string) (Skill, bool) {
-	snap.stamp(md)
+func readSkill(root string, local bool, md, platform string) (Skill, bool) {
 	head, err := readHead(md)
 	if err != nil {
 		return Skill{}, false
@@ -561,6 +563,11 @@ func (w *walker) root(root string) ([]string, error) {
 		return nil, nil
 	}
 	w.rootExisted = true
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// Nothing watches the root's parent, so re-pointing the link is
+		// caught by stamping the root itself.
+		w.snap.stamp(root)
+	}
 	var found []string
 	if err := w.dir(root, real, root, "", &found, 0); err != nil {
 		return nil, err
@@ -579,7 +586,7 @@ func (w *walker) dir(dir, real, root, activeOrg string, found *[]string, depth i
 		return nil
 	}
 	w.visited[real] = true
-	w.snap.stamp(dir)
+	watched := w.snap.watchDir(dir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil // unreadable directories hold no skills we can serve
@@ -589,7 +596,7 @@ func (w *walker) dir(dir, real, root, activeOrg string, found *[]string, depth i
 		symlink bool
 	}
 	var subs []sub
-	hasSkill := false
+	hasSkill, skillLinked := false, false
 	for _, e := range entries {
 		name := e.Name()
 		isDir := e.IsDir()
@@ -605,11 +612,17 @@ func (w *walker) dir(dir, real, root, activeOrg string, found *[]string, depth i
 		case isDir:
 			subs = append(subs, sub{name, symlink})
 		case name == skillFile:
-			hasSkill = true
+			hasSkill, skillLinked = true, symlink
 		}
 	}
 	if hasSkill {
-		*found = append(*found, filepath.Join(dir, skillFile))
+		md := filepath.Join(dir, skillFile)
+		*found = append(*found, md)
+		// The directory's watch sees edits to SKILL.md itself, not to the
+		// target of a SKILL.md symlink.
+		if !watched || skillLinked {
+			w.snap.stamp(md)
+		}
 	}
 	for _, sd := range subs {
 		if excludedDirs[sd.name] || (hasSkill && supportDirs[sd.name]) {

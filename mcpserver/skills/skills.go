@@ -272,15 +272,11 @@ func (l *Library) handleList(ctx context.Context, raw json.RawMessage) (tooldef.
 	if args.Category != "" {
 		return tooldef.OK(newListResult(snap.visible, args.Category)), nil
 	}
-	// The unfiltered list is the call every session makes; it is encoded
-	// once per index instead of once per call.
-	snap.listOnce.Do(func() {
-		snap.listJSON, err = encodeJSON(newListResult(snap.visible, ""))
-	})
-	if err != nil || snap.listJSON == nil {
-		return tooldef.OK(newListResult(snap.visible, "")), nil
-	}
-	return tooldef.OK(snap.listJSON), nil
+	// The unfiltered list is the call every session makes; it is built once
+	// per index. It stays a struct: encoding/json encodes a struct several
+	// times faster than it re-validates pre-encoded JSON.
+	snap.listOnce.Do(func() { snap.list = newListResult(snap.visible, "") })
+	return tooldef.OK(snap.list), nil
 }
 
 // emptyList explains where skills go. Unlike the original, the directory is

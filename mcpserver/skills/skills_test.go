@@ -613,7 +613,46 @@ func TestLibraryAPI(t *testing.T) {
 	}
 }
 
-func TestCacheInvalidation(t *testing.T) {
+// Skills symlinked into the skills directory (a checkout kept elsewhere)
+// are skills like any other, and their files are inside them.
+func TestSymlinkedSkill(t *testing.T) {
+	f := newFixture(t)
+	real := filepath.Join(filepath.Dir(f.home), "checkout", "mine")
+	writeFile(t, filepath.Join(real, "SKILL.md"), "---\nname: mine\ndescription: Kept in a checkout.\n---\n")
+	writeFile(t, filepath.Join(real, "references", "a.md"), "A\n")
+	if err := os.Symlink(real, filepath.Join(f.home, "skills", "mine")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	c := newCaller(t, Toolset(f.options()))
+	if m := c.mustOK("skills_list", map[string]any{}); !slices.Contains(names(m), "mine") {
+		t.Fatalf("symlinked skill not listed: %v", names(m))
+	}
+	m := c.mustOK("skill_view", map[string]any{"name": "mine"})
+	lf, _ := m["linked_files"].(map[string]any)
+	if got := strs(lf["references"]); !reflect.DeepEqual(got, []string{"references/a.md"}) {
+		t.Errorf("linked_files = %v", m["linked_files"])
+	}
+	m = c.mustOK("skill_view", map[string]any{"name": "mine", "file_path": "references/a.md"})
+	if m["content"] != "A\n" {
+		t.Errorf("file = %v", m)
+	}
+}
+
+// withWatch runs a test with inotify (where available) and with the stat
+// fingerprint alone.
+func withWatch(t *testing.T, fn func(t *testing.T)) {
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", on), func(t *testing.T) {
+			defer func(old bool) { watchEnabled = old }(watchEnabled)
+			watchEnabled = on
+			fn(t)
+		})
+	}
+}
+
+func TestCacheInvalidation(t *testing.T) { withWatch(t, testCacheInvalidation) }
+
+func testCacheInvalidation(t *testing.T) {
 	f := newFixture(t)
 	c := newCaller(t, Toolset(f.options()))
 	list := func() map[string]string {
@@ -672,7 +711,9 @@ func TestCacheInvalidation(t *testing.T) {
 }
 
 // A cache that is trusted must actually be used: a quiet tree is not rescanned.
-func TestCacheReuse(t *testing.T) {
+func TestCacheReuse(t *testing.T) { withWatch(t, testCacheReuse) }
+
+func testCacheReuse(t *testing.T) {
 	f := newFixture(t)
 	lib := NewLibrary(f.options())
 	ctx := context.Background()
@@ -694,7 +735,9 @@ func TestCacheReuse(t *testing.T) {
 	}
 }
 
-func TestConcurrentCalls(t *testing.T) {
+func TestConcurrentCalls(t *testing.T) { withWatch(t, testConcurrentCalls) }
+
+func testConcurrentCalls(t *testing.T) {
 	f := newFixture(t)
 	ts := Toolset(f.options())
 	list, view := ts.Tools[0].Handler, ts.Tools[1].Handler

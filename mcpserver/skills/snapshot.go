@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -38,17 +39,53 @@ type snapshot struct {
 	localMissing bool    // <home>/skills did not exist
 	platformEnv  string  // HERMES_PLATFORM the disabled set was computed for
 
+	// watch covers the directories walked (and so the SKILL.md files in
+	// them); stamps cover everything it does not: config.yaml, missing
+	// roots, org markers, symlinked SKILL.md files, and every path when
+	// inotify is unavailable.
+	watch  *dirWatch
 	stamps []stamp
 	racy   bool // some stamp is too recent to prove the next change
 
 	// listOnce caches the unfiltered skills_list result, which is the hot
-	// path; the snapshot is immutable, so it can never go stale.
+	// path; the snapshot is immutable, so it can never go stale. Encoding
+	// only reads it, so concurrent calls may share it.
 	listOnce sync.Once
-	listJSON json.RawMessage
+	list     listResult
 }
 
+// watchEnabled lets tests exercise the stat-only fallback on Linux.
+var watchEnabled = true
+
 func newSnapshot(platformEnv string) *snapshot {
-	return &snapshot{platformEnv: platformEnv}
+	s := &snapshot{platformEnv: platformEnv}
+	if watchEnabled {
+		s.watch = newDirWatch()
+	}
+	if s.watch != nil {
+		// A snapshot dropped without release (its Library garbage
+		// collected) must not leak the inotify instance.
+		runtime.AddCleanup(s, func(w *dirWatch) { w.close() }, s.watch)
+	}
+	return s
+}
+
+// release frees the snapshot's watch once a newer snapshot replaced it;
+// callers still holding it then see it as stale.
+func (s *snapshot) release() {
+	if s != nil {
+		s.watch.close()
+	}
+}
+
+// watchDir watches dir, or stamps it when it cannot be watched. It reports
+// whether the directory is watched.
+func (s *snapshot) watchDir(dir string) bool {
+	if s.watch.add(dir) {
+		return true
+	}
+	s.stamp(dir)
+	return false
 }
 
 // stamp records the current state of p. A stamp is racy when the stat came
@@ -82,7 +119,7 @@ func (s *snapshot) fresh(platformEnv string) bool {
 			return false
 		}
 	}
-	return true
+	return !s.watch.changed()
 }
 
 // statPath stats p, following symlinks, as the walk does.

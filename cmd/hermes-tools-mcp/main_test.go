@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func fixtureHome(t *testing.T) string {
+	t.Helper()
+	home, err := filepath.Abs("testdata/home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCLIExitCodesAndMessages(t *testing.T) {
+	home := fixtureHome(t)
+	badHome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(badHome, "config.yaml"), []byte("skills: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgHome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cfgHome, "config.yaml"), []byte("hermes_tools:\n  toolsets: [nosuch]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"version", []string{"--version"}, exitOK, "hermes-tools-mcp ", ""},
+		{"help", []string{"-h"}, exitOK, "", "Exit codes:"},
+		{"unknown flag", []string{"--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
+		{"unknown command", []string{"launch"}, exitUsage, "", `unknown command "launch"`},
+		{"stray argument", []string{"doctor", "extra"}, exitUsage, "", `unexpected argument "extra"`},
+		{"bad log level", []string{"--log-level", "loud"}, exitUsage, "", `--log-level "loud"`},
+		{"unknown toolset", []string{"doctor", "--hermes-home", home, "--toolsets", "skils"}, exitUsage, "",
+			`unknown toolset "skils" (known: skills, or "all", "default") (set by --toolsets`},
+		{"unknown toolset from config", []string{"doctor", "--hermes-home", cfgHome}, exitUsage, "",
+			`set by config.yaml hermes_tools.toolsets`},
+		{"unknown excluded tool", []string{"doctor", "--hermes-home", home, "--exclude-tools", "nope"}, exitUsage, "", `unknown tool "nope"`},
+		{"broken config.yaml", []string{"doctor", "--hermes-home", badHome}, exitUsage, "", "parse " + filepath.Join(badHome, "config.yaml")},
+		{"doctor", []string{"doctor", "--hermes-home", home}, exitOK, "skills_list  skills   exposed", ""},
+		{"doctor excluded", []string{"tools", "--hermes-home", home, "--exclude-tools", "skill_view"}, exitOK, "excluded by --exclude-tools", ""},
+		{"serve until EOF", []string{"--hermes-home", home}, exitOK, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.wantCode, stderr)
+			}
+			if !strings.Contains(stdout, tt.wantStdout) {
+				t.Errorf("stdout %q lacks %q", stdout, tt.wantStdout)
+			}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestDoctorJSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "doctor", "--json", "--hermes-home", fixtureHome(t), "--exclude-tools", "skill_view")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("doctor --json is not JSON: %v\n%s", err, stdout)
+	}
+	got := map[string]doctorTool{}
+	for _, tl := range rep.Tools {
+		got[tl.Name] = tl
+	}
+	if !got["skills_list"].Enabled || got["skill_view"].Enabled || got["skill_view"].Reason == "" {
+		t.Errorf("unexpected tool states: %+v", rep.Tools)
+	}
+	if rep.HermesHome != fixtureHome(t) || rep.Source != "default" {
+		t.Errorf("home %q source %q", rep.HermesHome, rep.Source)
+	}
+}
+
+// Serving answers on stdout and writes nothing else there; logs go to stderr.
+func TestServeWritesOnlyProtocol(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skills_list","arguments":{}}}
+`
+	code, stdout, stderr := runCLI(t, in, "--hermes-home", fixtureHome(t), "--log-level", "debug")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 response lines, got %d:\n%s", len(lines), stdout)
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("non-JSON on stdout: %q", l)
+		}
+	}
+	if !strings.Contains(lines[1], "interop-alpha") {
+		t.Errorf("skills_list did not list the fixture skills: %s", lines[1])
+	}
+	if !strings.Contains(stderr, "serving on stdio") {
+		t.Errorf("expected the startup log on stderr, got %q", stderr)
+	}
+}
+
+// reserveStdout must keep fd 1 for the protocol and send anything else
+// printed to "stdout" to stderr. Checked in a child process, since it
+// rewires the process's descriptors.
+func TestReserveStdoutDivertsStrayPrints(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("descriptor swapping is unix-only; on Windows stdout is used as is")
+	}
+	if os.Getenv("HERMES_TEST_RESERVE_CHILD") == "1" {
+		proto, err := reserveStdout()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		fmt.Println("stray print")
+		child := exec.Command("sh", "-c", "echo child output")
+		child.Stdout = os.Stdout
+		_ = child.Run()
+		fmt.Fprintln(proto, `{"protocol":true}`)
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestReserveStdoutDivertsStrayPrints$")
+	cmd.Env = append(os.Environ(), "HERMES_TEST_RESERVE_CHILD=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	if got := stdout.String(); got != "{\"protocol\":true}\n" {
+		t.Errorf("stdout = %q, want only the protocol line", got)
+	}
+	for _, want := range []string{"stray print", "child output"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q: %q", want, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package hermeshome
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestResolve(t *testing.T) {
+	tests := []struct {
+		name     string
+		override string
+		env      map[string]string
+		want     string
+	}{
+		{"override wins", "/opt/h", map[string]string{"HERMES_HOME": "/x", "HOME": "/home/u"}, "/opt/h"},
+		{"HERMES_HOME", "", map[string]string{"HERMES_HOME": "/srv/hermes", "HOME": "/home/u"}, "/srv/hermes"},
+		{"default under HOME", "", map[string]string{"HOME": "/home/u"}, "/home/u/.hermes"},
+		{"tilde expanded", "~/h", map[string]string{"HOME": "/home/u"}, "/home/u/h"},
+		{"variables expanded", "$BASE/h", map[string]string{"BASE": "/b", "HOME": "/home/u"}, "/b/h"},
+		{"cleaned", "/a/b/../c/", nil, "/a/c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Resolve(tt.override, env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("Resolve = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	write := func(t *testing.T, body string) string {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	t.Run("missing file is empty config", func(t *testing.T) {
+		cfg, err := LoadConfig(t.TempDir())
+		if err != nil || len(cfg.Toolsets) != 0 {
+			t.Fatalf("cfg=%+v err=%v", cfg, err)
+		}
+	})
+	t.Run("reads known keys and ignores the rest", func(t *testing.T) {
+		cfg, err := LoadConfig(write(t, `# Hermes config
+model: {default: gpt-x, provider: openai}
+toolsets: [hermes-cli, kanban]
+skills:
+  external_dirs: [~/more-skills]
+hermes_tools:
+  toolsets: [skills]
+  exclude_tools: [skill_view]
+unknown_future_key: 1
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(cfg.Toolsets, ",") != "hermes-cli,kanban" ||
+			strings.Join(cfg.Skills.ExternalDirs, ",") != "~/more-skills" ||
+			strings.Join(cfg.HermesTools.Toolsets, ",") != "skills" ||
+			strings.Join(cfg.HermesTools.ExcludeTools, ",") != "skill_view" {
+			t.Errorf("cfg = %+v", cfg)
+		}
+	})
+	t.Run("bad YAML names the file and line", func(t *testing.T) {
+		dir := write(t, "skills:\n  external_dirs: \"not a list\"\n")
+		_, err := LoadConfig(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ConfigFile)) || !strings.Contains(err.Error(), "line 2") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
