@@ -102,7 +102,9 @@ func (s *snapshot) stamp(p string) {
 	if st.mtime%int64(time.Second) == 0 {
 		window = coarseRacyWindow
 	}
-	if time.Since(time.Unix(0, st.mtime)) < window {
+	// A future mtime (clock skew, an unpacked archive) is not racy: any
+	// write now would set an earlier one.
+	if age := time.Since(time.Unix(0, st.mtime)); age >= 0 && age < window {
 		s.racy = true
 	}
 }

@@ -77,7 +77,7 @@ func (w *dirWatch) changed() bool {
 		}
 		w.dirty = relevant(w.buf[:n])
 	}
-	return false
+	return w.dirty
 }
 
 // relevant reports whether a batch of events can change the index. Content

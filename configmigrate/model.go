@@ -1,0 +1,89 @@
+// Package configmigrate turns Hermes' MCP configuration into the
+// configuration files of MCP clients (codex's config.toml and the JSON
+// dialects of the others), editing those files surgically: only the part
+// Hermes manages changes, every other byte is the user's and stays as it
+// was. The package renders and splices text; where files live and when they
+// are written is the caller's decision.
+package configmigrate
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Value is a configuration string as the user wrote it: either a literal,
+// or a reference to an environment variable (`${VAR}` in config.yaml). A
+// reference stays a reference in every client that can express one, so a
+// secret is never expanded into a file.
+type Value struct {
+	// Literal is the text when the value is not a pure reference.
+	Literal string
+	// Ref names the variable when the whole value was `${VAR}` (or `$VAR`).
+	Ref string
+	// Prefix is literal text before a reference, as in "Bearer ${TOKEN}";
+	// only meaningful with Ref.
+	Prefix string
+}
+
+// IsRef reports whether the value is an environment variable reference.
+func (v Value) IsRef() bool { return v.Ref != "" }
+
+// HasEmbeddedRef reports whether a literal mentions a variable inside a
+// longer string ("key-${K}-x"), which no client can reference as a whole.
+func (v Value) HasEmbeddedRef() bool { return v.Ref == "" && embeddedRefRE.MatchString(v.Literal) }
+
+var (
+	wholeRefRE    = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$|^\$([A-Za-z_][A-Za-z0-9_]*)$`)
+	prefixedRefRE = regexp.MustCompile(`^(.*?\S\s+)\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	embeddedRefRE = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
+)
+
+// ParseValue classifies s: "${VAR}" and "$VAR" are references; "Bearer
+// ${VAR}" is a reference with a prefix; anything else is a literal.
+func ParseValue(s string) Value {
+	if m := wholeRefRE.FindStringSubmatch(s); m != nil {
+		return Value{Ref: m[1] + m[2]}
+	}
+	if m := prefixedRefRE.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "$") {
+		return Value{Prefix: m[1], Ref: m[2]}
+	}
+	return Value{Literal: s}
+}
+
+// KeyValue is one named setting (an environment variable, a header), in
+// the order the user wrote them.
+type KeyValue struct {
+	Key   string
+	Value Value
+}
+
+// Server is one MCP server, in a client-neutral form.
+type Server struct {
+	Name string
+	// stdio transport
+	Command string
+	Args    []string
+	Env     []KeyValue
+	// EnvVars are variable names to pass through from the client's own
+	// environment without writing a value (codex `env_vars`).
+	EnvVars []string
+	Cwd     string
+	// HTTP transport
+	URL     string
+	Headers []KeyValue
+	// SSE is set when the user asked for the legacy SSE transport.
+	SSE bool
+	// Timeouts in seconds; zero means the client's default.
+	ToolTimeoutSec    float64
+	StartupTimeoutSec float64
+	// Disabled servers are written with enabled = false.
+	Disabled bool
+	// ApproveTools asks the client not to prompt before each tool call,
+	// where the client supports that (codex default_tools_approval_mode).
+	ApproveTools bool
+	// Notes record what could not be carried over, for the report.
+	Notes []string
+}
+
+// IsStdio reports whether the server is started as a subprocess.
+func (s Server) IsStdio() bool { return s.Command != "" }
