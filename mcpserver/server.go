@@ -4,7 +4,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -215,11 +214,14 @@ func errorResult(msg string) *mcp.CallToolResult {
 // structuredContent too. A string value is sent as plain text.
 func toMCPResult(t tooldef.Tool, res tooldef.Result) (*mcp.CallToolResult, error) {
 	var text string
-	s, plain := res.Value.(string)
-	if plain {
-		text = s
-	} else {
-		b, err := encodeJSON(res.Value)
+	plain := false
+	switch v := res.Value.(type) {
+	case string:
+		text, plain = v, true
+	case json.RawMessage:
+		text = string(v)
+	default:
+		b, err := tooldef.EncodeJSON(v)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: encode result: %w", t.Name, err)
 		}
@@ -236,14 +238,4 @@ func toMCPResult(t tooldef.Tool, res tooldef.Result) (*mcp.CallToolResult, error
 		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType))
 	}
 	return out, nil
-}
-
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

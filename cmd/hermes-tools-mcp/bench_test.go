@@ -12,6 +12,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -162,19 +163,43 @@ func (c *benchClient) send(b *testing.B, line string) {
 }
 
 // readResponse skips notifications and returns the next response line.
+// It classifies a line by its top-level keys only, without decoding the
+// result: the benchmark measures the server, not the client's JSON decoder.
 func (c *benchClient) readResponse(b *testing.B) []byte {
 	for {
 		line, err := c.out.ReadBytes('\n')
 		if err != nil {
 			b.Fatalf("read: %v", err)
 		}
-		var m struct {
-			Method string `json:"method"`
-		}
-		if json.Unmarshal(line, &m) == nil && m.Method == "" {
+		if isResponse(b, line) {
 			return line
 		}
 	}
+}
+
+func isResponse(b *testing.B, line []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		b.Fatalf("not a JSON object: %q", line)
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			b.Fatalf("bad line %q: %v", line, err)
+		}
+		switch key {
+		case "method":
+			return false
+		case "id", "result", "error":
+			return true
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			b.Fatalf("bad line %q: %v", line, err)
+		}
+	}
+	b.Fatalf("line is neither a response nor a notification: %q", line)
+	return false
 }
 
 func (c *benchClient) roundTrip(b *testing.B, line string) []byte {

@@ -275,8 +275,11 @@ func (l *Library) handleList(ctx context.Context, raw json.RawMessage) (tooldef.
 	// The unfiltered list is the call every session makes; it is built once
 	// per index. It stays a struct: encoding/json encodes a struct several
 	// times faster than it re-validates pre-encoded JSON.
-	snap.listOnce.Do(func() { snap.list = newListResult(snap.visible, "") })
-	return tooldef.OK(snap.list), nil
+	snap.listOnce.Do(func() { snap.listJSON, snap.listErr = tooldef.EncodeJSON(newListResult(snap.visible, "")) })
+	if snap.listErr != nil {
+		return tooldef.Result{}, fmt.Errorf("encode skills list: %w", snap.listErr)
+	}
+	return tooldef.OK(snap.listJSON), nil
 }
 
 // emptyList explains where skills go. Unlike the original, the directory is

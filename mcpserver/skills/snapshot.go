@@ -47,11 +47,11 @@ type snapshot struct {
 	stamps []stamp
 	racy   bool // some stamp is too recent to prove the next change
 
-	// listOnce caches the unfiltered skills_list result, which is the hot
-	// path; the snapshot is immutable, so it can never go stale. Encoding
-	// only reads it, so concurrent calls may share it.
+	// listOnce caches the unfiltered skills_list result, encoded: it is the
+	// hot path, and the snapshot is immutable, so it can never go stale.
 	listOnce sync.Once
-	list     listResult
+	listJSON json.RawMessage
+	listErr  error
 }
 
 // watchEnabled lets tests exercise the stat-only fallback on Linux.

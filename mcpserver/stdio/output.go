@@ -140,6 +140,11 @@ func (o *output) flush() {
 // marshalLine encodes msg as one line. HTML escaping is off: it only makes
 // text that models read (code, markup) harder to read.
 func marshalLine(msg any) ([]byte, error) {
+	if r, ok := msg.(mcp.JSONRPCResponse); ok {
+		if tr, ok := r.Result.(*mcp.CallToolResult); ok && len(tr.InputRequests) == 0 && tr.RequestState == "" {
+			return marshalToolResponse(r.ID, tr)
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -147,4 +152,71 @@ func marshalLine(msg any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil // Encode ends the value with '\n'
+}
+
+// marshalToolResponse writes a tools/call response in one pass. The generic
+// path costs three: CallToolResult.MarshalJSON builds a map and re-validates
+// structuredContent, and the outer encoder then re-validates all of that
+// output again. Tool results are the large messages (a skills listing, a
+// page snapshot), so they get a direct path; structuredContent made by the
+// server is already compact JSON and is copied as is.
+func marshalToolResponse(id mcp.RequestId, r *mcp.CallToolResult) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	value := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // drop Encode's newline
+		return nil
+	}
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	if err := value(id); err != nil {
+		return nil, err
+	}
+	buf.WriteString(`,"result":{`)
+	if r.Meta != nil {
+		buf.WriteString(`"_meta":`)
+		if err := value(r.Meta); err != nil {
+			return nil, err
+		}
+		buf.WriteByte(',')
+	}
+	if r.ResultType != "" {
+		buf.WriteString(`"resultType":`)
+		if err := value(r.ResultType); err != nil {
+			return nil, err
+		}
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"content":[`)
+	for i, c := range r.Content {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := value(c); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteByte(']')
+	switch {
+	case len(r.RawStructuredContent) > 0:
+		buf.WriteString(`,"structuredContent":`)
+		buf.Write(r.RawStructuredContent)
+	case r.StructuredContent != nil:
+		buf.WriteString(`,"structuredContent":`)
+		// A RawMessage here is the server's own encoding, trusted like
+		// RawStructuredContent.
+		if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+			buf.Write(raw)
+		} else if err := value(r.StructuredContent); err != nil {
+			return nil, err
+		}
+	}
+	if r.IsError {
+		buf.WriteString(`,"isError":true`)
+	}
+	buf.WriteString("}}\n")
+	return buf.Bytes(), nil
 }

@@ -324,3 +324,37 @@ func FuzzServe(f *testing.F) {
 		}
 	})
 }
+
+// The direct tool-response encoder must say exactly what the generic path
+// says.
+func TestMarshalToolResponseMatchesGeneric(t *testing.T) {
+	meta := &mcp.Meta{AdditionalFields: map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "x"}}}
+	results := []*mcp.CallToolResult{
+		{Content: []mcp.Content{mcp.NewTextContent(`{"a":"<b> & \"q\"\n"}`)}},
+		{Content: []mcp.Content{mcp.NewTextContent(`{"a":1}`)}, StructuredContent: json.RawMessage(`{"a":1}`)},
+		{Content: []mcp.Content{mcp.NewTextContent("bad"), mcp.NewImageContent("aGk=", "image/png")}, IsError: true},
+		{Result: mcp.Result{Meta: meta, ResultType: "complete"}, Content: []mcp.Content{}, StructuredContent: map[string]any{"k": []int{1}}},
+		{Content: nil},
+	}
+	for i, r := range results {
+		fast, err := marshalLine(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(i)), r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		generic, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(i)), r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if err := json.Unmarshal(fast, &a); err != nil {
+			t.Fatalf("case %d: fast path wrote invalid JSON %q: %v", i, fast, err)
+		}
+		json.Unmarshal(generic, &b)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("case %d:\nfast    %s\ngeneric %s", i, fast, generic)
+		}
+		if bytes.Count(fast, []byte("\n")) != 1 || fast[len(fast)-1] != '\n' {
+			t.Errorf("case %d: not exactly one line: %q", i, fast)
+		}
+	}
+}

@@ -6,6 +6,7 @@
 package tooldef
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -65,7 +66,10 @@ type Handler func(ctx context.Context, args json.RawMessage) (Result, error)
 // Result is what a call produced.
 type Result struct {
 	// Value is the JSON-serialisable result. It is sent as text content and,
-	// when the tool has an output schema, as structuredContent.
+	// when the tool has an output schema, as structuredContent. A
+	// json.RawMessage is sent verbatim (it must be valid, compact JSON; see
+	// EncodeJSON), which lets a tool cache an encoded result. A string is
+	// sent as plain text.
 	Value any
 	// IsError marks a failure the model should see and can act on.
 	IsError bool
@@ -103,6 +107,18 @@ func DecodeArgs[T any](args json.RawMessage) (T, error) {
 		return v, fmt.Errorf("decode arguments: %w", err)
 	}
 	return v, nil
+}
+
+// EncodeJSON encodes v compactly, without HTML escaping (which only makes
+// code and markup harder for a model to read), for use as a Value.
+func EncodeJSON(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // Toolset is a named group of tools that is enabled or disabled as a unit.
