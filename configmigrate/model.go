@@ -78,6 +78,13 @@ type Server struct {
 	StartupTimeoutSec float64
 	// Disabled servers are written with enabled = false.
 	Disabled bool
+	// EnabledTools / DisabledTools filter the server's tools (Hermes
+	// tools.include / tools.exclude).
+	EnabledTools  []string
+	DisabledTools []string
+	// ParallelToolCalls, when set, says whether the server tolerates
+	// concurrent calls.
+	ParallelToolCalls *bool
 	// ApproveTools asks the client not to prompt before each tool call,
 	// where the client supports that (codex default_tools_approval_mode).
 	ApproveTools bool

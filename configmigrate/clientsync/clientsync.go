@@ -1,0 +1,383 @@
+// Package clientsync registers MCP servers in the JSON config files of
+// Claude Desktop, Claude Code, Cursor, VS Code and Gemini CLI.
+//
+// Those files belong to the user and several hold unrelated state
+// (~/.claude.json, ~/.gemini/settings.json), some are JSONC. So the
+// package never re-marshals a file: it parses it with a JSONC-tolerant
+// scanner that records byte ranges, and splices text into the servers
+// object. Every byte outside the entries it adds, replaces or removes is
+// kept: unknown keys, other servers, key order, indentation, line
+// endings, comments, trailing commas.
+//
+// Apply and Remove work on bytes; reading and writing the file (with
+// internal/atomicfile) is the caller's job. ConfigPath only computes a
+// path from an injected Env.
+//
+// # Ownership
+//
+// The files carry no marker saying who wrote an entry (clients validate
+// their entries, and only some formats have comments), so ownership is
+// decided by name:
+//
+//   - "hermes-tools" is always Hermes' own and is replaced.
+//   - A name listed in Options.Owned (the names a previous Apply reported
+//     in Result.Written) is Hermes' and is replaced.
+//   - An entry that already says exactly what Hermes would write is left
+//     byte for byte as it is, and counts as written.
+//   - Any other entry of the same name is the user's: it is kept, the
+//     server is reported in Skipped with a "user definition wins" note,
+//     unless Options.Overwrite is set.
+//
+// A server Hermes cannot register any more (disabled, or not expressible
+// in the client) is removed when its existing entry is Hermes' own.
+package clientsync
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/hermes-go/hermes/configmigrate"
+)
+
+// Client names a JSON-configured MCP client.
+type Client string
+
+// The supported clients. Codex (TOML) is handled by configmigrate.
+const (
+	ClaudeDesktop Client = "claude-desktop"
+	ClaudeCode    Client = "claude-code"
+	Cursor        Client = "cursor"
+	VSCode        Client = "vscode"
+	Gemini        Client = "gemini"
+)
+
+// HermesToolsName is the server Hermes always manages in every client.
+const HermesToolsName = "hermes-tools"
+
+// Clients lists the supported clients in a stable order.
+func Clients() []Client {
+	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini}
+}
+
+func clientNames() string {
+	names := make([]string, 0, len(dialects))
+	for _, c := range Clients() {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseClient accepts a client name as the CLI spells it.
+func ParseClient(s string) (Client, error) {
+	c := Client(strings.ToLower(strings.TrimSpace(s)))
+	if _, ok := dialects[c]; ok {
+		return c, nil
+	}
+	return "", fmt.Errorf("unknown MCP client %q; valid clients are %s", s, clientNames())
+}
+
+// String returns the client's display name ("VS Code").
+func (c Client) String() string {
+	if d, ok := dialects[c]; ok {
+		return d.display
+	}
+	return string(c)
+}
+
+func dialectFor(c Client) (*dialect, error) {
+	d, ok := dialects[c]
+	if !ok {
+		return nil, fmt.Errorf("unknown MCP client %q; valid clients are %s", string(c), clientNames())
+	}
+	return d, nil
+}
+
+// Env is the part of the environment that decides where config files
+// live. It is passed in, never read from the process, so every OS can be
+// tested from any OS.
+type Env struct {
+	// GOOS is runtime.GOOS of the machine the files are on.
+	GOOS string
+	// Home is the user's home directory (%USERPROFILE% on Windows).
+	Home string
+	// AppData is %APPDATA% (Windows only).
+	AppData string
+	// XDGConfigHome is $XDG_CONFIG_HOME; empty means ~/.config (Linux
+	// and other Unix).
+	XDGConfigHome string
+}
+
+// ConfigPath returns the user-level config file of c: the file Apply's
+// output belongs in.
+func ConfigPath(c Client, env Env) (string, error) {
+	if _, err := dialectFor(c); err != nil {
+		return "", err
+	}
+	win := env.GOOS == "windows"
+	if !isAbs(env.Home, win) {
+		return "", fmt.Errorf("home directory %q is not an absolute path; set HOME (USERPROFILE on Windows)", env.Home)
+	}
+	join := func(elem ...string) string {
+		if win {
+			for i := range elem {
+				elem[i] = strings.TrimRight(elem[i], `\/`)
+			}
+			return strings.Join(elem, `\`)
+		}
+		return path.Join(elem...)
+	}
+	appData := func() (string, error) {
+		if !isAbs(env.AppData, true) {
+			return "", fmt.Errorf("%%APPDATA%% is %q, not an absolute path; %s keeps its config under it, so set APPDATA", env.AppData, c)
+		}
+		return env.AppData, nil
+	}
+	configHome := env.XDGConfigHome
+	if !isAbs(configHome, false) {
+		// The XDG spec says to ignore a relative value.
+		configHome = join(env.Home, ".config")
+	}
+
+	switch c {
+	case ClaudeDesktop:
+		switch env.GOOS {
+		case "darwin":
+			return join(env.Home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), nil
+		case "windows":
+			dir, err := appData()
+			if err != nil {
+				return "", err
+			}
+			return join(dir, "Claude", "claude_desktop_config.json"), nil
+		default:
+			// No official Linux build; the community builds use this.
+			return join(configHome, "Claude", "claude_desktop_config.json"), nil
+		}
+	case ClaudeCode:
+		return join(env.Home, ".claude.json"), nil
+	case Cursor:
+		return join(env.Home, ".cursor", "mcp.json"), nil
+	case VSCode:
+		switch env.GOOS {
+		case "darwin":
+			return join(env.Home, "Library", "Application Support", "Code", "User", "mcp.json"), nil
+		case "windows":
+			dir, err := appData()
+			if err != nil {
+				return "", err
+			}
+			return join(dir, "Code", "User", "mcp.json"), nil
+		default:
+			return join(configHome, "Code", "User", "mcp.json"), nil
+		}
+	default: // Gemini
+		return join(env.Home, ".gemini", "settings.json"), nil
+	}
+}
+
+func isAbs(p string, win bool) bool {
+	if win {
+		return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') || strings.HasPrefix(p, `\\`)
+	}
+	return strings.HasPrefix(p, "/")
+}
+
+// Options tune Apply.
+type Options struct {
+	// Owned lists servers Hermes registered before (Result.Written of
+	// an earlier Apply): their entries are Hermes' to replace or remove.
+	Owned []string
+	// Overwrite replaces entries of the same name even when they are
+	// the user's own.
+	Overwrite bool
+}
+
+// Result is the new file content and what happened to each server.
+type Result struct {
+	// Output is the complete new file. It equals the input when
+	// nothing changed (nil for a missing file that stays missing).
+	Output []byte
+	// Changed reports whether Output differs from the input; write
+	// the file only then.
+	Changed bool
+	// Written names the servers whose entry now is what Hermes wants
+	// (added, replaced, or already identical). Keep it as the next
+	// Options.Owned.
+	Written []string
+	// Skipped names the servers not registered: a user entry of the
+	// same name, or nothing the client can express. Notes say why.
+	Skipped []string
+	// Removed names entries taken out of the file.
+	Removed []string
+	// Notes say, one line each, what was translated, dropped or left
+	// alone and what the user may have to do by hand. They never hold a
+	// configured value, which may be a secret.
+	Notes []string
+}
+
+// Apply registers servers in c's config file, given its current content
+// (nil or empty when the file does not exist yet).
+func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Options) (Result, error) {
+	d, err := dialectFor(c)
+	if err != nil {
+		return Result{}, err
+	}
+	seen := map[string]bool{}
+	for i, s := range servers {
+		if s.Name == "" {
+			return Result{}, fmt.Errorf("server %d of %d has no name; every server needs one to be registered under", i+1, len(servers))
+		}
+		if seen[s.Name] {
+			return Result{}, fmt.Errorf("server %q is listed twice; names must be unique", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	ed, err := open(d, existing)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Notes: ed.fileNotes(d)}
+	owned := func(name string) bool { return name == HermesToolsName || slices.Contains(opts.Owned, name) }
+	for _, s := range servers {
+		if err := apply(ed, d, s, owned(s.Name), opts.Overwrite, &res); err != nil {
+			return Result{}, err
+		}
+	}
+	res.Output = ed.src
+	res.Changed = !bytes.Equal(existing, ed.src)
+	return res, nil
+}
+
+func apply(ed *editor, d *dialect, s configmigrate.Server, owned, overwrite bool, res *Result) error {
+	noteAll := func(notes ...string) {
+		for _, n := range notes {
+			res.Notes = append(res.Notes, s.Name+": "+n)
+		}
+	}
+	entry, notes, skip := translate(d, s)
+	cont, idx, err := ed.lookup(s.Name)
+	if err != nil {
+		return err
+	}
+	if skip != "" {
+		res.Skipped = append(res.Skipped, s.Name)
+		noteAll("not registered: " + skip)
+		if idx >= 0 && owned {
+			if err := ed.removeMember(cont, idx); err != nil {
+				return err
+			}
+			res.Removed = append(res.Removed, s.Name)
+			noteAll("removed the entry Hermes had registered before")
+		}
+		return nil
+	}
+	switch {
+	case idx < 0:
+		cont, err := ed.ensureContainer()
+		if err != nil {
+			return err
+		}
+		if err := ed.apply(ed.insert(cont, s.Name, entry)); err != nil {
+			return err
+		}
+	case ed.sameAs(cont.members[idx].value, entry):
+		// Already what Hermes wants; keep the user's formatting.
+	case owned || overwrite:
+		if err := ed.apply(ed.replace(cont, idx, entry)); err != nil {
+			return err
+		}
+		if !owned {
+			noteAll("replaced an entry of the same name that Hermes had not written (overwrite)")
+		}
+	default:
+		res.Skipped = append(res.Skipped, s.Name)
+		noteAll(fmt.Sprintf("not registered: %s already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or overwrite to replace it", d.display))
+		return nil
+	}
+	res.Written = append(res.Written, s.Name)
+	noteAll(notes...)
+	return nil
+}
+
+// Remove takes the named entries out of c's config file again. Names
+// that are not there are ignored; the file is otherwise left as it is.
+func Remove(c Client, existing []byte, names []string) (Result, error) {
+	d, err := dialectFor(c)
+	if err != nil {
+		return Result{}, err
+	}
+	ed, err := open(d, existing)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{}
+	for _, name := range names {
+		cont, idx, err := ed.lookup(name)
+		if err != nil {
+			return Result{}, err
+		}
+		if idx < 0 {
+			continue
+		}
+		if err := ed.removeMember(cont, idx); err != nil {
+			return Result{}, err
+		}
+		res.Removed = append(res.Removed, name)
+	}
+	res.Output = ed.src
+	res.Changed = !bytes.Equal(existing, ed.src)
+	return res, nil
+}
+
+func open(d *dialect, existing []byte) (*editor, error) {
+	ed, err := newEditor(existing, d.rootKey)
+	var syn *SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		syntax := "JSON"
+		if d.comments {
+			syntax = "JSON with comments"
+		}
+		return nil, fmt.Errorf("existing %s config is not valid %s at %w; fix it or move the file aside (nothing was changed)", d.display, syntax, err)
+	case err != nil:
+		return nil, fmt.Errorf("cannot edit the existing %s config (nothing was changed): %w", d.display, err)
+	}
+	return ed, nil
+}
+
+// removeMember deletes a member and collapses the servers object when
+// it is left empty.
+func (e *editor) removeMember(cont *node, idx int) error {
+	if err := e.apply(e.remove(cont, idx)); err != nil {
+		return err
+	}
+	cont, err := e.container()
+	if err != nil || cont == nil {
+		return err
+	}
+	if edits := e.collapse(cont); edits != nil {
+		return e.apply(edits)
+	}
+	return nil
+}
+
+// fileNotes warns about syntax the client's own parser rejects. The
+// file is still edited: the problem predates Hermes, and refusing would
+// only leave Hermes' entry out too.
+func (e *editor) fileNotes(d *dialect) []string {
+	var what []string
+	if len(e.doc.comments) > 0 && !d.comments {
+		what = append(what, "comments")
+	}
+	if len(e.doc.trailingCommas) > 0 && !d.trailingCommas {
+		what = append(what, "trailing commas")
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the file has %s, which %s does not accept; they were left as they are", strings.Join(what, " and "), d.display)}
+}

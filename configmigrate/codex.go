@@ -1,0 +1,611 @@
+package configmigrate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// The managed block's marker lines, byte for byte those of the Python
+// Hermes (the dash is U+2014), so either implementation recognises and
+// replaces a block the other wrote.
+const (
+	BeginMarker = "# managed by hermes-agent \u2014 `hermes codex-runtime migrate` regenerates this section"
+	EndMarker   = "# end hermes-agent managed section"
+	emptyNote   = "# (no MCP servers, plugins, or permissions configured by Hermes)"
+)
+
+// DefaultPermissions is the permission profile written when the user sets
+// none: sandboxed writes inside the workspace, no prompt on every edit.
+const DefaultPermissions = ":workspace"
+
+// Plugin is an installed codex plugin to keep enabled in the block.
+type Plugin struct {
+	Name        string
+	Marketplace string
+	Enabled     bool
+}
+
+// ID is the plugin's config key, name@marketplace.
+func (p Plugin) ID() string { return p.Name + "@" + p.Marketplace }
+
+// CodexInput is what the managed block should contain.
+type CodexInput struct {
+	// HermesTools is the callback entry; nil leaves it out.
+	HermesTools *Server
+	// Servers are the user's Hermes MCP servers.
+	Servers []Server
+	// Plugins discovered through codex.
+	Plugins []Plugin
+	// DefaultPermissions is the profile for default_permissions; empty
+	// writes none. A missing leading ':' is added for built-in names.
+	DefaultPermissions string
+}
+
+// CodexReport says what a migration did, server by server.
+type CodexReport struct {
+	Servers []ServerReport `json:"servers,omitempty"`
+	Plugins []string       `json:"plugins,omitempty"`
+	// DefaultPermissions is the value written, empty if none.
+	DefaultPermissions string `json:"default_permissions,omitempty"`
+	// UserDefined lists what the block would have defined but the user's
+	// own config.toml already does; the user's definition was kept.
+	UserDefined []string `json:"user_defined,omitempty"`
+	// Changed is false when the file already had exactly this content.
+	Changed bool `json:"changed"`
+}
+
+// ServerReport describes one server of the block.
+type ServerReport struct {
+	Name string `json:"name"`
+	// Written is false when the user's own definition won.
+	Written bool     `json:"written"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// ErrInvalidTOML wraps a config.toml that does not parse; the message
+// carries line and column.
+var ErrInvalidTOML = errors.New("config.toml is not valid TOML")
+
+// MigrateCodex returns existing with the managed block replaced by one
+// rendered from in. Every byte outside the block is kept. Where the user's
+// own text already defines something the block would (default_permissions,
+// a server table, a plugin table), the user's definition wins. The result
+// is parsed before it is returned; nothing invalid is ever produced.
+func MigrateCodex(existing []byte, in CodexInput) ([]byte, CodexReport, error) {
+	var rep CodexReport
+	doc := splitDocument(existing)
+	user, err := parseTOML(doc.user)
+	if err != nil {
+		return nil, rep, err
+	}
+	block := renderBlock(in, user, &rep, doc.newline)
+	if err := checkInlineTables(doc.user, rep); err != nil {
+		return nil, rep, err
+	}
+	out := doc.with(block)
+	if _, err := parseTOML(bytes.TrimPrefix(out, bom)); err != nil {
+		return nil, rep, fmt.Errorf("the migrated file would not parse, so nothing was written (is mcp_servers or plugins an inline table in your config.toml? use [mcp_servers.<name>] tables): %w", err)
+	}
+	rep.Changed = !bytes.Equal(out, existing)
+	return out, rep, nil
+}
+
+// checkInlineTables refuses a file whose mcp_servers or plugins is one
+// inline value (mcp_servers = { ... }): TOML closes an inline table, so no
+// server can be added beside it. The user has to rewrite it as tables;
+// rewriting their text for them would break the promise to keep it.
+func checkInlineTables(user []byte, rep CodexReport) error {
+	need := map[string]bool{"mcp_servers": false, "plugins": len(rep.Plugins) > 0}
+	for _, s := range rep.Servers {
+		need["mcp_servers"] = need["mcp_servers"] || s.Written
+	}
+	p := unstable.Parser{KeepComments: true}
+	p.Reset(user)
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind == unstable.Table || e.Kind == unstable.ArrayTable {
+			return nil // root keys end at the first header
+		}
+		if e.Kind != unstable.KeyValue {
+			continue
+		}
+		it := e.Key()
+		if !it.Next() {
+			continue
+		}
+		first := string(it.Node().Data)
+		if it.Next() || !need[first] || e.Value().Kind != unstable.InlineTable {
+			continue
+		}
+		line := bytes.Count(user[:e.Value().Raw.Offset], []byte("\n")) + 1
+		return fmt.Errorf("config.toml line %d defines %s as one inline table; TOML allows nothing to be added to it, so Hermes cannot add its entries. Rewrite it as [%s.<name>] tables and run again; nothing was written", line, first, first)
+	}
+	return nil
+}
+
+// RemoveCodexBlock takes the managed block out again. The user's bytes are
+// returned as they were before the block was added.
+func RemoveCodexBlock(existing []byte) (out []byte, removed bool, err error) {
+	doc := splitDocument(existing)
+	if _, err := parseTOML(doc.user); err != nil {
+		return nil, false, err
+	}
+	return doc.user, doc.hadBlock, nil
+}
+
+// parseTOML parses text into a generic map, turning a parse error into one
+// that names line and column.
+func parseTOML(text []byte) (map[string]any, error) {
+	var m map[string]any
+	if err := toml.Unmarshal(text, &m); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return nil, fmt.Errorf("%w: line %d, column %d: %s", ErrInvalidTOML, row, col, de.Error())
+		}
+		return nil, fmt.Errorf("%w: %v", ErrInvalidTOML, err)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// document is a config.toml split into the user's text and the place the
+// managed block goes.
+type document struct {
+	bom      []byte
+	user     []byte // the file without BOM and without any managed block
+	insertAt int    // byte offset in user where the block goes
+	newline  string
+	hadBlock bool
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+func splitDocument(text []byte) document {
+	var d document
+	if bytes.HasPrefix(text, bom) {
+		d.bom, text = bom, text[len(bom):]
+	}
+	d.newline = "\n"
+	if bytes.Contains(text, []byte("\r\n")) {
+		d.newline = "\r\n"
+	}
+	d.user, d.hadBlock = stripBlocks(text)
+	d.insertAt = firstTableHeader(d.user)
+	return d
+}
+
+// with returns the file with block inserted. The block goes before the
+// first table header, where its root key (default_permissions) is a root
+// key whatever the file contains; with no header it goes at the end.
+func (d document) with(block string) []byte {
+	before, after := d.user[:d.insertAt], d.user[d.insertAt:]
+	var b bytes.Buffer
+	b.Write(d.bom)
+	b.Write(before)
+	if len(before) > 0 && !bytes.HasSuffix(before, []byte("\n")) {
+		b.WriteString(d.newline)
+	}
+	b.WriteString(block)
+	if len(after) > 0 {
+		// One blank line between the block and the user's next table;
+		// stripBlocks removes exactly this line again.
+		b.WriteString(d.newline)
+		b.Write(after)
+	}
+	return b.Bytes()
+}
+
+// stripBlocks removes every managed block (there may be several after a
+// bad merge) and the one blank line that follows each. A legacy block
+// without an end marker ends at the first table header that Hermes would
+// not have written, as the Python Hermes decides it.
+func stripBlocks(text []byte) ([]byte, bool) {
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	var out bytes.Buffer
+	inBlock, found, dropBlank := false, false, false
+	for _, raw := range lines {
+		line := strings.TrimRight(string(raw), "\r\n")
+		switch {
+		case line == BeginMarker:
+			inBlock, found = true, true
+			continue
+		case inBlock && line == EndMarker:
+			inBlock, dropBlank = false, true
+			continue
+		case inBlock && strings.HasPrefix(line, "[") && !hermesTableHeader(line):
+			inBlock = false
+		case inBlock:
+			continue
+		}
+		if dropBlank {
+			dropBlank = false
+			if strings.TrimSpace(line) == "" && len(raw) > 0 {
+				continue
+			}
+		}
+		out.Write(raw)
+	}
+	return out.Bytes(), found
+}
+
+func hermesTableHeader(line string) bool {
+	for _, p := range []string{"[mcp_servers", "[plugins", "[permissions]", "[permissions."} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstTableHeader returns the offset of the line holding the first table
+// header, found by the TOML parser, so a '[' inside a multi-line string or
+// array is never mistaken for one. Text that does not parse has been
+// refused before this is called; len(text) means "no header".
+func firstTableHeader(text []byte) int {
+	p := unstable.Parser{KeepComments: true}
+	p.Reset(text)
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable {
+			continue
+		}
+		off := int(e.Raw.Offset)
+		if off <= 0 || off > len(text) {
+			// Fall back to the first key of the header.
+			if k := e.Key(); k.Next() {
+				off = int(k.Node().Raw.Offset)
+			}
+		}
+		// Back up to the start of the line holding the '['.
+		for off > 0 && text[off-1] != '\n' {
+			off--
+		}
+		return aboveComments(text, off)
+	}
+	return len(text)
+}
+
+// aboveComments moves a line offset up over the comment lines directly
+// above it: a comment right over a table header describes that table and
+// must stay with it.
+func aboveComments(text []byte, off int) int {
+	for off > 0 {
+		prev := bytes.LastIndexByte(text[:off-1], '\n') + 1
+		line := bytes.TrimSpace(text[prev:off])
+		if len(line) == 0 || line[0] != '#' {
+			break
+		}
+		off = prev
+	}
+	return off
+}
+
+// BlockPlugins returns the plugins a managed block in text lists, so a run
+// that cannot ask codex (dry run, --no-plugins, discovery failed) keeps
+// what an earlier run discovered instead of dropping it.
+func BlockPlugins(text []byte) []Plugin {
+	block := extractBlock(text)
+	if block == nil {
+		return nil
+	}
+	m, err := parseTOML(block)
+	if err != nil {
+		return nil
+	}
+	table, _ := m["plugins"].(map[string]any)
+	var out []Plugin
+	for id, v := range table {
+		name, market, ok := strings.Cut(id, "@")
+		if !ok || name == "" {
+			continue
+		}
+		p := Plugin{Name: name, Marketplace: market, Enabled: true}
+		if t, ok := v.(map[string]any); ok {
+			if e, ok := t["enabled"].(bool); ok {
+				p.Enabled = e
+			}
+		}
+		out = append(out, p)
+	}
+	return dedupePlugins(out)
+}
+
+// extractBlock returns the text of the first managed block, markers
+// excluded, or nil.
+func extractBlock(text []byte) []byte {
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	var out bytes.Buffer
+	in := false
+	for _, raw := range lines {
+		line := strings.TrimRight(string(raw), "\r\n")
+		switch {
+		case line == BeginMarker:
+			in = true
+		case in && (line == EndMarker || strings.HasPrefix(line, "[") && !hermesTableHeader(line)):
+			return out.Bytes()
+		case in:
+			out.Write(raw)
+		}
+	}
+	if in {
+		return out.Bytes()
+	}
+	return nil
+}
+
+// renderBlock renders the managed block, skipping what the user defines.
+func renderBlock(in CodexInput, user map[string]any, rep *CodexReport, nl string) string {
+	var lines []string
+	add := func(s ...string) { lines = append(lines, s...) }
+
+	perm := ""
+	if in.DefaultPermissions != "" {
+		perm = in.DefaultPermissions
+		if !strings.HasPrefix(perm, ":") && isBuiltinProfile(perm) {
+			perm = ":" + perm
+		}
+		if _, ok := user["default_permissions"]; ok {
+			rep.UserDefined = append(rep.UserDefined, "default_permissions")
+			perm = ""
+		}
+	}
+
+	servers := slices.Clone(in.Servers)
+	if in.HermesTools != nil {
+		// The callback is always Hermes' own: a Hermes server of the same
+		// name in config.yaml does not replace it.
+		servers = slices.DeleteFunc(servers, func(s Server) bool { return s.Name == in.HermesTools.Name })
+		servers = append(servers, *in.HermesTools)
+	}
+	sort.SliceStable(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+	userServers, _ := user["mcp_servers"].(map[string]any)
+	var bodies []string
+	for _, s := range servers {
+		sr := ServerReport{Name: s.Name}
+		if _, ok := userServers[s.Name]; ok {
+			rep.UserDefined = append(rep.UserDefined, "mcp_servers."+s.Name)
+			sr.Notes = append(sr.Notes, "config.toml already defines this server outside the managed block; that definition was kept")
+			rep.Servers = append(rep.Servers, sr)
+			continue
+		}
+		body, notes := codexServer(s)
+		sr.Written, sr.Notes = true, append(slices.Clone(s.Notes), notes...)
+		rep.Servers = append(rep.Servers, sr)
+		bodies = append(bodies, strings.Join(append([]string{"[mcp_servers." + tomlKey(s.Name) + "]"}, body...), nl))
+	}
+
+	plugins := dedupePlugins(in.Plugins)
+	userPlugins, _ := user["plugins"].(map[string]any)
+	var pluginLines []string
+	for _, p := range plugins {
+		if _, ok := userPlugins[p.ID()]; ok {
+			rep.UserDefined = append(rep.UserDefined, "plugins."+p.ID())
+			continue
+		}
+		rep.Plugins = append(rep.Plugins, p.ID())
+		pluginLines = append(pluginLines, "[plugins."+tomlQuote(p.ID())+"]"+nl+"enabled = "+strconv.FormatBool(p.Enabled))
+	}
+
+	add(BeginMarker)
+	if perm == "" && len(bodies) == 0 && len(pluginLines) == 0 {
+		add(emptyNote, EndMarker)
+		return strings.Join(lines, nl) + nl
+	}
+	if perm != "" {
+		rep.DefaultPermissions = perm
+		add("", "default_permissions = "+tomlQuote(perm))
+	}
+	for _, b := range bodies {
+		add("", b)
+	}
+	for _, p := range pluginLines {
+		add("", p)
+	}
+	add("", EndMarker)
+	return strings.Join(lines, nl) + nl
+}
+
+func isBuiltinProfile(p string) bool {
+	switch p {
+	case "read-only", "workspace", "danger-full-access":
+		return true
+	}
+	return false
+}
+
+// dedupePlugins sorts by id and keeps the first of each name@marketplace.
+func dedupePlugins(in []Plugin) []Plugin {
+	seen := map[string]bool{}
+	var out []Plugin
+	for _, p := range in {
+		if p.Marketplace == "" {
+			p.Marketplace = "openai-curated"
+		}
+		if p.Name == "" || seen[p.ID()] {
+			continue
+		}
+		seen[p.ID()] = true
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID() < out[j].ID() })
+	return out
+}
+
+// codexServer renders a server's keys in codex's vocabulary. Secrets stay
+// references: ${VAR} env values become env_vars, header references become
+// bearer_token_env_var or env_http_headers. What codex cannot express is
+// left out with a note.
+func codexServer(s Server) (lines []string, notes []string) {
+	var kv []string
+	set := func(k, v string) { kv = append(kv, k+" = "+v) }
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+
+	if s.IsStdio() {
+		set("command", tomlQuote(s.Command))
+		if len(s.Args) > 0 {
+			set("args", tomlStrings(s.Args))
+		}
+		if ParseValue(s.Command).IsRef() || slices.ContainsFunc(s.Args, func(a string) bool { return ParseValue(a).IsRef() || ParseValue(a).HasEmbeddedRef() }) {
+			note("command/args mention ${VAR}; codex does not expand variables there, so they were written as is")
+		}
+		var env []KeyValue
+		envVars := slices.Clone(s.EnvVars)
+		for _, e := range s.Env {
+			switch {
+			case e.Value.IsRef() && e.Value.Prefix == "" && e.Value.Ref == e.Key:
+				if !slices.Contains(envVars, e.Key) {
+					envVars = append(envVars, e.Key)
+				}
+			case e.Value.IsRef():
+				note("env %s (its value refers to ${%s}; codex passes variables only under their own name: set %s in codex's environment instead)", e.Key, e.Value.Ref, e.Key)
+			case e.Value.HasEmbeddedRef():
+				note("env %s (a variable inside a longer value cannot be referenced in codex)", e.Key)
+			default:
+				env = append(env, e)
+			}
+		}
+		if len(env) > 0 {
+			set("env", tomlInlineTable(env))
+		}
+		if len(envVars) > 0 {
+			set("env_vars", tomlStrings(envVars))
+		}
+		if s.Cwd != "" {
+			set("cwd", tomlQuote(s.Cwd))
+		}
+	} else {
+		set("url", tomlQuote(s.URL))
+		if ParseValue(s.URL).IsRef() || ParseValue(s.URL).HasEmbeddedRef() {
+			note("url mentions ${VAR}; codex does not expand it, so it was written as is")
+		}
+		if s.SSE {
+			note("transport=sse (codex negotiates the HTTP transport itself)")
+		}
+		var literal, refs []KeyValue
+		for _, h := range s.Headers {
+			switch {
+			case strings.EqualFold(h.Key, "Authorization") && h.Value.IsRef() && strings.EqualFold(strings.TrimSpace(h.Value.Prefix), "Bearer"):
+				set("bearer_token_env_var", tomlQuote(h.Value.Ref))
+			case h.Value.IsRef() && h.Value.Prefix == "":
+				refs = append(refs, KeyValue{Key: h.Key, Value: Value{Literal: h.Value.Ref}})
+			case h.Value.IsRef() || h.Value.HasEmbeddedRef():
+				note("header %s (a variable inside a longer value cannot be referenced in codex; make the whole value ${VAR})", h.Key)
+			default:
+				literal = append(literal, h)
+			}
+		}
+		if len(literal) > 0 {
+			set("http_headers", tomlInlineTable(literal))
+		}
+		if len(refs) > 0 {
+			set("env_http_headers", tomlInlineTable(refs))
+		}
+	}
+	if s.StartupTimeoutSec > 0 {
+		set("startup_timeout_sec", tomlFloat(s.StartupTimeoutSec))
+	}
+	if s.ToolTimeoutSec > 0 {
+		set("tool_timeout_sec", tomlFloat(s.ToolTimeoutSec))
+	}
+	if s.Disabled {
+		set("enabled", "false")
+	}
+	if len(s.EnabledTools) > 0 {
+		set("enabled_tools", tomlStrings(s.EnabledTools))
+	}
+	if len(s.DisabledTools) > 0 {
+		set("disabled_tools", tomlStrings(s.DisabledTools))
+	}
+	if s.ParallelToolCalls != nil {
+		set("supports_parallel_tool_calls", strconv.FormatBool(*s.ParallelToolCalls))
+	}
+	if s.ApproveTools {
+		set("default_tools_approval_mode", tomlQuote("approve"))
+	}
+	return kv, notes
+}
+
+// tomlKey writes a key bare when TOML allows it, quoted otherwise.
+func tomlKey(k string) string {
+	if k == "" {
+		return `""`
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return tomlQuote(k)
+		}
+	}
+	return k
+}
+
+// tomlQuote writes a basic string, escaping what TOML requires.
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func tomlStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = tomlQuote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func tomlInlineTable(kvs []KeyValue) string {
+	if len(kvs) == 0 {
+		return "{}"
+	}
+	parts := make([]string, len(kvs))
+	for i, kv := range kvs {
+		parts[i] = tomlKey(kv.Key) + " = " + tomlQuote(kv.Value.Literal)
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// tomlFloat writes a float the way the Python Hermes does (30.0, 2.5), so
+// blocks from both implementations read the same.
+func tomlFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}

@@ -1,0 +1,197 @@
+package configmigrate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files from the current output")
+
+// caseOptions is the -- options -- section of a codex golden case.
+type caseOptions struct {
+	HermesTools        *HermesToolsOptions `json:"hermes_tools"`
+	Plugins            []Plugin            `json:"plugins"`
+	DefaultPermissions *string             `json:"default_permissions"`
+}
+
+// TestCodexGolden runs each testdata/codex/*.txtar: -- hermes.yaml -- and
+// an optional -- config.toml -- go in; -- want.toml -- and -- report.json --
+// (or -- error --) come out. Every case is also checked for the invariants:
+// the output parses, a second run changes nothing, and removing the block
+// gives back the user's bytes.
+func TestCodexGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/codex/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no golden cases")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := map[string][]byte{}
+			for _, f := range ar.Files {
+				sec[f.Name] = f.Data
+			}
+			in := CodexInput{DefaultPermissions: DefaultPermissions}
+			if raw := sec["options"]; len(raw) > 0 {
+				var o caseOptions
+				if err := json.Unmarshal(raw, &o); err != nil {
+					t.Fatalf("options: %v", err)
+				}
+				if o.HermesTools != nil {
+					s := HermesToolsServer(*o.HermesTools)
+					in.HermesTools = &s
+				}
+				in.Plugins = o.Plugins
+				if o.DefaultPermissions != nil {
+					in.DefaultPermissions = *o.DefaultPermissions
+				}
+			}
+			servers, problems, err := HermesServers(sec["hermes.yaml"])
+			if err != nil {
+				t.Fatalf("HermesServers: %v", err)
+			}
+			in.Servers = servers
+			existing := unescapeCR(sec["config.toml"])
+			out, rep, err := MigrateCodex(existing, in)
+			got := map[string][]byte{}
+			if err != nil {
+				got["error"] = []byte(err.Error() + "\n")
+			} else {
+				got["want.toml"] = escapeCR(out)
+				var probs []string
+				for _, p := range problems {
+					probs = append(probs, p.Error())
+				}
+				js, _ := json.MarshalIndent(struct {
+					CodexReport
+					Problems []string `json:"problems,omitempty"`
+				}{rep, probs}, "", "  ")
+				got["report.json"] = append(js, '\n')
+				checkCodexInvariants(t, existing, out, in)
+			}
+			if *update {
+				var keep []txtar.File
+				for _, f := range ar.Files {
+					if f.Name != "want.toml" && f.Name != "report.json" && f.Name != "error" {
+						keep = append(keep, f)
+					}
+				}
+				for _, name := range []string{"want.toml", "report.json", "error"} {
+					if data, ok := got[name]; ok {
+						keep = append(keep, txtar.File{Name: name, Data: data})
+					}
+				}
+				ar.Files = keep
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for _, name := range []string{"want.toml", "report.json", "error"} {
+				want, inFile := sec[name]
+				have, produced := got[name]
+				if inFile != produced || !bytes.Equal(want, have) {
+					t.Errorf("%s differs (run `go test ./configmigrate -update` if intended)\n--- got\n%s--- want\n%s", name, have, want)
+				}
+			}
+		})
+	}
+}
+
+// checkCodexInvariants holds for every input: valid TOML, idempotent, and
+// the user's bytes recoverable exactly.
+func checkCodexInvariants(t *testing.T, existing, out []byte, in CodexInput) {
+	t.Helper()
+	var m map[string]any
+	if err := toml.Unmarshal(bytes.TrimPrefix(out, bom), &m); err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, out)
+	}
+	again, rep, err := MigrateCodex(out, in)
+	if err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if !bytes.Equal(again, out) || rep.Changed {
+		t.Errorf("second run changed the file:\n--- first\n%s--- second\n%s", out, again)
+	}
+	user, _, err := RemoveCodexBlock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _, _ := RemoveCodexBlock(existing)
+	if !sameUserBytes(orig, user) {
+		t.Errorf("user bytes changed:\n--- before\n%q\n--- after\n%q", orig, user)
+	}
+}
+
+// sameUserBytes compares user text, allowing only the final newline the
+// block insertion adds to a file that lacked one.
+func sameUserBytes(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if len(a) == 0 || bytes.HasSuffix(a, []byte("\n")) {
+		return false
+	}
+	return bytes.Equal(append(bytes.Clone(a), '\n'), b) || bytes.Equal(append(bytes.Clone(a), '\r', '\n'), b)
+}
+
+// txtar cannot hold a bare CR visibly; golden files spell it «CR».
+func unescapeCR(b []byte) []byte { return bytes.ReplaceAll(b, []byte("«CR»"), []byte("\r")) }
+func escapeCR(b []byte) []byte   { return bytes.ReplaceAll(b, []byte("\r"), []byte("«CR»")) }
+
+func TestMigrateCodexRefusesInvalidTOML(t *testing.T) {
+	_, _, err := MigrateCodex([]byte("model = \"x\"\n[broken\n"), CodexInput{DefaultPermissions: DefaultPermissions})
+	if !errors.Is(err, ErrInvalidTOML) || !strings.Contains(err.Error(), "line 2, column") {
+		t.Fatalf("err = %v, want ErrInvalidTOML with line 2", err)
+	}
+}
+
+func TestBlockPluginsCarriedOver(t *testing.T) {
+	in := CodexInput{Plugins: []Plugin{{Name: "github", Marketplace: "openai-curated", Enabled: true}, {Name: "x", Marketplace: "lab", Enabled: false}}}
+	out, _, err := MigrateCodex([]byte("a = 1\n"), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := BlockPlugins(out)
+	if len(got) != 2 || got[0].ID() != "github@openai-curated" || !got[0].Enabled || got[1].ID() != "x@lab" || got[1].Enabled {
+		t.Fatalf("BlockPlugins = %+v", got)
+	}
+	if BlockPlugins([]byte("a = 1\n")) != nil {
+		t.Fatal("no block should mean no plugins")
+	}
+}
+
+func TestParseValue(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Value
+	}{
+		{"${TOKEN}", Value{Ref: "TOKEN"}},
+		{"$TOKEN", Value{Ref: "TOKEN"}},
+		{"Bearer ${TOKEN}", Value{Prefix: "Bearer ", Ref: "TOKEN"}},
+		{"plain", Value{Literal: "plain"}},
+		{"key-${K}-x", Value{Literal: "key-${K}-x"}},
+		{"${A}${B}", Value{Literal: "${A}${B}"}},
+		{"$", Value{Literal: "$"}},
+	}
+	for _, tt := range tests {
+		if got := ParseValue(tt.in); got != tt.want {
+			t.Errorf("ParseValue(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+	if !ParseValue("key-${K}-x").HasEmbeddedRef() || ParseValue("plain").HasEmbeddedRef() {
+		t.Error("HasEmbeddedRef wrong")
+	}
+}
