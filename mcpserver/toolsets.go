@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver/skills"
@@ -43,4 +44,15 @@ func Builtin(env Env) ([]tooldef.Toolset, error) {
 			ExternalDirs: external,
 		}),
 	}, nil
+}
+
+// EnvVarNames returns, sorted and without duplicates, every environment
+// variable the toolsets read.
+func EnvVarNames(toolsets []tooldef.Toolset) []string {
+	var out []string
+	for _, ts := range toolsets {
+		out = append(out, ts.EnvVars...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

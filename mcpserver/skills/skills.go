@@ -50,6 +50,8 @@ func (l *Library) Toolset() tooldef.Toolset {
 		Name:        "skills",
 		Description: "Browse and read Hermes skills: reusable task instructions with their reference files.",
 		Default:     true,
+		// The messaging platform selects skills.platform_disabled.
+		EnvVars: []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM"},
 		Tools: []tooldef.Tool{
 			{
 				Name:         "skills_list",

@@ -131,6 +131,10 @@ type Toolset struct {
 	Default bool
 	// Tools are the toolset's declarations, in presentation order.
 	Tools []Tool
+	// EnvVars names the environment variables the toolset reads. Clients
+	// that do not pass their environment to MCP servers (codex) must be
+	// told these names; hermes-migrate lists them.
+	EnvVars []string
 }
 
 // progressKey carries the progress reporter of the current call.

@@ -1,0 +1,474 @@
+// Command hermes-migrate registers Hermes' tools with MCP clients. For codex
+// it writes Hermes' managed block into config.toml: the user's Hermes MCP
+// servers, installed codex plugins, the hermes-tools callback and a default
+// permission profile. Nothing outside the block is touched.
+//
+// Exit codes: 0 success (including "already up to date"); 1 the migration
+// failed (stderr says why in one line); 2 bad flags.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/unidiff"
+	"github.com/hermes-go/hermes/mcpserver"
+)
+
+var version = ""
+
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// backupSuffix names the copy of the previous file kept on every write.
+const backupSuffix = ".bak"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, defaultDeps())
+	stop()
+	os.Exit(code)
+}
+
+// deps are the parts of the outside world a test replaces.
+type deps struct {
+	getenv     func(string) string
+	executable func() (string, error)
+	lookPath   func(string) (string, error)
+	// discoverPlugins asks codex for installed plugins.
+	discoverPlugins func(ctx context.Context, codexHome string) ([]configmigrate.Plugin, error)
+}
+
+func defaultDeps() deps {
+	return deps{
+		getenv:          os.Getenv,
+		executable:      os.Executable,
+		lookPath:        exec.LookPath,
+		discoverPlugins: discoverPlugins,
+	}
+}
+
+type options struct {
+	clients            string
+	dryRun             bool
+	jsonOut            bool
+	remove             bool
+	codexHome          string
+	hermesHome         string
+	noPlugins          bool
+	hermesToolsCommand string
+	toolsApproval      string
+	defaultPermissions string
+	userServers        bool
+	showVersion        bool
+}
+
+func parseArgs(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("hermes-migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.clients, "client", "codex", "client to configure: codex, claude-desktop, claude-code, cursor, vscode, gemini, or all (comma-separated)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of what would change; write nothing")
+	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
+	fs.BoolVar(&o.remove, "remove", false, "take Hermes' entries out again")
+	fs.StringVar(&o.codexHome, "codex-home", "", "codex home (default: $CODEX_HOME, else ~/.codex)")
+	fs.StringVar(&o.hermesHome, "hermes-home", "", "Hermes home (default: $HERMES_HOME, else ~/.hermes)")
+	fs.BoolVar(&o.noPlugins, "no-plugins", false, "do not ask codex for installed plugins (keep those the block already lists)")
+	fs.StringVar(&o.hermesToolsCommand, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes-migrate, else on PATH)")
+	fs.StringVar(&o.toolsApproval, "tools-approval", "auto", `codex approval for hermes-tools calls: "auto" (codex decides from each tool's annotations) or "approve" (never ask)`)
+	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions, or "none"`)
+	fs.BoolVar(&o.userServers, "user-servers", false, "other clients: also register the user's Hermes MCP servers (codex always gets them)")
+	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `hermes-migrate registers Hermes' tools with MCP clients, editing only Hermes' own entries.
+
+Usage:
+  hermes-migrate [flags]
+
+Flags:
+`)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 success; 1 the migration failed (reason on stderr); 2 bad flags.\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (run with -h for help)", fs.Arg(0))
+	}
+	switch o.toolsApproval {
+	case "auto", "approve":
+	default:
+		return o, fmt.Errorf(`--tools-approval %q: want "auto" or "approve"`, o.toolsApproval)
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) int {
+	o, err := parseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
+		return exitUsage
+	}
+	if o.showVersion {
+		fmt.Fprintf(stdout, "hermes-migrate %s\n", buildVersion())
+		return exitOK
+	}
+	clients, err := parseClients(o.clients)
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
+		return exitUsage
+	}
+	var reports []clientReport
+	for _, c := range clients {
+		rep, err := migrateClient(ctx, c, o, d)
+		if err != nil {
+			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
+			return exitFailure
+		}
+		reports = append(reports, rep)
+	}
+	if o.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(reports); err != nil {
+			fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	for _, r := range reports {
+		writeHuman(stdout, r)
+	}
+	return exitOK
+}
+
+// clientReport is what happened to one client's config file.
+type clientReport struct {
+	Client  string                    `json:"client"`
+	Path    string                    `json:"path"`
+	Written bool                      `json:"written"`
+	Changed bool                      `json:"changed"`
+	DryRun  bool                      `json:"dry_run,omitempty"`
+	Backup  string                    `json:"backup,omitempty"`
+	Removed bool                      `json:"removed,omitempty"`
+	Diff    string                    `json:"diff,omitempty"`
+	Codex   *configmigrate.CodexReport `json:"codex,omitempty"`
+	// PluginSource says where the plugin list came from: "codex",
+	// "previous block" or "" (none).
+	PluginSource string   `json:"plugin_source,omitempty"`
+	PluginError  string   `json:"plugin_error,omitempty"`
+	Problems     []string `json:"problems,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
+}
+
+func parseClients(s string) ([]string, error) {
+	known := append([]string{"codex"}, jsonClientNames()...)
+	var out []string
+	for _, c := range strings.Split(s, ",") {
+		c = strings.TrimSpace(c)
+		switch {
+		case c == "":
+		case c == "all":
+			out = append(out, known...)
+		case contains(known, c):
+			if !contains(out, c) {
+				out = append(out, c)
+			}
+		default:
+			return nil, fmt.Errorf("--client %q: unknown client (known: %s, all)", c, strings.Join(known, ", "))
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--client: name at least one client")
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func migrateClient(ctx context.Context, client string, o options, d deps) (clientReport, error) {
+	if client == "codex" {
+		return migrateCodex(ctx, o, d)
+	}
+	return migrateJSONClient(client, o, d)
+}
+
+// homes resolves the Hermes home and reports whether the user set one
+// explicitly (only then is HERMES_HOME written into client configs).
+func hermesHome(o options, d deps) (home string, explicit bool, err error) {
+	home, err = hermeshome.Resolve(o.hermesHome, d.getenv)
+	return home, o.hermesHome != "" || d.getenv(hermeshome.EnvVar) != "", err
+}
+
+func codexHome(o options, d deps) (string, error) {
+	dir := o.codexHome
+	if dir == "" {
+		dir = d.getenv("CODEX_HOME")
+	}
+	if dir == "" {
+		home := d.getenv("HOME")
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("locate ~/.codex: %w (pass --codex-home)", err)
+			}
+		}
+		dir = filepath.Join(home, ".codex")
+	}
+	return filepath.Abs(dir)
+}
+
+// hermesToolsServer builds the callback entry shared by every client.
+func hermesToolsServer(o options, d deps) (configmigrate.Server, string, error) {
+	home, explicit, err := hermesHome(o, d)
+	if err != nil {
+		return configmigrate.Server{}, "", err
+	}
+	bin, err := findHermesTools(o, d)
+	if err != nil {
+		return configmigrate.Server{}, "", err
+	}
+	cfg, err := hermeshome.LoadConfig(home)
+	if err != nil {
+		return configmigrate.Server{}, "", err
+	}
+	toolsets, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg, Getenv: d.getenv})
+	if err != nil {
+		return configmigrate.Server{}, "", err
+	}
+	opts := configmigrate.HermesToolsOptions{
+		Command: bin,
+		EnvVars: mcpserver.EnvVarNames(toolsets),
+		Approve: o.toolsApproval == "approve",
+	}
+	if explicit {
+		opts.HermesHome = home
+	}
+	return configmigrate.HermesToolsServer(opts), home, nil
+}
+
+// findHermesTools locates hermes-tools-mcp: the flag, then the directory of
+// this binary (they are installed together), then PATH. The path written
+// is absolute, because clients start servers with a minimal environment.
+func findHermesTools(o options, d deps) (string, error) {
+	if o.hermesToolsCommand != "" {
+		p, err := filepath.Abs(o.hermesToolsCommand)
+		if err != nil {
+			return "", err
+		}
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return "", fmt.Errorf("--hermes-tools-command %s: not an executable file", p)
+		}
+		return p, nil
+	}
+	if self, err := d.executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "hermes-tools-mcp")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := d.lookPath("hermes-tools-mcp"); err == nil {
+		return filepath.Abs(p)
+	}
+	return "", errors.New("hermes-tools-mcp not found next to hermes-migrate or on PATH; install it (go install github.com/hermes-go/hermes/cmd/hermes-tools-mcp@latest) or pass --hermes-tools-command")
+}
+
+func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) {
+	rep := clientReport{Client: "codex", DryRun: o.dryRun}
+	dir, err := codexHome(o, d)
+	if err != nil {
+		return rep, err
+	}
+	rep.Path = filepath.Join(dir, "config.toml")
+	existing, err := readOptional(rep.Path)
+	if err != nil {
+		return rep, err
+	}
+
+	var out []byte
+	if o.remove {
+		out, rep.Removed, err = configmigrate.RemoveCodexBlock(existing)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", rep.Path, err)
+		}
+	} else {
+		tools, home, err := hermesToolsServer(o, d)
+		if err != nil {
+			return rep, err
+		}
+		yamlText, err := readOptional(filepath.Join(home, hermeshome.ConfigFile))
+		if err != nil {
+			return rep, err
+		}
+		servers, problems, err := configmigrate.HermesServers(yamlText)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", filepath.Join(home, hermeshome.ConfigFile), err)
+		}
+		for _, p := range problems {
+			rep.Problems = append(rep.Problems, p.Error())
+		}
+		in := configmigrate.CodexInput{HermesTools: &tools, Servers: servers}
+		if o.defaultPermissions != "none" {
+			in.DefaultPermissions = o.defaultPermissions
+		}
+		in.Plugins, rep.PluginSource, rep.PluginError = codexPlugins(ctx, o, d, dir, existing)
+		var cr configmigrate.CodexReport
+		out, cr, err = configmigrate.MigrateCodex(existing, in)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", rep.Path, err)
+		}
+		rep.Codex = &cr
+	}
+	return finish(rep, existing, out, o)
+}
+
+// codexPlugins asks codex for its installed plugins. When that is not done
+// (dry run, --no-plugins) or fails, the plugins the current block lists are
+// kept, so a run never drops what an earlier run discovered.
+func codexPlugins(ctx context.Context, o options, d deps, codexHome string, existing []byte) (plugins []configmigrate.Plugin, source, errText string) {
+	previous := configmigrate.BlockPlugins(existing)
+	keep := func() ([]configmigrate.Plugin, string) {
+		if len(previous) > 0 {
+			return previous, "previous block"
+		}
+		return nil, ""
+	}
+	if o.noPlugins || o.dryRun {
+		p, s := keep()
+		return p, s, ""
+	}
+	found, err := d.discoverPlugins(ctx, codexHome)
+	if err != nil {
+		p, s := keep()
+		return p, s, err.Error()
+	}
+	return found, "codex", ""
+}
+
+// finish writes out (or, in a dry run, diffs it) and fills the report.
+func finish(rep clientReport, existing, out []byte, o options) (clientReport, error) {
+	rep.Changed = string(out) != string(existing)
+	if !rep.Changed {
+		return rep, nil
+	}
+	if o.dryRun {
+		rep.Diff = unidiff.Diff(rep.Path, rep.Path+" (migrated)", existing, out)
+		return rep, nil
+	}
+	opts := atomicfile.Options{Mode: 0o600}
+	if existing != nil {
+		opts.Backup = backupSuffix
+		rep.Backup = rep.Path + backupSuffix
+	}
+	if err := atomicfile.Write(rep.Path, out, opts); err != nil {
+		return rep, err
+	}
+	rep.Written = true
+	return rep, nil
+}
+
+// readOptional reads a file; a missing file is nil, not an error.
+func readOptional(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
+}
+
+func writeHuman(w io.Writer, r clientReport) {
+	switch {
+	case r.DryRun && r.Diff != "":
+		fmt.Fprint(w, r.Diff)
+		fmt.Fprintf(w, "%s: would update %s (dry run; nothing written)\n", r.Client, r.Path)
+	case r.DryRun:
+		fmt.Fprintf(w, "%s: %s is already up to date\n", r.Client, r.Path)
+	case r.Written:
+		fmt.Fprintf(w, "%s: wrote %s", r.Client, r.Path)
+		if r.Backup != "" {
+			fmt.Fprintf(w, " (previous version in %s)", r.Backup)
+		}
+		fmt.Fprintln(w)
+	default:
+		fmt.Fprintf(w, "%s: %s is already up to date\n", r.Client, r.Path)
+	}
+	if r.Removed {
+		fmt.Fprintln(w, "  removed Hermes' managed section")
+	}
+	if c := r.Codex; c != nil {
+		for _, s := range c.Servers {
+			state := "MCP server"
+			if !s.Written {
+				state = "MCP server (kept your own definition)"
+			}
+			fmt.Fprintf(w, "  %s %s\n", state, s.Name)
+			for _, n := range s.Notes {
+				fmt.Fprintf(w, "    dropped: %s\n", n)
+			}
+		}
+		for _, p := range c.Plugins {
+			fmt.Fprintf(w, "  plugin %s (from %s)\n", p, r.PluginSource)
+		}
+		if c.DefaultPermissions != "" {
+			fmt.Fprintf(w, "  default_permissions = %q\n", c.DefaultPermissions)
+		}
+		for _, u := range c.UserDefined {
+			fmt.Fprintf(w, "  kept your own %s\n", u)
+		}
+	}
+	if r.PluginError != "" {
+		fmt.Fprintf(w, "  plugin discovery failed (continuing): %s\n", r.PluginError)
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  warning: %s\n", p)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// discoverTimeout bounds a plugin/list round trip through codex.
+const discoverTimeout = 20 * time.Second
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

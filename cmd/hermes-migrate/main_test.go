@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/configmigrate"
+)
+
+// testEnv is a pair of homes and a fake hermes-tools-mcp binary.
+type testEnv struct {
+	codexHome, hermesHome, toolsBin string
+	env                             map[string]string
+	plugins                         []configmigrate.Plugin
+	pluginErr                       error
+	discoverCalls                   int
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	e := &testEnv{
+		codexHome:  filepath.Join(dir, "codex"),
+		hermesHome: filepath.Join(dir, "hermes"),
+		toolsBin:   filepath.Join(dir, "bin", "hermes-tools-mcp"),
+		env:        map[string]string{"HOME": filepath.Join(dir, "home")},
+	}
+	for _, d := range []string{e.codexHome, e.hermesHome, filepath.Dir(e.toolsBin)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(e.toolsBin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *testEnv) deps() deps {
+	return deps{
+		getenv:     func(k string) string { return e.env[k] },
+		executable: func() (string, error) { return e.toolsBin, nil }, // installed side by side
+		lookPath:   func(string) (string, error) { return "", errors.New("not on PATH") },
+		discoverPlugins: func(ctx context.Context, codexHome string) ([]configmigrate.Plugin, error) {
+			e.discoverCalls++
+			return e.plugins, e.pluginErr
+		},
+	}
+}
+
+func (e *testEnv) write(t *testing.T, rel, content string) string {
+	t.Helper()
+	p := filepath.Join(rel)
+	if err := os.WriteFile(p, []byte(content), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (e *testEnv) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	base := []string{"--codex-home", e.codexHome, "--hermes-home", e.hermesHome}
+	code := run(context.Background(), append(base, args...), &out, &errb, e.deps())
+	return code, out.String(), errb.String()
+}
+
+func (e *testEnv) config(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.codexHome, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestMigrateWritesBackupAndIsIdempotent(t *testing.T) {
+	e := newTestEnv(t)
+	e.plugins = []configmigrate.Plugin{{Name: "github", Marketplace: "openai-curated", Enabled: true}}
+	cfg := e.write(t, filepath.Join(e.codexHome, "config.toml"), "model = \"gpt-5.5\" # mine\n\n[history]\npersistence = \"none\"\n")
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  gh:\n    command: npx\n    env: {GITHUB_TOKEN: \"${GITHUB_TOKEN}\"}\n")
+
+	code, out, stderr := e.run(t)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := e.config(t)
+	for _, want := range []string{
+		"model = \"gpt-5.5\" # mine\n",
+		"[mcp_servers.hermes-tools]\ncommand = " + `"` + e.toolsBin + `"`,
+		`env = { HERMES_HOME = "` + e.hermesHome + `" }`,
+		`env_vars = ["GITHUB_TOKEN"]`,
+		`[plugins."github@openai-curated"]`,
+		"[history]\npersistence = \"none\"\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config.toml lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(out, "wrote "+cfg) {
+		t.Errorf("report: %s", out)
+	}
+	if b, _ := os.ReadFile(cfg + ".bak"); !strings.HasPrefix(string(b), "model = \"gpt-5.5\" # mine") {
+		t.Errorf("backup holds %q", b)
+	}
+	if fi, _ := os.Stat(cfg); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want the file's own 0640", fi.Mode().Perm())
+	}
+
+	before := e.config(t)
+	code, out, _ = e.run(t)
+	if code != exitOK || e.config(t) != before || !strings.Contains(out, "already up to date") {
+		t.Fatalf("second run changed something (exit %d):\n%s", code, out)
+	}
+}
+
+func TestMigrateDryRunWritesNothingAndKeepsPlugins(t *testing.T) {
+	e := newTestEnv(t)
+	e.plugins = []configmigrate.Plugin{{Name: "linear", Marketplace: "openai-curated", Enabled: true}}
+	if code, _, stderr := e.run(t); code != exitOK {
+		t.Fatal(stderr)
+	}
+	before := e.config(t)
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  web:\n    url: https://x.example/mcp\n")
+	code, out, stderr := e.run(t, "--dry-run")
+	if code != exitOK {
+		t.Fatal(stderr)
+	}
+	if e.config(t) != before {
+		t.Fatal("dry run wrote the file")
+	}
+	if e.discoverCalls != 1 {
+		t.Errorf("dry run asked codex for plugins (%d calls)", e.discoverCalls)
+	}
+	if !strings.Contains(out, "+[mcp_servers.web]") || strings.Contains(out, `-[plugins."linear@openai-curated"]`) {
+		t.Errorf("dry-run diff wrong (plugins must be carried over):\n%s", out)
+	}
+}
+
+func TestMigrateReportsAndRefuses(t *testing.T) {
+	e := newTestEnv(t)
+	cfg := e.write(t, filepath.Join(e.codexHome, "config.toml"), "model = \"x\"\n[broken\n")
+	code, _, stderr := e.run(t)
+	if code != exitFailure || !strings.Contains(stderr, "line 2, column") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("exit %d, stderr %q: want a one-line parse error with position", code, stderr)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != "model = \"x\"\n[broken\n" {
+		t.Fatal("invalid file was modified")
+	}
+	if _, err := os.Stat(cfg + ".bak"); err == nil {
+		t.Fatal("a refused run must not leave a backup")
+	}
+
+	e2 := newTestEnv(t)
+	e2.write(t, filepath.Join(e2.hermesHome, "config.yaml"), "mcp_servers: [not, a, map]\n")
+	if code, _, stderr := e2.run(t); code != exitFailure || !strings.Contains(stderr, "not a mapping") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+
+	e3 := newTestEnv(t)
+	e3.pluginErr = errors.New("codex not installed")
+	code, out, _ := e3.run(t, "--json")
+	var reps []clientReport
+	if code != exitOK || json.Unmarshal([]byte(out), &reps) != nil || reps[0].PluginError != "codex not installed" || !reps[0].Written {
+		t.Fatalf("plugin failure must be reported and non-fatal: exit %d %s", code, out)
+	}
+}
+
+func TestRemoveRestoresUserFile(t *testing.T) {
+	e := newTestEnv(t)
+	orig := "# mine\nmodel = \"gpt-5.5\"\n\n[history]\npersistence = \"none\"\n"
+	e.write(t, filepath.Join(e.codexHome, "config.toml"), orig)
+	if code, _, stderr := e.run(t, "--no-plugins"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	if e.discoverCalls != 0 {
+		t.Error("--no-plugins still asked codex")
+	}
+	if code, out, stderr := e.run(t, "--remove"); code != exitOK || !strings.Contains(out, "removed") {
+		t.Fatalf("exit %d: %s %s", code, out, stderr)
+	}
+	if got := e.config(t); got != orig {
+		t.Fatalf("after --remove:\n%q\nwant\n%q", got, orig)
+	}
+}
+
+func TestFlagsAndLookup(t *testing.T) {
+	e := newTestEnv(t)
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--client", "emacs"}, exitUsage, `unknown client`},
+		{[]string{"--tools-approval", "yolo"}, exitUsage, `--tools-approval "yolo"`},
+		{[]string{"stray"}, exitUsage, `unexpected argument "stray"`},
+		{[]string{"--hermes-tools-command", "/nonexistent/bin"}, exitFailure, "not an executable file"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := e.run(t, tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.msg) {
+			t.Errorf("%v: exit %d stderr %q, want %d and %q", tt.args, code, stderr, tt.code, tt.msg)
+		}
+	}
+	// Not next to hermes-migrate and not on PATH: a message saying how to fix it.
+	d := e.deps()
+	d.executable = func() (string, error) { return "/elsewhere/hermes-migrate", nil }
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--codex-home", e.codexHome}, &out, &errb, d)
+	if code != exitFailure || !strings.Contains(errb.String(), "--hermes-tools-command") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
+
+func TestToolsApprovalAndPermissionsFlags(t *testing.T) {
+	e := newTestEnv(t)
+	if code, _, stderr := e.run(t, "--tools-approval", "approve", "--default-permissions", "none"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	got := e.config(t)
+	if !strings.Contains(got, `default_tools_approval_mode = "approve"`) || strings.Contains(got, "default_permissions") {
+		t.Fatalf("flags not applied:\n%s", got)
+	}
+}
