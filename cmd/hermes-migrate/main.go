@@ -167,14 +167,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 
 // clientReport is what happened to one client's config file.
 type clientReport struct {
-	Client  string                    `json:"client"`
-	Path    string                    `json:"path"`
-	Written bool                      `json:"written"`
-	Changed bool                      `json:"changed"`
-	DryRun  bool                      `json:"dry_run,omitempty"`
-	Backup  string                    `json:"backup,omitempty"`
-	Removed bool                      `json:"removed,omitempty"`
-	Diff    string                    `json:"diff,omitempty"`
+	Client  string                     `json:"client"`
+	Path    string                     `json:"path"`
+	Written bool                       `json:"written"`
+	Changed bool                       `json:"changed"`
+	DryRun  bool                       `json:"dry_run,omitempty"`
+	Backup  string                     `json:"backup,omitempty"`
+	Removed bool                       `json:"removed,omitempty"`
+	Diff    string                     `json:"diff,omitempty"`
 	Codex   *configmigrate.CodexReport `json:"codex,omitempty"`
 	// PluginSource says where the plugin list came from: "codex",
 	// "previous block" or "" (none).
