@@ -16,8 +16,9 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 
 all: build
 
+# Both binaries land in bin/: hermes-migrate finds hermes-tools-mcp beside it.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/hermes-tools-mcp ./cmd/hermes-tools-mcp
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/hermes-tools-mcp ./cmd/hermes-migrate
 
 run: build
 	@echo "hermes-tools-mcp: serving MCP on stdio (HERMES_HOME=$${HERMES_HOME:-~/.hermes}); Ctrl+D to stop" >&2
@@ -48,7 +49,7 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./cmd/hermes-tools-mcp
-	$(GO) test -run '^$$' -bench . -benchmem ./mcpserver/...
+	$(GO) test -run '^$$' -bench . -benchmem ./mcpserver/... ./configmigrate/...
 
 # Regenerate the README tool table, schema snapshots and wire transcripts.
 docs:
