@@ -52,15 +52,18 @@ func main() {
 // deps are the parts of the outside world a test replaces.
 type deps struct {
 	getenv     func(string) string
+	environ    func() []string
 	executable func() (string, error)
 	lookPath   func(string) (string, error)
-	// discoverPlugins asks codex for installed plugins.
-	discoverPlugins func(ctx context.Context, codexHome string) ([]configmigrate.Plugin, error)
+	// discoverPlugins asks codex (binary, empty for the default lookup)
+	// for its installed plugins, running it with env.
+	discoverPlugins func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error)
 }
 
 func defaultDeps() deps {
 	return deps{
 		getenv:          os.Getenv,
+		environ:         os.Environ,
 		executable:      os.Executable,
 		lookPath:        exec.LookPath,
 		discoverPlugins: discoverPlugins,
@@ -79,6 +82,7 @@ type options struct {
 	toolsApproval      string
 	defaultPermissions string
 	userServers        bool
+	codexBin           string
 	showVersion        bool
 }
 
@@ -97,6 +101,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.toolsApproval, "tools-approval", "auto", `codex approval for hermes-tools calls: "auto" (codex decides from each tool's annotations) or "approve" (never ask)`)
 	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions, or "none"`)
 	fs.BoolVar(&o.userServers, "user-servers", false, "other clients: also register the user's Hermes MCP servers (codex always gets them)")
+	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for plugin discovery (default: $CODEX_BIN, else codex on PATH)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `hermes-migrate registers Hermes' tools with MCP clients, editing only Hermes' own entries.
@@ -367,7 +372,7 @@ func codexPlugins(ctx context.Context, o options, d deps, codexHome string, exis
 		p, s := keep()
 		return p, s, ""
 	}
-	found, err := d.discoverPlugins(ctx, codexHome)
+	found, err := d.discoverPlugins(ctx, codexHome, o.codexBin, d.environ())
 	if err != nil {
 		p, s := keep()
 		return p, s, err.Error()

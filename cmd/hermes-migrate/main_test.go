@@ -47,7 +47,8 @@ func (e *testEnv) deps() deps {
 		getenv:     func(k string) string { return e.env[k] },
 		executable: func() (string, error) { return e.toolsBin, nil }, // installed side by side
 		lookPath:   func(string) (string, error) { return "", errors.New("not on PATH") },
-		discoverPlugins: func(ctx context.Context, codexHome string) ([]configmigrate.Plugin, error) {
+		environ:    func() []string { return nil },
+		discoverPlugins: func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
 			e.discoverCalls++
 			return e.plugins, e.pluginErr
 		},
