@@ -229,3 +229,63 @@ func TestToolsApprovalAndPermissionsFlags(t *testing.T) {
 		t.Fatalf("flags not applied:\n%s", got)
 	}
 }
+
+func TestSyncJSONClients(t *testing.T) {
+	e := newTestEnv(t)
+	home := e.env["HOME"]
+	cursorDir := filepath.Join(home, ".cursor")
+	if err := os.MkdirAll(cursorDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The user's own Cursor config, with another server and an unknown key.
+	cursor := filepath.Join(cursorDir, "mcp.json")
+	e.write(t, cursor, "{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"my-server\"}\n  },\n  \"x-extra\": true\n}\n")
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  gh:\n    command: npx\n    env: {GITHUB_TOKEN: \"${GITHUB_TOKEN}\"}\n")
+
+	code, out, stderr := e.run(t, "--client", "all", "--user-servers", "--no-plugins")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, c := range []string{"codex", "claude-desktop", "claude-code", "cursor", "vscode", "gemini"} {
+		if !strings.Contains(out, c+": wrote ") {
+			t.Errorf("no write reported for %s:\n%s", c, out)
+		}
+	}
+	got, _ := os.ReadFile(cursor)
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+		Extra bool `json:"x-extra"`
+	}
+	if err := json.Unmarshal(got, &doc); err != nil {
+		t.Fatalf("cursor config is not JSON: %v\n%s", err, got)
+	}
+	if doc.MCPServers["mine"].Command != "my-server" || !doc.Extra {
+		t.Errorf("user content lost:\n%s", got)
+	}
+	if doc.MCPServers["hermes-tools"].Command != e.toolsBin || doc.MCPServers["gh"].Env["GITHUB_TOKEN"] != "${env:GITHUB_TOKEN}" {
+		t.Errorf("entries wrong (secrets must stay references):\n%s", got)
+	}
+
+	// Our entries are remembered as ours: a changed Hermes server is
+	// updated on the next run, not mistaken for a user definition.
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  gh:\n    command: gh-mcp\n")
+	if code, _, stderr := e.run(t, "--client", "cursor", "--user-servers"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	got, _ = os.ReadFile(cursor)
+	if !strings.Contains(string(got), `"gh-mcp"`) {
+		t.Errorf("owned entry not updated:\n%s", got)
+	}
+
+	// --remove takes out exactly what hermes-migrate wrote.
+	if code, _, stderr := e.run(t, "--client", "cursor", "--remove"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	got, _ = os.ReadFile(cursor)
+	if strings.Contains(string(got), "hermes-tools") || strings.Contains(string(got), `"gh"`) || !strings.Contains(string(got), `"mine"`) {
+		t.Errorf("after --remove:\n%s", got)
+	}
+}

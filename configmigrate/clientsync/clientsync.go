@@ -19,7 +19,8 @@
 // their entries, and only some formats have comments), so ownership is
 // decided by name:
 //
-//   - "hermes-tools" is always Hermes' own and is replaced.
+//   - configmigrate.HermesToolsName ("hermes-tools") is always Hermes'
+//     own and is replaced.
 //   - A name listed in Options.Owned (the names a previous Apply reported
 //     in Result.Written) is Hermes' and is replaced.
 //   - An entry that already says exactly what Hermes would write is left
@@ -30,6 +31,11 @@
 //
 // A server Hermes cannot register any more (disabled, or not expressible
 // in the client) is removed when its existing entry is Hermes' own.
+//
+// Where a client cannot reference environment variables (Claude Desktop),
+// the entry leaves those variables out and a note asks the user to fill
+// them in; when Hermes later rewrites its entry, values filled in that
+// way are kept.
 package clientsync
 
 import (
@@ -55,9 +61,6 @@ const (
 	Gemini        Client = "gemini"
 )
 
-// HermesToolsName is the server Hermes always manages in every client.
-const HermesToolsName = "hermes-tools"
-
 // Clients lists the supported clients in a stable order.
 func Clients() []Client {
 	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini}
@@ -80,8 +83,9 @@ func ParseClient(s string) (Client, error) {
 	return "", fmt.Errorf("unknown MCP client %q; valid clients are %s", s, clientNames())
 }
 
-// String returns the client's display name ("VS Code").
-func (c Client) String() string {
+// DisplayName is the client's name for people ("VS Code"); the Client
+// value itself is the CLI spelling ("vscode").
+func (c Client) DisplayName() string {
 	if d, ok := dialects[c]; ok {
 		return d.display
 	}
@@ -132,7 +136,7 @@ func ConfigPath(c Client, env Env) (string, error) {
 	}
 	appData := func() (string, error) {
 		if !isAbs(env.AppData, true) {
-			return "", fmt.Errorf("%%APPDATA%% is %q, not an absolute path; %s keeps its config under it, so set APPDATA", env.AppData, c)
+			return "", fmt.Errorf("%%APPDATA%% is %q, not an absolute path; %s keeps its config under it, so set APPDATA", env.AppData, c.DisplayName())
 		}
 		return env.AppData, nil
 	}
@@ -200,23 +204,24 @@ type Options struct {
 type Result struct {
 	// Output is the complete new file. It equals the input when
 	// nothing changed (nil for a missing file that stays missing).
-	Output []byte
+	Output []byte `json:"-"`
 	// Changed reports whether Output differs from the input; write
 	// the file only then.
-	Changed bool
+	Changed bool `json:"changed"`
 	// Written names the servers whose entry now is what Hermes wants
 	// (added, replaced, or already identical). Keep it as the next
 	// Options.Owned.
-	Written []string
+	Written []string `json:"written,omitempty"`
 	// Skipped names the servers not registered: a user entry of the
 	// same name, or nothing the client can express. Notes say why.
-	Skipped []string
+	Skipped []string `json:"skipped,omitempty"`
 	// Removed names entries taken out of the file.
-	Removed []string
-	// Notes say, one line each, what was translated, dropped or left
-	// alone and what the user may have to do by hand. They never hold a
-	// configured value, which may be a secret.
-	Notes []string
+	Removed []string `json:"removed,omitempty"`
+	// Notes say, one line each and prefixed with the server's name,
+	// what was translated, dropped or left alone and what the user may
+	// have to do by hand. They name variables and fields but never
+	// carry a value (env, header, argument, URL), which may be a secret.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Apply registers servers in c's config file, given its current content
@@ -241,9 +246,11 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 		return Result{}, err
 	}
 	res := Result{Notes: ed.fileNotes(d)}
-	owned := func(name string) bool { return name == HermesToolsName || slices.Contains(opts.Owned, name) }
+	owned := func(name string) bool {
+		return name == configmigrate.HermesToolsName || slices.Contains(opts.Owned, name)
+	}
 	for _, s := range servers {
-		if err := apply(ed, d, s, owned(s.Name), opts.Overwrite, &res); err != nil {
+		if err := applyServer(ed, d, s, owned(s.Name), opts.Overwrite, &res); err != nil {
 			return Result{}, err
 		}
 	}
@@ -252,20 +259,20 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 	return res, nil
 }
 
-func apply(ed *editor, d *dialect, s configmigrate.Server, owned, overwrite bool, res *Result) error {
+func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned, overwrite bool, res *Result) error {
 	noteAll := func(notes ...string) {
 		for _, n := range notes {
 			res.Notes = append(res.Notes, s.Name+": "+n)
 		}
 	}
-	entry, notes, skip := translate(d, s)
+	tr := translate(d, s)
 	cont, idx, err := ed.lookup(s.Name)
 	if err != nil {
 		return err
 	}
-	if skip != "" {
+	if tr.skip != "" {
 		res.Skipped = append(res.Skipped, s.Name)
-		noteAll("not registered: " + skip)
+		noteAll("not registered: " + tr.skip)
 		if idx >= 0 && owned {
 			if err := ed.removeMember(cont, idx); err != nil {
 				return err
@@ -275,6 +282,13 @@ func apply(ed *editor, d *dialect, s configmigrate.Server, owned, overwrite bool
 		}
 		return nil
 	}
+	var existing []byte
+	if idx >= 0 {
+		v := cont.members[idx].value
+		existing = ed.doc.standard(v.start, v.end)
+	}
+	handNotes := tr.keepHand(d, existing)
+	entry := tr.entry
 	switch {
 	case idx < 0:
 		cont, err := ed.ensureContainer()
@@ -284,7 +298,7 @@ func apply(ed *editor, d *dialect, s configmigrate.Server, owned, overwrite bool
 		if err := ed.apply(ed.insert(cont, s.Name, entry)); err != nil {
 			return err
 		}
-	case ed.sameAs(cont.members[idx].value, entry):
+	case ed.sameAs(existing, entry):
 		// Already what Hermes wants; keep the user's formatting.
 	case owned || overwrite:
 		if err := ed.apply(ed.replace(cont, idx, entry)); err != nil {
@@ -299,7 +313,11 @@ func apply(ed *editor, d *dialect, s configmigrate.Server, owned, overwrite bool
 		return nil
 	}
 	res.Written = append(res.Written, s.Name)
-	noteAll(notes...)
+	// The server's own notes (what Hermes' config could not express in
+	// the neutral model) come first, as in the codex report.
+	noteAll(s.Notes...)
+	noteAll(handNotes...)
+	noteAll(tr.notes...)
 	return nil
 }
 

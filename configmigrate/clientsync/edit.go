@@ -95,7 +95,7 @@ func (e *editor) container() (*node, error) {
 	if dup >= 0 {
 		return nil, e.duplicateError(root, idx, dup, fmt.Sprintf("%q", e.rootKey), "the top level")
 	}
-	v := root.members[idx].value
+	v := &root.members[idx].value
 	if v.kind != kindObject {
 		line, col := lineCol(e.src, e.doc.bom, v.start)
 		return nil, fmt.Errorf("%q at line %d, column %d is %s, not an object; make it an object ({}) or remove it", e.rootKey, line, col, kindName(e.src, v))
@@ -136,7 +136,12 @@ func (e *editor) apply(edits []edit) error {
 		out = slices.Concat(out[:ed.start], []byte(ed.text), out[ed.end:])
 	}
 	e.src = out
-	return e.reparse()
+	// Every edit is checked by parsing the result, so a bug here shows
+	// up as an error instead of a broken config file.
+	if err := e.reparse(); err != nil {
+		return fmt.Errorf("the edited file would not parse, so nothing was produced (a bug in clientsync; please report it): %w", err)
+	}
+	return nil
 }
 
 // ensureContainer creates the root object and the servers object when
@@ -269,8 +274,19 @@ func (e *editor) layout(indent string, pretty bool) layout {
 	return layout{nl: e.nl, unit: e.unit, indent: indent, inline: !pretty}
 }
 
+// inlineLayout is the single-line style of obj: minified files
+// ({"a":1,"b":2}) get no blanks after ':' and ','.
+func (e *editor) inlineLayout(obj *node) layout {
+	ms := obj.members
+	if len(ms) == 0 && e.doc.root != nil {
+		ms = e.doc.root.members
+	}
+	tight := len(ms) > 0 && e.src[ms[0].value.start-1] == ':'
+	return layout{nl: e.nl, unit: e.unit, inline: true, tight: tight}
+}
+
 func memberText(key string, val any, l layout) string {
-	return quote(key) + ": " + render(val, l)
+	return quote(key) + l.colon() + render(val, l)
 }
 
 // insert appends key: val as the last member of obj, in the object's
@@ -287,17 +303,20 @@ func (e *editor) insert(obj *node, key string, val any) []edit {
 			if pretty {
 				return []edit{{open, closing, e.nl + ind + memberText(key, val, e.layout(ind, true)) + e.nl + base}}
 			}
-			return []edit{{open, closing, memberText(key, val, e.layout("", false))}}
+			return []edit{{open, closing, memberText(key, val, e.inlineLayout(obj))}}
 		}
 		// Only comments inside: keep them before the new member.
 		if e.lineStarted(closing) && e.lineStart(closing) > obj.start {
 			ls := e.lineStart(closing)
 			return []edit{{ls, ls, ind + memberText(key, val, e.layout(ind, true)) + e.nl}}
 		}
-		if pretty {
-			return []edit{{closing, closing, e.nl + ind + memberText(key, val, e.layout(ind, true)) + e.nl + base}}
+		// A comment shares the line with '}': go on that line too,
+		// after the last non-blank, so removal finds it as it was.
+		p := closing
+		for p > open && (e.src[p-1] == ' ' || e.src[p-1] == '\t') {
+			p--
 		}
-		return []edit{{closing, closing, " " + memberText(key, val, e.layout("", false)) + " "}}
+		return []edit{{p, p, " " + memberText(key, val, e.inlineLayout(obj))}}
 	}
 
 	last := obj.members[len(obj.members)-1]
@@ -321,7 +340,11 @@ func (e *editor) insert(obj *node, key string, val any) []edit {
 		}
 		return edits
 	}
-	text := " " + memberText(key, val, e.layout("", false)) + comma
+	l := e.inlineLayout(obj)
+	text := memberText(key, val, l) + comma
+	if !l.tight {
+		text = " " + text
+	}
 	if !trailing {
 		text = "," + text
 	}
@@ -332,7 +355,10 @@ func (e *editor) insert(obj *node, key string, val any) []edit {
 // around it.
 func (e *editor) replace(obj *node, idx int, val any) []edit {
 	m := obj.members[idx]
-	l := e.layout(e.lineIndent(m.keyStart), e.pretty(obj))
+	l := e.inlineLayout(obj)
+	if e.pretty(obj) {
+		l = e.layout(e.lineIndent(m.keyStart), true)
+	}
 	return []edit{{m.value.start, m.value.end, render(val, l)}}
 }
 
@@ -354,13 +380,23 @@ func (e *editor) remove(obj *node, idx int) []edit {
 		}
 	}
 	if start < 0 {
+		// Something else shares the line. A member starting the line
+		// keeps the indentation for what follows; one after another
+		// member takes the blanks before it.
 		start = m.keyStart
-		ls := e.lineStart(m.keyStart)
-		for start > ls && (e.src[start-1] == ' ' || e.src[start-1] == '\t') {
-			start--
-		}
-		if start == m.keyStart && commaDone {
+		if e.lineStarted(m.keyStart) {
 			end = e.skipBlanks(end)
+		} else {
+			ls := e.lineStart(m.keyStart)
+			for start > ls && (e.src[start-1] == ' ' || e.src[start-1] == '\t') {
+				start--
+			}
+			// {"x": 1, "b": 2} loses "x": 1 and the blank after
+			// its comma, so "b" is not left behind a blank.
+			if start == m.keyStart && commaDone && idx < len(obj.members)-1 &&
+				e.skipBlanks(end) == obj.members[idx+1].keyStart {
+				end = e.skipBlanks(end)
+			}
 		}
 	}
 	edits := []edit{{start, end, ""}}
@@ -384,11 +420,12 @@ func (e *editor) collapse(obj *node) []edit {
 	return []edit{{obj.start + 1, obj.end - 1, ""}}
 }
 
-// sameAs reports whether the existing value already means val, whatever
-// its formatting: such an entry is left byte for byte as the user has it.
-func (e *editor) sameAs(n *node, val any) bool {
+// sameAs reports whether the existing value (plain JSON) already means
+// val, whatever its formatting: such an entry is left byte for byte as
+// the user has it.
+func (e *editor) sameAs(existing []byte, val any) bool {
 	var have, want any
-	if err := json.Unmarshal(e.doc.standard(n.start, n.end), &have); err != nil {
+	if err := json.Unmarshal(existing, &have); err != nil {
 		return false
 	}
 	if err := json.Unmarshal([]byte(render(val, layout{inline: true})), &want); err != nil {

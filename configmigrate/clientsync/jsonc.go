@@ -56,7 +56,7 @@ type node struct {
 type member struct {
 	key      string
 	keyStart int // offset of the key's opening quote
-	value    *node
+	value    node
 	// comma is the offset of the ',' that follows the value, or -1.
 	comma int
 }
@@ -112,7 +112,7 @@ func parse(src []byte) (*document, error) {
 	if p.pos != len(src) {
 		return nil, p.errorf(p.pos, "unexpected %s after the end of the top-level value", p.describe(p.pos))
 	}
-	doc.root = root
+	doc.root = &root
 	return doc, nil
 }
 
@@ -186,12 +186,12 @@ func (p *parser) skipTrivia() error {
 	return nil
 }
 
-func (p *parser) value(depth int) (*node, error) {
+func (p *parser) value(depth int) (node, error) {
 	if depth > maxDepth {
-		return nil, p.errorf(p.pos, "values are nested more than %d deep", maxDepth)
+		return node{}, p.errorf(p.pos, "values are nested more than %d deep", maxDepth)
 	}
 	if p.pos >= len(p.src) {
-		return nil, p.errorf(p.pos, "unexpected end of file, expected a value")
+		return node{}, p.errorf(p.pos, "unexpected end of file, expected a value")
 	}
 	switch c := p.src[p.pos]; {
 	case c == '{':
@@ -201,23 +201,23 @@ func (p *parser) value(depth int) (*node, error) {
 	case c == '"':
 		start := p.pos
 		if err := p.str(); err != nil {
-			return nil, err
+			return node{}, err
 		}
-		return &node{kind: kindString, start: start, end: p.pos}, nil
+		return node{kind: kindString, start: start, end: p.pos}, nil
 	case c == '-' || ('0' <= c && c <= '9'):
 		return p.number()
-	case c == 't' || c == 'f' || c == 'n':
+	case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
 		return p.literal()
 	default:
-		return nil, p.errorf(p.pos, "unexpected %s, expected a value", p.describe(p.pos))
+		return node{}, p.errorf(p.pos, "unexpected %s, expected a value", p.describe(p.pos))
 	}
 }
 
-func (p *parser) object(depth int) (*node, error) {
-	n := &node{kind: kindObject, start: p.pos}
+func (p *parser) object(depth int) (node, error) {
+	n := node{kind: kindObject, start: p.pos}
 	p.pos++ // {
 	if err := p.skipTrivia(); err != nil {
-		return nil, err
+		return node{}, err
 	}
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
@@ -226,39 +226,39 @@ func (p *parser) object(depth int) (*node, error) {
 	}
 	for {
 		if p.pos >= len(p.src) {
-			return nil, p.unclosed(n.start, "object")
+			return node{}, p.unclosed(n.start, "object")
 		}
 		if p.src[p.pos] != '"' {
-			return nil, p.errorf(p.pos, "unexpected %s, expected a member name in double quotes", p.describe(p.pos))
+			return node{}, p.errorf(p.pos, "unexpected %s, expected a member name in double quotes", p.describe(p.pos))
 		}
 		keyStart := p.pos
 		if err := p.str(); err != nil {
-			return nil, err
+			return node{}, err
 		}
 		keyEnd := p.pos
 		if err := p.skipTrivia(); err != nil {
-			return nil, err
+			return node{}, err
 		}
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return nil, p.errorf(p.pos, "unexpected %s, expected ':' after the member name", p.describe(p.pos))
+			return node{}, p.errorf(p.pos, "unexpected %s, expected ':' after the member name", p.describe(p.pos))
 		}
 		p.pos++
 		if err := p.skipTrivia(); err != nil {
-			return nil, err
+			return node{}, err
 		}
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
 		m := member{keyStart: keyStart, value: v, comma: -1}
 		if depth <= membersDepth {
 			m.key = decodeKey(p.src[keyStart:keyEnd])
 		}
 		if err := p.skipTrivia(); err != nil {
-			return nil, err
+			return node{}, err
 		}
 		if p.pos >= len(p.src) {
-			return nil, p.unclosed(n.start, "object")
+			return node{}, p.unclosed(n.start, "object")
 		}
 		switch p.src[p.pos] {
 		case '}':
@@ -275,7 +275,7 @@ func (p *parser) object(depth int) (*node, error) {
 				n.members = append(n.members, m)
 			}
 			if err := p.skipTrivia(); err != nil {
-				return nil, err
+				return node{}, err
 			}
 			if p.pos < len(p.src) && p.src[p.pos] == '}' {
 				p.doc.trailingCommas = append(p.doc.trailingCommas, m.comma)
@@ -284,16 +284,16 @@ func (p *parser) object(depth int) (*node, error) {
 				return n, nil
 			}
 		default:
-			return nil, p.errorf(p.pos, "unexpected %s, expected ',' or '}' after an object member", p.describe(p.pos))
+			return node{}, p.errorf(p.pos, "unexpected %s, expected ',' or '}' after an object member", p.describe(p.pos))
 		}
 	}
 }
 
-func (p *parser) array(depth int) (*node, error) {
-	n := &node{kind: kindArray, start: p.pos}
+func (p *parser) array(depth int) (node, error) {
+	n := node{kind: kindArray, start: p.pos}
 	p.pos++ // [
 	if err := p.skipTrivia(); err != nil {
-		return nil, err
+		return node{}, err
 	}
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
@@ -302,16 +302,16 @@ func (p *parser) array(depth int) (*node, error) {
 	}
 	for {
 		if p.pos >= len(p.src) {
-			return nil, p.unclosed(n.start, "array")
+			return node{}, p.unclosed(n.start, "array")
 		}
 		if _, err := p.value(depth + 1); err != nil {
-			return nil, err
+			return node{}, err
 		}
 		if err := p.skipTrivia(); err != nil {
-			return nil, err
+			return node{}, err
 		}
 		if p.pos >= len(p.src) {
-			return nil, p.unclosed(n.start, "array")
+			return node{}, p.unclosed(n.start, "array")
 		}
 		switch p.src[p.pos] {
 		case ']':
@@ -322,7 +322,7 @@ func (p *parser) array(depth int) (*node, error) {
 			comma := p.pos
 			p.pos++
 			if err := p.skipTrivia(); err != nil {
-				return nil, err
+				return node{}, err
 			}
 			if p.pos < len(p.src) && p.src[p.pos] == ']' {
 				p.doc.trailingCommas = append(p.doc.trailingCommas, comma)
@@ -331,7 +331,7 @@ func (p *parser) array(depth int) (*node, error) {
 				return n, nil
 			}
 		default:
-			return nil, p.errorf(p.pos, "unexpected %s, expected ',' or ']' after an array element", p.describe(p.pos))
+			return node{}, p.errorf(p.pos, "unexpected %s, expected ',' or ']' after an array element", p.describe(p.pos))
 		}
 	}
 }
@@ -386,7 +386,7 @@ func isHex(c byte) bool {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func (p *parser) number() (*node, error) {
+func (p *parser) number() (node, error) {
 	start := p.pos
 	if p.src[p.pos] == '-' {
 		p.pos++
@@ -399,12 +399,12 @@ func (p *parser) number() (*node, error) {
 			p.pos++
 		}
 	default:
-		return nil, p.errorf(start, "invalid number")
+		return node{}, p.errorf(start, "invalid number")
 	}
 	if p.pos < len(p.src) && p.src[p.pos] == '.' {
 		p.pos++
 		if p.pos >= len(p.src) || !isDigit(p.src[p.pos]) {
-			return nil, p.errorf(start, "invalid number: expected a digit after '.'")
+			return node{}, p.errorf(start, "invalid number: expected a digit after '.'")
 		}
 		for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
 			p.pos++
@@ -416,23 +416,23 @@ func (p *parser) number() (*node, error) {
 			p.pos++
 		}
 		if p.pos >= len(p.src) || !isDigit(p.src[p.pos]) {
-			return nil, p.errorf(start, "invalid number: expected a digit in the exponent")
+			return node{}, p.errorf(start, "invalid number: expected a digit in the exponent")
 		}
 		for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
 			p.pos++
 		}
 	}
 	if p.pos < len(p.src) && isWordByte(p.src[p.pos]) {
-		return nil, p.errorf(start, "invalid number")
+		return node{}, p.errorf(start, "invalid number")
 	}
-	return &node{kind: kindNumber, start: start, end: p.pos}, nil
+	return node{kind: kindNumber, start: start, end: p.pos}, nil
 }
 
 func isWordByte(c byte) bool {
 	return c == '_' || c == '.' || isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
-func (p *parser) literal() (*node, error) {
+func (p *parser) literal() (node, error) {
 	start := p.pos
 	end := start
 	for end < len(p.src) && isWordByte(p.src[end]) {
@@ -441,9 +441,9 @@ func (p *parser) literal() (*node, error) {
 	switch string(p.src[start:end]) {
 	case "true", "false", "null":
 		p.pos = end
-		return &node{kind: kindLiteral, start: start, end: end}, nil
+		return node{kind: kindLiteral, start: start, end: end}, nil
 	}
-	return nil, p.errorf(start, "unexpected %q, expected a value (strings need double quotes)", truncate(string(p.src[start:end]), 20))
+	return node{}, p.errorf(start, "unexpected %q, expected a value (strings need double quotes)", truncate(string(p.src[start:end]), 20))
 }
 
 func truncate(s string, n int) string {

@@ -26,6 +26,14 @@ type layout struct {
 	unit   string // one level of indentation
 	indent string // indentation of the line the value starts on
 	inline bool   // everything on one line, for single-line objects
+	tight  bool   // inline without blanks after ':' and ','
+}
+
+func (l layout) colon() string {
+	if l.tight {
+		return ":"
+	}
+	return ": "
 }
 
 func quote(s string) string {
@@ -65,7 +73,7 @@ func renderTo(b *strings.Builder, v any, l layout, indent string) {
 				b.WriteByte(',')
 			}
 			if l.inline {
-				if i > 0 {
+				if i > 0 && !l.tight {
 					b.WriteByte(' ')
 				}
 			} else {
@@ -89,14 +97,14 @@ func renderTo(b *strings.Builder, v any, l layout, indent string) {
 				b.WriteByte(',')
 			}
 			if l.inline {
-				if i > 0 {
+				if i > 0 && !l.tight {
 					b.WriteByte(' ')
 				}
 			} else {
 				b.WriteString(l.nl + inner)
 			}
 			b.WriteString(quote(f.key))
-			b.WriteString(": ")
+			b.WriteString(l.colon())
 			renderTo(b, f.val, l, inner)
 		}
 		if !l.inline {

@@ -1,6 +1,7 @@
 package clientsync
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -22,6 +23,12 @@ type dialect struct {
 	// ref spells a reference to an environment variable; nil when the
 	// client cannot expand variables at all.
 	ref func(name string) string
+	// passRef spells a pass-through variable (Server.EnvVars), which
+	// may be unset; nil means the same as ref.
+	passRef func(name string) string
+	// unsetRef and unsetPass say what the client does when a
+	// referenced variable is unset, where that needs the user's care.
+	unsetRef, unsetPass string
 	// expands reports whether literal text would be read as a variable
 	// reference by the client, which cannot be escaped in any of them.
 	expands func(lit string) bool
@@ -34,21 +41,29 @@ type dialect struct {
 	gemini bool
 }
 
-var (
-	dollarBrace = func(lit string) bool { return strings.Contains(lit, "${") }
-	geminiVarRE = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
-)
+// dollarBrace matches how Claude Code, Cursor and VS Code find
+// variables: any "${...}".
+func dollarBrace(lit string) bool { return strings.Contains(lit, "${") }
+
+// geminiVarRE matches how Gemini CLI finds variables: $NAME or ${...}.
+var geminiVarRE = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
+
+func neverExpands(string) bool { return false }
 
 // dialects is read-only after initialisation.
 var dialects = map[Client]*dialect{
 	ClaudeDesktop: {
 		client: ClaudeDesktop, display: "Claude Desktop", rootKey: "mcpServers",
-		expands: func(string) bool { return false },
+		expands: neverExpands,
 	},
 	ClaudeCode: {
 		client: ClaudeCode, display: "Claude Code", rootKey: "mcpServers",
-		ref:     func(n string) string { return "${" + n + "}" },
-		expands: dollarBrace, typeField: true, remote: true,
+		ref: func(n string) string { return "${" + n + "}" },
+		// An unset ${VAR} makes Claude Code reject the server; a
+		// pass-through is optional, so it gets an empty default.
+		passRef:  func(n string) string { return "${" + n + ":-}" },
+		unsetRef: "Claude Code refuses to load the server while %s unset",
+		expands:  dollarBrace, typeField: true, remote: true,
 	},
 	Cursor: {
 		client: Cursor, display: "Cursor", rootKey: "mcpServers",
@@ -63,9 +78,11 @@ var dialects = map[Client]*dialect{
 	},
 	Gemini: {
 		client: Gemini, display: "Gemini CLI", rootKey: "mcpServers",
-		comments: true,
-		ref:      func(n string) string { return "${" + n + "}" },
-		expands:  geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
+		comments:  true,
+		ref:       func(n string) string { return "${" + n + "}" },
+		unsetRef:  "Gemini CLI passes the reference on as literal text while %s unset",
+		unsetPass: "Gemini CLI passes the reference on as literal text while %s unset",
+		expands:   geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
 	},
 }
 
@@ -97,6 +114,8 @@ type translation struct {
 	d     *dialect
 	notes []string
 	refs  []string
+	// passed are the pass-through variables written.
+	passed []string
 	// literalVars names fields whose literal text the client would
 	// expand.
 	literalVars []string
@@ -151,7 +170,7 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 	for _, kv := range kvs {
 		switch {
 		case kv.Key == "":
-			t.note("an %s entry without a name was dropped", what)
+			t.note("%s entry without a name was dropped", what)
 			continue
 		case seen[kv.Key]:
 			t.note("%s %s is set twice; the first value was written", what, kv.Key)
@@ -170,26 +189,98 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// translate renders s in the client's dialect. skip is non-empty when the
-// server cannot be registered at all, and says why.
-func translate(d *dialect, s configmigrate.Server) (entry object, notes []string, skip string) {
+// translated is a server in a client's dialect.
+type translated struct {
+	entry object
+	notes []string
+	// skip is non-empty when the server cannot be registered at all,
+	// and says why.
+	skip string
+	// hand lists env variables the client cannot be given by
+	// reference: the user fills them in by hand, and keepHand carries
+	// those values over when Hermes rewrites the entry.
+	hand []string
+}
+
+// translate renders s in the client's dialect.
+func translate(d *dialect, s configmigrate.Server) translated {
 	t := &translation{d: d}
 	if s.Disabled {
-		return nil, nil, fmt.Sprintf("disabled in Hermes; %s has no per-server switch, so it is not registered", d.display)
+		return translated{skip: fmt.Sprintf("disabled in Hermes, and %s has no switch to register a server turned off", d.display)}
 	}
+	var entry object
+	var skip string
 	switch {
 	case s.IsStdio():
 		entry, skip = t.stdio(s)
 	case s.URL != "":
 		entry, skip = t.remote(s)
 	default:
-		return nil, nil, "has neither a command nor a url"
+		return translated{skip: "has neither a command nor a url"}
 	}
 	if skip != "" {
-		return nil, nil, skip
+		return translated{skip: skip}
 	}
 	t.common(s, &entry)
-	return entry, t.notes, ""
+	tr := translated{entry: entry, notes: t.notes}
+	if s.IsStdio() {
+		tr.hand = t.noRef
+	}
+	return tr
+}
+
+// keepHand copies the values of tr.hand that the existing entry (plain
+// JSON) already holds, which the user put there by hand, into the new
+// entry: the next sync must not wipe what the last one asked for. It
+// returns the note about the variables involved.
+func (tr *translated) keepHand(d *dialect, existing []byte) []string {
+	if len(tr.hand) == 0 {
+		return nil
+	}
+	var have struct {
+		Env map[string]any `json:"env"`
+	}
+	_ = json.Unmarshal(existing, &have) // nothing to keep from an odd entry
+	var kept, missing []string
+	var extra object
+	for _, k := range tr.hand {
+		if v, ok := have.Env[k].(string); ok {
+			kept = append(kept, k)
+			extra.set(k, v)
+		} else {
+			missing = append(missing, k)
+		}
+	}
+	if len(extra) > 0 {
+		tr.entry = withEnv(tr.entry, extra)
+	}
+	var notes []string
+	if len(kept) > 0 {
+		notes = append(notes, fmt.Sprintf("env %s kept as filled in by hand", strings.Join(kept, ", ")))
+	}
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("env %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", strings.Join(missing, ", "), d.display))
+	}
+	return notes
+}
+
+// withEnv appends extra to the entry's env, creating env after command
+// and args when there is none.
+func withEnv(e object, extra object) object {
+	e = slices.Clone(e)
+	for i, f := range e {
+		if f.key == "env" {
+			e[i].val = append(slices.Clone(f.val.(object)), extra...)
+			return e
+		}
+	}
+	at := len(e)
+	for i, f := range e {
+		if f.key == "command" || f.key == "args" {
+			at = i + 1
+		}
+	}
+	return slices.Insert(e, at, field{"env", extra})
 }
 
 func (t *translation) stdio(s configmigrate.Server) (object, string) {
@@ -225,17 +316,16 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 		case d.ref == nil:
 			t.noRef = append(t.noRef, name)
 		default:
-			env.set(name, t.d.ref(name))
-			if !slices.Contains(t.refs, name) {
-				t.refs = append(t.refs, name)
+			spell := d.ref
+			if d.passRef != nil {
+				spell = d.passRef
 			}
+			env.set(name, spell(name))
+			t.passed = append(t.passed, name)
 		}
 	}
 	if len(env) > 0 {
 		e.set("env", env)
-	}
-	if len(t.noRef) > 0 {
-		t.note("env %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand", strings.Join(t.noRef, ", "), d.display)
 	}
 	if s.Cwd != "" {
 		if d.cwd {
@@ -250,7 +340,7 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 		}
 	}
 	if d.client == ClaudeDesktop && !strings.ContainsAny(s.Command, `/\`) {
-		t.note("command %q is looked up on PATH, and Claude Desktop starts servers with a minimal environment; use an absolute path if the server does not start", s.Command)
+		t.note("the command is looked up on PATH, and Claude Desktop starts servers with a minimal environment; use an absolute path if the server does not start")
 	}
 	if s.URL != "" {
 		t.note("url dropped: the server has a command, so it is started over stdio")
@@ -324,6 +414,19 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 			t.note("timeouts dropped: %s has no per-server timeout", d.display)
 		}
 	}
+	if d.gemini {
+		if len(s.EnabledTools) > 0 {
+			e.set("includeTools", slices.Clone(s.EnabledTools))
+		}
+		if len(s.DisabledTools) > 0 {
+			e.set("excludeTools", slices.Clone(s.DisabledTools))
+		}
+	} else if len(s.EnabledTools) > 0 || len(s.DisabledTools) > 0 {
+		t.note("tool filters dropped: %s has no per-server tool list; every tool of the server is offered (turn tools off in %s itself)", d.display, d.display)
+	}
+	if s.ParallelToolCalls != nil && !*s.ParallelToolCalls {
+		t.note("%s has no setting to keep it from calling this server's tools concurrently", d.display)
+	}
 	if s.ApproveTools {
 		if d.gemini {
 			t.note(`tool approval not carried over: "trust": true would skip confirmation for every tool of this server; set it by hand if that is what you want`)
@@ -335,10 +438,21 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 		t.note("%s contain text that %s reads as a variable reference; written as is, check that it still works", strings.Join(t.literalVars, ", "), d.display)
 	}
 	if len(t.refs) > 0 {
-		msg := fmt.Sprintf("reads %s from the environment %s is started from", strings.Join(t.refs, ", "), d.display)
-		if d.client == ClaudeCode {
-			msg += "; Claude Code refuses to load the server while one of them is unset"
-		}
-		t.note("%s", msg)
+		t.note("%s", envNote("reads %s from the environment %s is started from", t.refs, d.display, d.unsetRef))
 	}
+	if len(t.passed) > 0 {
+		t.note("%s", envNote("passes %s through from the environment %s is started from", t.passed, d.display, d.unsetPass))
+	}
+}
+
+func envNote(format string, names []string, display, unset string) string {
+	msg := fmt.Sprintf(format, strings.Join(names, ", "), display)
+	if unset != "" {
+		subject := "it is"
+		if len(names) > 1 {
+			subject = "one of them is"
+		}
+		msg += "; " + fmt.Sprintf(unset, subject)
+	}
+	return msg
 }

@@ -1,0 +1,172 @@
+package clientsync
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseClient(t *testing.T) {
+	for _, c := range Clients() {
+		got, err := ParseClient(" " + strings.ToUpper(string(c)) + " ")
+		if err != nil || got != c {
+			t.Errorf("ParseClient(%q) = %q, %v", c, got, err)
+		}
+	}
+	_, err := ParseClient("codex")
+	want := `unknown MCP client "codex"; valid clients are claude-desktop, claude-code, cursor, vscode, gemini`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if _, err := Apply("nope", nil, nil, Options{}); err == nil {
+		t.Error("Apply accepted an unknown client")
+	}
+}
+
+func TestConfigPath(t *testing.T) {
+	linux := Env{GOOS: "linux", Home: "/home/u"}
+	xdg := Env{GOOS: "linux", Home: "/home/u", XDGConfigHome: "/cfg"}
+	mac := Env{GOOS: "darwin", Home: "/Users/u"}
+	win := Env{GOOS: "windows", Home: `C:\Users\u`, AppData: `C:\Users\u\AppData\Roaming\`}
+	tests := []struct {
+		client Client
+		env    Env
+		want   string
+	}{
+		{ClaudeDesktop, linux, "/home/u/.config/Claude/claude_desktop_config.json"},
+		{ClaudeDesktop, xdg, "/cfg/Claude/claude_desktop_config.json"},
+		{ClaudeDesktop, Env{GOOS: "linux", Home: "/home/u", XDGConfigHome: "rel"}, "/home/u/.config/Claude/claude_desktop_config.json"},
+		{ClaudeDesktop, mac, "/Users/u/Library/Application Support/Claude/claude_desktop_config.json"},
+		{ClaudeDesktop, win, `C:\Users\u\AppData\Roaming\Claude\claude_desktop_config.json`},
+		{ClaudeCode, linux, "/home/u/.claude.json"},
+		{ClaudeCode, mac, "/Users/u/.claude.json"},
+		{ClaudeCode, win, `C:\Users\u\.claude.json`},
+		{Cursor, linux, "/home/u/.cursor/mcp.json"},
+		{Cursor, win, `C:\Users\u\.cursor\mcp.json`},
+		{VSCode, linux, "/home/u/.config/Code/User/mcp.json"},
+		{VSCode, xdg, "/cfg/Code/User/mcp.json"},
+		{VSCode, mac, "/Users/u/Library/Application Support/Code/User/mcp.json"},
+		{VSCode, win, `C:\Users\u\AppData\Roaming\Code\User\mcp.json`},
+		{VSCode, Env{GOOS: "freebsd", Home: "/home/u/"}, "/home/u/.config/Code/User/mcp.json"},
+		{Gemini, linux, "/home/u/.gemini/settings.json"},
+		{Gemini, mac, "/Users/u/.gemini/settings.json"},
+		{Gemini, win, `C:\Users\u\.gemini\settings.json`},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.client)+"/"+tt.env.GOOS, func(t *testing.T) {
+			got, err := ConfigPath(tt.client, tt.env)
+			if err != nil || got != tt.want {
+				t.Errorf("ConfigPath = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigPathErrors(t *testing.T) {
+	tests := []struct {
+		client Client
+		env    Env
+		want   string
+	}{
+		{Cursor, Env{GOOS: "linux"}, `home directory "" is not an absolute path; set HOME`},
+		{Cursor, Env{GOOS: "linux", Home: "home/u"}, "not an absolute path"},
+		{Cursor, Env{GOOS: "windows", Home: "/home/u"}, "not an absolute path"},
+		{VSCode, Env{GOOS: "windows", Home: `C:\Users\u`}, `%APPDATA% is "", not an absolute path; VS Code keeps its config under it, so set APPDATA`},
+		{ClaudeDesktop, Env{GOOS: "windows", Home: `C:\Users\u`, AppData: "AppData"}, "set APPDATA"},
+		{"codex", Env{GOOS: "linux", Home: "/h"}, "unknown MCP client"},
+	}
+	for _, tt := range tests {
+		if got, err := ConfigPath(tt.client, tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ConfigPath(%s, %+v) = %q, %v; want an error containing %q", tt.client, tt.env, got, err, tt.want)
+		}
+	}
+}
+
+// TestOwnership walks the ownership rule through Apply.
+func TestOwnership(t *testing.T) {
+	user := []byte(`{"mcpServers": {"github": {"command": "mine"}, "hermes-tools": {"command": "old"}}}`)
+	gh := fixtureServers["github"]
+	tests := []struct {
+		name             string
+		opts             Options
+		written, skipped string
+	}{
+		{"user definition wins", Options{}, "hermes-tools", "github"},
+		{"owned from an earlier sync", Options{Owned: []string{"github"}}, "hermes-tools github", ""},
+		{"overwrite", Options{Overwrite: true}, "hermes-tools github", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Apply(Gemini, user, []configServer{toolsServer, gh}, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(res.Written, " "); got != tt.written {
+				t.Errorf("written = %q, want %q", got, tt.written)
+			}
+			if got := strings.Join(res.Skipped, " "); got != tt.skipped {
+				t.Errorf("skipped = %q, want %q", got, tt.skipped)
+			}
+			if strings.Contains(string(res.Output), `"old"`) {
+				t.Errorf("hermes-tools was not replaced:\n%s", res.Output)
+			}
+		})
+	}
+
+	// An entry that already says what Hermes would write is left as the
+	// user formatted it, even without ownership.
+	first, err := Apply(Cursor, nil, []configServer{gh}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, err := Standardize(first.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Apply(Cursor, std, []configServer{gh}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Changed || strings.Join(again.Written, " ") != "github" {
+		t.Errorf("identical entry: changed=%v written=%q", again.Changed, again.Written)
+	}
+}
+
+func TestApplyValidatesServers(t *testing.T) {
+	if _, err := Apply(Cursor, nil, []configServer{{Command: "x"}}, Options{}); err == nil || !strings.Contains(err.Error(), "server 1 of 1 has no name") {
+		t.Errorf("unnamed server: err = %v", err)
+	}
+	dup := []configServer{{Name: "a", Command: "x"}, {Name: "a", Command: "y"}}
+	if _, err := Apply(Cursor, nil, dup, Options{}); err == nil || !strings.Contains(err.Error(), `server "a" is listed twice`) {
+		t.Errorf("duplicate server: err = %v", err)
+	}
+}
+
+// TestNothingToWrite keeps a missing file missing when no server can be
+// registered.
+func TestNothingToWrite(t *testing.T) {
+	res, err := Apply(ClaudeDesktop, nil, []configServer{fixtureServers["linear"]}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed || res.Output != nil {
+		t.Errorf("changed=%v output=%q", res.Changed, res.Output)
+	}
+	res, err = Remove(Cursor, nil, []string{"x"})
+	if err != nil || res.Changed || res.Output != nil {
+		t.Errorf("Remove on a missing file: %+v, %v", res, err)
+	}
+}
+
+// TestServerNotesCarried keeps the notes made while reading Hermes'
+// config in each client's report, before the client's own.
+func TestServerNotesCarried(t *testing.T) {
+	s := configServer{Name: "n", Command: "/bin/n", Cwd: "/w", Notes: []string{"sampling (no equivalent)"}}
+	res, err := Apply(Cursor, nil, []configServer{s}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"n: sampling (no equivalent)", "n: cwd dropped: Cursor has no working-directory setting; use absolute paths in command and args"}
+	if strings.Join(res.Notes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes = %q, want %q", res.Notes, want)
+	}
+}

@@ -1,0 +1,253 @@
+package clientsync
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGolden runs every testdata/golden/<client>/<case>.txtar.
+//
+// The archive comment holds directives, one "key: value" per line:
+//
+//	op: apply | remove        (default apply)
+//	servers: name ...         fixtureServers to apply, in order
+//	owned: name ...           Options.Owned
+//	overwrite: true           Options.Overwrite
+//	remove: name ...          names for Remove
+//	crlf: true                input lines end in CRLF (shown as LF here)
+//	bom: true                 input starts with a UTF-8 BOM
+//
+// Sections: "input" (absent: the file does not exist), then "want" and
+// "result", which -update rewrites.
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/golden/*/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files found: %v", err)
+	}
+	for _, file := range files {
+		client := Client(filepath.Base(filepath.Dir(file)))
+		name := string(client) + "/" + strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ar, err := readArchive(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := directives(t, ar.comment)
+			input, exists := section(ar, "input")
+			var existing []byte
+			if exists {
+				existing = []byte(input)
+				if dir["crlf"] == "true" {
+					existing = bytes.ReplaceAll(existing, []byte("\n"), []byte("\r\n"))
+				}
+				if dir["bom"] == "true" {
+					existing = append([]byte("\uFEFF"), existing...)
+				}
+			}
+
+			res, err := run(client, existing, dir)
+			if err != nil {
+				t.Fatalf("%s: %v", dir["op"], err)
+			}
+			checkOutput(t, client, res.Output)
+			out := res.Output
+			if dir["crlf"] == "true" {
+				if bytes.Contains(bytes.ReplaceAll(out, []byte("\r\n"), nil), []byte("\n")) {
+					t.Errorf("output mixes bare LF into a CRLF file:\n%q", out)
+				}
+				out = bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))
+			}
+			if dir["bom"] == "true" {
+				var ok bool
+				if out, ok = bytes.CutPrefix(out, []byte("\uFEFF")); !ok {
+					t.Errorf("output lost the BOM")
+				}
+			}
+			summary := summarize(res)
+
+			if *update {
+				setSection(ar, "want", string(out))
+				setSection(ar, "result", summary)
+				if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			const hint = "(run `go test ./configmigrate/clientsync -run TestGolden -update` if the change is intended)"
+			if want, _ := section(ar, "want"); string(out) != want {
+				t.Errorf("output differs from %s %s\n--- got\n%s--- want\n%s", file, hint, out, want)
+			}
+			if want, _ := section(ar, "result"); summary != want {
+				t.Errorf("result differs from %s %s\n--- got\n%s--- want\n%s", file, hint, summary, want)
+			}
+
+			// Applying the same servers to the output changes nothing.
+			if dir["op"] != "remove" && res.Changed {
+				again, err := run(client, res.Output, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again.Changed || !bytes.Equal(again.Output, res.Output) {
+					t.Errorf("second apply is not a no-op:\n%s", again.Output)
+				}
+			}
+		})
+	}
+}
+
+func run(client Client, existing []byte, dir map[string]string) (Result, error) {
+	if dir["op"] == "remove" {
+		return Remove(client, existing, strings.Fields(dir["remove"]))
+	}
+	var servers []configServer
+	for _, name := range strings.Fields(dir["servers"]) {
+		s, ok := fixtureServers[name]
+		if !ok {
+			return Result{}, fmt.Errorf("unknown fixture server %q", name)
+		}
+		servers = append(servers, s)
+	}
+	return Apply(client, existing, servers, Options{
+		Owned:     strings.Fields(dir["owned"]),
+		Overwrite: dir["overwrite"] == "true",
+	})
+}
+
+func directives(t *testing.T, comment []byte) map[string]string {
+	dir := map[string]string{"op": "apply"}
+	sc := bufio.NewScanner(bytes.NewReader(comment))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("directive %q is not key: value", line)
+		}
+		dir[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return dir
+}
+
+// archive is the txtar format (a comment, then "-- name --" sections),
+// read here with the standard library alone.
+type archive struct {
+	comment []byte
+	files   []archiveFile
+}
+
+type archiveFile struct {
+	name string
+	data []byte
+}
+
+func readArchive(file string) (*archive, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return parseArchive(data), nil
+}
+
+func parseArchive(data []byte) *archive {
+	ar := &archive{}
+	cur := &ar.comment
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i+1]
+		}
+		data = data[len(line):]
+		trimmed := strings.TrimSuffix(string(line), "\n")
+		if name, ok := strings.CutPrefix(trimmed, "-- "); ok && strings.HasSuffix(name, " --") && len(name) > 3 {
+			ar.files = append(ar.files, archiveFile{name: strings.TrimSpace(strings.TrimSuffix(name, " --"))})
+			cur = &ar.files[len(ar.files)-1].data
+			continue
+		}
+		*cur = append(*cur, line...)
+	}
+	return ar
+}
+
+func (ar *archive) format() []byte {
+	var b bytes.Buffer
+	b.Write(fixNL(ar.comment))
+	for _, f := range ar.files {
+		fmt.Fprintf(&b, "-- %s --\n", f.name)
+		b.Write(fixNL(f.data))
+	}
+	return b.Bytes()
+}
+
+func fixNL(data []byte) []byte {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return data
+	}
+	return append(slices.Clone(data), '\n')
+}
+
+func section(ar *archive, name string) (string, bool) {
+	for _, f := range ar.files {
+		if f.name == name {
+			return string(f.data), true
+		}
+	}
+	return "", false
+}
+
+func setSection(ar *archive, name, data string) {
+	for i := range ar.files {
+		if ar.files[i].name == name {
+			ar.files[i].data = []byte(data)
+			return
+		}
+	}
+	ar.files = append(ar.files, archiveFile{name: name, data: []byte(data)})
+}
+
+func summarize(r Result) string {
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "-"
+		}
+		return strings.Join(s, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "changed: %v\nwritten: %s\nskipped: %s\nremoved: %s\n", r.Changed, list(r.Written), list(r.Skipped), list(r.Removed))
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return b.String()
+}
+
+// checkOutput asserts what must hold for any output: it parses, its
+// plain-JSON form is accepted by encoding/json, and the servers object
+// is where the client looks for it.
+func checkOutput(t *testing.T, client Client, out []byte) {
+	t.Helper()
+	if len(bytes.TrimSpace(out)) == 0 {
+		return
+	}
+	std, err := Standardize(out)
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, out)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(std, &doc); err != nil {
+		t.Fatalf("encoding/json rejects the output: %v\n%s", err, std)
+	}
+	if servers, ok := doc[dialects[client].rootKey]; ok {
+		if _, ok := servers.(map[string]any); !ok {
+			t.Errorf("%s is %T, want an object", dialects[client].rootKey, servers)
+		}
+	}
+}

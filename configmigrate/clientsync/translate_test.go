@@ -1,0 +1,321 @@
+package clientsync
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/configmigrate"
+)
+
+// TestTranslate is the translation table: one server, what each client
+// gets. want holds the entry as compact JSON, or "skip: <reason part>"
+// when the server is not registered; notes lists substrings every one of
+// which must appear in some note (nil: no notes at all).
+func TestTranslate(t *testing.T) {
+	type expect struct {
+		want  string
+		notes []string
+	}
+	all := func(e expect) map[Client]expect {
+		m := map[Client]expect{}
+		for _, c := range Clients() {
+			m[c] = e
+		}
+		return m
+	}
+	tests := []struct {
+		name   string
+		server configServer
+		want   map[Client]expect
+	}{
+		{
+			name:   "stdio minimal",
+			server: configServer{Command: "/bin/srv"},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: `{"command": "/bin/srv"}`},
+				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv"}`},
+				Cursor:        {want: `{"command": "/bin/srv"}`},
+				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv"}`},
+				Gemini:        {want: `{"command": "/bin/srv"}`},
+			},
+		},
+		{
+			name:   "relative command in Claude Desktop",
+			server: configServer{Command: "npx", Args: []string{"-y", "pkg"}},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: `{"command": "npx", "args": ["-y", "pkg"]}`, notes: []string{"the command is looked up on PATH"}},
+				Cursor:        {want: `{"command": "npx", "args": ["-y", "pkg"]}`},
+			},
+		},
+		{
+			name: "env literal, reference, prefixed and embedded references",
+			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{
+				kv("PLAIN", lit("v")),
+				kv("TOKEN", configmigrate.Value{Ref: "GH_TOKEN"}),
+				kv("AUTH", configmigrate.ParseValue("Bearer ${API_KEY}")),
+				kv("DSN", configmigrate.ParseValue("postgres://u:${PGPASS}@db/x")),
+			}},
+			want: map[Client]expect{
+				ClaudeDesktop: {
+					want:  `{"command": "/bin/srv", "env": {"PLAIN": "v"}}`,
+					notes: []string{"env TOKEN, AUTH, DSN not written: Claude Desktop cannot read environment variables", "add them to the entry by hand"},
+				},
+				ClaudeCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${GH_TOKEN}", "AUTH": "Bearer ${API_KEY}", "DSN": "postgres://u:${PGPASS}@db/x"}}`,
+					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment Claude Code is started from; Claude Code refuses to load the server while one of them is unset"},
+				},
+				Cursor: {
+					want:  `{"command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${env:GH_TOKEN}", "AUTH": "Bearer ${env:API_KEY}", "DSN": "postgres://u:${env:PGPASS}@db/x"}}`,
+					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment Cursor is started from"},
+				},
+				VSCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${env:GH_TOKEN}", "AUTH": "Bearer ${env:API_KEY}", "DSN": "postgres://u:${env:PGPASS}@db/x"}}`,
+					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment VS Code"},
+				},
+				Gemini: {
+					want:  `{"command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${GH_TOKEN}", "AUTH": "Bearer ${API_KEY}", "DSN": "postgres://u:${PGPASS}@db/x"}}`,
+					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment Gemini CLI", "literal text while one of them is unset"},
+				},
+			},
+		},
+		{
+			name:   "pass-through variables",
+			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{kv("HOME_DIR", lit("/h"))}, EnvVars: []string{"HTTPS_PROXY", "HOME_DIR", "bad-name"}},
+			want: map[Client]expect{
+				ClaudeDesktop: {
+					want:  `{"command": "/bin/srv", "env": {"HOME_DIR": "/h"}}`,
+					notes: []string{"env HTTPS_PROXY not written", `pass-through variable "bad-name" is not a valid name`},
+				},
+				ClaudeCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"HOME_DIR": "/h", "HTTPS_PROXY": "${HTTPS_PROXY:-}"}}`,
+					notes: []string{"passes HTTPS_PROXY through from the environment Claude Code is started from", "bad-name"},
+				},
+				Cursor: {
+					want:  `{"command": "/bin/srv", "env": {"HOME_DIR": "/h", "HTTPS_PROXY": "${env:HTTPS_PROXY}"}}`,
+					notes: []string{"passes HTTPS_PROXY through", "bad-name"},
+				},
+				VSCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"HOME_DIR": "/h", "HTTPS_PROXY": "${env:HTTPS_PROXY}"}}`,
+					notes: []string{"passes HTTPS_PROXY through", "bad-name"},
+				},
+				Gemini: {
+					want:  `{"command": "/bin/srv", "env": {"HOME_DIR": "/h", "HTTPS_PROXY": "${HTTPS_PROXY}"}}`,
+					notes: []string{"passes HTTPS_PROXY through", "literal text while it is unset", "bad-name"},
+				},
+			},
+		},
+		{
+			name:   "working directory",
+			server: configServer{Command: "/bin/srv", Cwd: "/work"},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: `{"command": "/bin/srv"}`, notes: []string{"cwd dropped: Claude Desktop has no working-directory setting"}},
+				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv"}`, notes: []string{"cwd dropped: Claude Code"}},
+				Cursor:        {want: `{"command": "/bin/srv"}`, notes: []string{"cwd dropped: Cursor"}},
+				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv", "cwd": "/work"}`},
+				Gemini:        {want: `{"command": "/bin/srv", "cwd": "/work"}`},
+			},
+		},
+		{
+			name:   "references in args",
+			server: configServer{Command: "/bin/srv", Args: []string{"--root", "${HOME}/data", "$PORT"}},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: "skip: args[1] refers to $HOME, which Claude Desktop cannot expand"},
+				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv", "args": ["--root", "${HOME}/data", "${PORT}"]}`, notes: []string{"reads HOME, PORT"}},
+				Cursor:        {want: `{"command": "/bin/srv", "args": ["--root", "${env:HOME}/data", "${env:PORT}"]}`, notes: []string{"reads HOME, PORT"}},
+				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv", "args": ["--root", "${env:HOME}/data", "${env:PORT}"]}`, notes: []string{"reads HOME, PORT"}},
+				Gemini:        {want: `{"command": "/bin/srv", "args": ["--root", "${HOME}/data", "${PORT}"]}`, notes: []string{"reads HOME, PORT"}},
+			},
+		},
+		{
+			name:   "reference in command or cwd",
+			server: configServer{Command: "${TOOLS}/srv", Cwd: "${HOME}"},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: "skip: command refers to $TOOLS"},
+				VSCode:        {want: `{"type": "stdio", "command": "${env:TOOLS}/srv", "cwd": "${env:HOME}"}`, notes: []string{"reads TOOLS, HOME"}},
+				Gemini:        {want: `{"command": "${TOOLS}/srv", "cwd": "${HOME}"}`, notes: []string{"reads TOOLS, HOME"}},
+			},
+		},
+		{
+			name:   "literal text a client would expand",
+			server: configServer{Command: "/bin/srv", Args: []string{"${1}", "cost=$5", "a$price"}},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: `{"command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"]}`},
+				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"]}`, notes: []string{"args[0] contain text that Claude Code reads as a variable reference"}},
+				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"]}`, notes: []string{"args[0] contain text that VS Code reads"}},
+				Gemini:        {want: `{"command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"]}`, notes: []string{"args[0], args[2] contain text that Gemini CLI reads as a variable reference"}},
+			},
+		},
+		{
+			name: "streamable HTTP with headers",
+			server: configServer{URL: "https://mcp.example.com/mcp", Headers: []configmigrate.KeyValue{
+				kv("Authorization", configmigrate.ParseValue("Bearer ${TOKEN}")),
+				kv("X-Team", lit("core")),
+			}},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: "skip: a remote server cannot be registered in claude_desktop_config.json; add its URL as a custom connector"},
+				ClaudeCode:    {want: `{"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
+				Cursor:        {want: `{"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
+				VSCode:        {want: `{"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
+				Gemini:        {want: `{"httpUrl": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
+			},
+		},
+		{
+			name:   "legacy SSE",
+			server: configServer{URL: "http://localhost:9000/sse", SSE: true},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: "skip: a remote server"},
+				ClaudeCode:    {want: `{"type": "sse", "url": "http://localhost:9000/sse"}`},
+				Cursor:        {want: `{"url": "http://localhost:9000/sse"}`},
+				VSCode:        {want: `{"type": "sse", "url": "http://localhost:9000/sse"}`},
+				Gemini:        {want: `{"url": "http://localhost:9000/sse"}`},
+			},
+		},
+		{
+			name:   "timeouts",
+			server: configServer{Command: "/bin/srv", ToolTimeoutSec: 120.5, StartupTimeoutSec: 30},
+			want: map[Client]expect{
+				ClaudeDesktop: {want: `{"command": "/bin/srv"}`, notes: []string{"timeouts dropped: Claude Desktop has no per-server timeout"}},
+				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv"}`, notes: []string{"MCP_TIMEOUT and MCP_TOOL_TIMEOUT"}},
+				Cursor:        {want: `{"command": "/bin/srv"}`, notes: []string{"timeouts dropped: Cursor"}},
+				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv"}`, notes: []string{"timeouts dropped: VS Code"}},
+				Gemini:        {want: `{"command": "/bin/srv", "timeout": 120500}`, notes: []string{"startup timeout dropped: Gemini CLI"}},
+			},
+		},
+		{
+			name:   "tool approval",
+			server: configServer{Command: "/bin/srv", ApproveTools: true},
+			want: map[Client]expect{
+				ClaudeCode: {want: `{"type": "stdio", "command": "/bin/srv"}`, notes: []string{"tool approval not carried over: Claude Code asks before tool calls"}},
+				Gemini:     {want: `{"command": "/bin/srv"}`, notes: []string{`"trust": true would skip confirmation`}},
+			},
+		},
+		{
+			name:   "tool filters",
+			server: configServer{Command: "/bin/srv", EnabledTools: []string{"a", "b"}, DisabledTools: []string{"c"}},
+			want: map[Client]expect{
+				ClaudeCode: {want: `{"type": "stdio", "command": "/bin/srv"}`, notes: []string{"tool filters dropped: Claude Code has no per-server tool list"}},
+				Cursor:     {want: `{"command": "/bin/srv"}`, notes: []string{"tool filters dropped: Cursor"}},
+				Gemini:     {want: `{"command": "/bin/srv", "includeTools": ["a", "b"], "excludeTools": ["c"]}`},
+			},
+		},
+		{
+			name:   "no parallel tool calls",
+			server: configServer{URL: "https://x", ParallelToolCalls: new(false)},
+			want: map[Client]expect{
+				VSCode: {want: `{"type": "http", "url": "https://x"}`, notes: []string{"VS Code has no setting to keep it from calling this server's tools concurrently"}},
+			},
+		},
+		{
+			name:   "parallel tool calls allowed",
+			server: configServer{URL: "https://x", ParallelToolCalls: new(true)},
+			want:   map[Client]expect{VSCode: {want: `{"type": "http", "url": "https://x"}`}},
+		},
+		{
+			name:   "disabled",
+			server: configServer{Command: "/bin/srv", Disabled: true},
+			want:   all(expect{want: "skip: disabled in Hermes"}),
+		},
+		{
+			name:   "neither command nor url",
+			server: configServer{Env: []configmigrate.KeyValue{kv("A", lit("b"))}},
+			want:   all(expect{want: "skip: has neither a command nor a url"}),
+		},
+		{
+			name:   "command wins over url",
+			server: configServer{Command: "/bin/srv", URL: "https://x", Headers: []configmigrate.KeyValue{kv("A", lit("b"))}},
+			want: map[Client]expect{
+				Cursor: {want: `{"command": "/bin/srv"}`, notes: []string{"url dropped: the server has a command", "headers dropped"}},
+			},
+		},
+		{
+			name:   "stdio settings on a remote server",
+			server: configServer{URL: "https://x", Args: []string{"a"}, Cwd: "/w"},
+			want: map[Client]expect{
+				Gemini: {want: `{"httpUrl": "https://x"}`, notes: []string{"command settings (args, env, cwd) dropped"}},
+			},
+		},
+		{
+			name:   "duplicate and unnamed env entries",
+			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{kv("A", lit("1")), kv("A", lit("2")), kv("", lit("3"))}},
+			want: map[Client]expect{
+				VSCode: {want: `{"type": "stdio", "command": "/bin/srv", "env": {"A": "1"}}`, notes: []string{"env A is set twice; the first value was written", "env entry without a name was dropped"}},
+			},
+		},
+		{
+			name:   "escaping",
+			server: configServer{Command: `C:\Tools\srv.exe`, Args: []string{`say "hi"`, "<&>", "tab\there", "ünï"}},
+			want: map[Client]expect{
+				Cursor: {want: `{"command": "C:\\Tools\\srv.exe", "args": ["say \"hi\"", "<&>", "tab\there", "ünï"]}`},
+			},
+		},
+	}
+	for _, tt := range tests {
+		for client, exp := range tt.want {
+			t.Run(tt.name+"/"+string(client), func(t *testing.T) {
+				s := tt.server
+				s.Name = "srv"
+				tr := translate(dialects[client], s)
+				notes := append(tr.keepHand(dialects[client], nil), tr.notes...)
+				entry, skip := tr.entry, tr.skip
+				if reason, ok := strings.CutPrefix(exp.want, "skip: "); ok {
+					if !strings.Contains(skip, reason) {
+						t.Fatalf("skip = %q, want it to contain %q", skip, reason)
+					}
+					if entry != nil {
+						t.Errorf("a skipped server still produced %s", render(entry, layout{inline: true}))
+					}
+					return
+				}
+				if skip != "" {
+					t.Fatalf("skipped: %s", skip)
+				}
+				if got := render(entry, layout{inline: true}); got != exp.want {
+					t.Errorf("entry\n got %s\nwant %s", got, exp.want)
+				}
+				if exp.notes == nil && len(notes) > 0 {
+					t.Errorf("unexpected notes: %q", notes)
+				}
+				for _, want := range exp.notes {
+					found := false
+					for _, n := range notes {
+						found = found || strings.Contains(n, want)
+					}
+					if !found {
+						t.Errorf("no note contains %q; notes: %q", want, notes)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestNotesNeverHoldValues guards the promise that a configured value,
+// which may be a secret, never reaches a note.
+func TestNotesNeverHoldValues(t *testing.T) {
+	const secret = "s3cr3t-${NOPE}-$ALSO"
+	s := configServer{
+		Name: "leaky", Command: "/bin/srv",
+		Args:    []string{"--token=" + secret},
+		Env:     []configmigrate.KeyValue{kv("K", lit(secret)), kv("R", configmigrate.ParseValue("x ${V}"))},
+		Headers: []configmigrate.KeyValue{kv("H", lit(secret))},
+		URL:     "https://h/?k=" + secret,
+		Cwd:     "/" + secret,
+	}
+	for _, c := range Clients() {
+		for _, remote := range []bool{false, true} {
+			s := s
+			if remote {
+				s.Command = ""
+			}
+			res, err := Apply(c, nil, []configServer{s}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range res.Notes {
+				if strings.Contains(n, "s3cr3t") {
+					t.Errorf("%s: note leaks a value: %s", c, n)
+				}
+			}
+		}
+	}
+}
