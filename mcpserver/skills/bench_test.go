@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
 // benchTree writes 50 skills in 10 categories, each with a reference file,
@@ -57,7 +59,7 @@ func BenchmarkSkillsList(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := encodeJSON(res.Value); err != nil {
+		if _, err := tooldef.EncodeJSON(res.Value); err != nil {
 			b.Fatal(err)
 		}
 	}

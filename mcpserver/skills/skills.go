@@ -12,7 +12,6 @@
 package skills
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -241,18 +240,6 @@ func newListResult(skills []Skill, category string) listResult {
 	}
 	r.Count = len(r.Skills)
 	return r
-}
-
-// encodeJSON marshals without HTML escaping, matching how the server writes
-// results, so a cached result reads the same as a fresh one.
-func encodeJSON(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 type listArgs struct {
