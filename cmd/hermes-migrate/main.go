@@ -19,13 +19,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/unidiff"
 	"github.com/hermes-go/hermes/mcpserver"
@@ -468,12 +468,4 @@ func writeHuman(w io.Writer, r clientReport) {
 // discoverTimeout bounds a plugin/list round trip through codex.
 const discoverTimeout = 20 * time.Second
 
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func buildVersion() string { return buildinfo.Version(version) }
