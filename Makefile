@@ -50,6 +50,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./cmd/hermes-tools-mcp
 	$(GO) test -run '^$$' -bench . -benchmem ./mcpserver/... ./configmigrate/...
+	$(GO) test -run '^$$' -bench . -benchtime 200x ./bridge
 
 # Regenerate the README tool table, schema snapshots and wire transcripts.
 docs:

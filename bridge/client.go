@@ -148,6 +148,9 @@ type Client struct {
 	exited     chan struct{} // closed after waitErr is set
 	waitErr    error
 	stderrDone chan struct{}
+	// dispatched is closed when the dispatcher has delivered its last
+	// message: after Done, everything codex sent has been seen.
+	dispatched chan struct{}
 
 	failMu  sync.Mutex
 	failErr error         // first client-side failure, e.g. overflow
@@ -253,6 +256,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		cancel:     cancel,
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
+		dispatched: make(chan struct{}),
 		failed:     make(chan struct{}),
 		done:       make(chan struct{}),
 		closing:    make(chan struct{}),
@@ -278,6 +282,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	c.conn = jsonrpc2.NewConn(lctx, c.stream, connHandler{c}, jsonrpc2.SetLogger(slogPrintf{log}))
 	go func() {
 		defer c.wg.Done()
+		defer close(c.dispatched)
 		c.dispatch()
 	}()
 	go func() {

@@ -63,3 +63,48 @@ func Example() {
 		log.Error("thread/loaded/list", "error", err)
 	}
 }
+
+// A Hermes session on codex: one thread, turns run one at a time, approvals
+// asked of the user, one tool of the agent offered to the model. (Compiled,
+// not run: it needs a codex CLI and a login.)
+func ExampleSession() {
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	bin, err := bridge.FindBinary("")
+	if err != nil {
+		log.Error("codex unavailable", "error", err)
+		return
+	}
+	sess, err := bridge.NewSession(bridge.SessionConfig{
+		Codex:        bridge.Config{Binary: bin, Logger: log},
+		Cwd:          "/home/me/project",
+		ThreadParams: map[string]any{"approvalPolicy": "on-request", "sandbox": "workspace-write"},
+		Approver: bridge.ApproverFunc(func(ctx context.Context, req bridge.ApprovalRequest) (bridge.Decision, error) {
+			// Ask the user about req.Command / req.Description here.
+			return bridge.DecisionOnce, nil
+		}),
+		DynamicTools: []bridge.DynamicTool{{
+			Name:        "memory_read",
+			Description: "Read the user's saved notes.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+			Handler: func(ctx context.Context, args json.RawMessage) (bridge.ToolOutput, error) {
+				return bridge.TextOutput("The user prefers tabs."), nil
+			},
+		}},
+	})
+	if err != nil {
+		log.Error("session", "error", err)
+		return
+	}
+	defer sess.Close()
+
+	res := sess.RunTurn(ctx, bridge.TextInput("Format main.go the way I like."))
+	switch {
+	case res.Err != nil:
+		log.Error("turn failed", "error", res.Err, "retire", res.ShouldRetire)
+	case res.Interrupted:
+		log.Info("turn interrupted", "partial", res.FinalText)
+	default:
+		log.Info("turn done", "answer", res.FinalText, "messages", len(res.Messages), "tools", res.ToolIterations)
+	}
+}

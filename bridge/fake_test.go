@@ -63,6 +63,8 @@ type fakeMsg struct {
 
 func runFake() int {
 	switch os.Getenv(fakeModeEnv) {
+	case "relay":
+		return runRelay()
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 	}

@@ -65,7 +65,7 @@ func checkNoLeaks(t *testing.T) {
 
 // testLogger sends slog output to t.Log until the test ends; later lines (a
 // bug in itself) go nowhere instead of panicking the test binary.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	w := &testWriter{t: t}
 	t.Cleanup(w.stop) // registered first, so it runs after every other cleanup
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -73,7 +73,7 @@ func testLogger(t *testing.T) *slog.Logger {
 
 type testWriter struct {
 	mu   sync.Mutex
-	t    *testing.T
+	t    testing.TB
 	done bool
 }
 

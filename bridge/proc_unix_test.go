@@ -10,7 +10,7 @@ import (
 )
 
 // checkReaped fails t if the process or its process group still exists.
-func checkReaped(t *testing.T, pid int) {
+func checkReaped(t testing.TB, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Second)
 	for {
