@@ -1,0 +1,258 @@
+// Package browser serves the `browser` toolset: ten browser_* tools that
+// drive a real Chromium through the DevTools protocol (chromedp), with the
+// names, parameters and result shapes of the Python Hermes
+// (tools/browser_tool.py).
+//
+// One Session owns one browser per server process. It is started on the
+// first tool call, on a context of its own (never the call's, so a call's
+// timeout cannot take the browser down), reused by every later call, and
+// closed by Session.Close (or CloseAll) when the server exits. Chromium runs
+// in its own process group with a parent-death signal, so it dies with the
+// server even when the server is killed with SIGKILL.
+//
+// Pages are described by an accessibility outline with refs ([ref=eN]) that
+// the model passes back as @eN. Refs are never reused within a session: a
+// ref from a page that has since navigated or reloaded, or whose element
+// left the DOM, gives "stale ref, take a new snapshot" instead of acting on
+// whatever element now has the number.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// Environment variables the toolset reads.
+const (
+	// EnvCDPURL attaches to a running browser (ws:// or http:// DevTools
+	// address) instead of launching Chromium.
+	EnvCDPURL = "BROWSER_CDP_URL"
+	// EnvChromePath overrides Chromium discovery.
+	EnvChromePath = "CHROME_PATH"
+)
+
+// VisionFunc answers a question about a PNG screenshot with a vision model.
+type VisionFunc func(ctx context.Context, imagePNG []byte, question string) (string, error)
+
+// Options configures the browser toolset.
+type Options struct {
+	// Home is HERMES_HOME; config.yaml there supplies browser.* settings
+	// and screenshots go to Home/cache/screenshots. Empty: no config file.
+	Home string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// ExecPath is the Chromium binary (a command-line flag); it wins over
+	// $CHROME_PATH and discovery.
+	ExecPath string
+	// CDPURL attaches to an existing browser; it wins over
+	// $BROWSER_CDP_URL and browser.cdp_url.
+	CDPURL string
+	// AllowPrivateURLs overrides browser.allow_private_urls (default true:
+	// the local browser may open loopback and private-network pages). Cloud
+	// metadata addresses are refused whatever this says.
+	AllowPrivateURLs *bool
+	// CallTimeout bounds every tool call; zero means
+	// browser.command_timeout seconds, default 30 s.
+	CallTimeout time.Duration
+	// Vision backs browser_vision; nil hides that tool.
+	Vision VisionFunc
+	// VisionUnavailable is the reason shown when Vision is nil; it should
+	// say which setting enables vision.
+	VisionUnavailable string
+	// ScreenshotDir receives browser_vision screenshots; empty means
+	// Home/cache/screenshots, or the temp directory without a Home.
+	ScreenshotDir string
+	// ExtraFlags are added to Chromium's command line (name -> value, as
+	// chromedp.Flag takes them); tests and benchmarks use it.
+	ExtraFlags map[string]any
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// settings is Options resolved against the environment and config.yaml.
+type settings struct {
+	execPath     string
+	cdpURL       string
+	allowPrivate bool
+	callTimeout  time.Duration
+	shotDir      string
+	extraFlags   map[string]any
+}
+
+// fileConfig is the part of config.yaml this package reads.
+type fileConfig struct {
+	Browser struct {
+		AllowPrivateURLs *bool   `yaml:"allow_private_urls"`
+		CDPURL           string  `yaml:"cdp_url"`
+		CommandTimeout   float64 `yaml:"command_timeout"`
+	} `yaml:"browser"`
+}
+
+// readConfig reads browser.* from Home/config.yaml. A missing file is the
+// defaults; a broken one is an error naming the file, because silently
+// ignoring it could turn a refusal of private URLs into an allowance.
+func readConfig(home string) (fileConfig, error) {
+	var c fileConfig
+	if home == "" {
+		return c, nil
+	}
+	path := filepath.Join(home, "config.yaml")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("parse %s (fix the YAML, or move the file aside): %w", path, err)
+	}
+	return c, nil
+}
+
+func resolveSettings(opts Options) (settings, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	cfg, err := readConfig(opts.Home)
+	if err != nil {
+		return settings{}, err
+	}
+	s := settings{allowPrivate: true, callTimeout: 30 * time.Second, extraFlags: opts.ExtraFlags}
+	if cfg.Browser.AllowPrivateURLs != nil {
+		s.allowPrivate = *cfg.Browser.AllowPrivateURLs
+	}
+	if opts.AllowPrivateURLs != nil {
+		s.allowPrivate = *opts.AllowPrivateURLs
+	}
+	if cfg.Browser.CommandTimeout > 0 {
+		s.callTimeout = time.Duration(cfg.Browser.CommandTimeout * float64(time.Second))
+	}
+	if opts.CallTimeout > 0 {
+		s.callTimeout = opts.CallTimeout
+	}
+	s.cdpURL = firstNonEmpty(opts.CDPURL, getenv(EnvCDPURL), cfg.Browser.CDPURL)
+	s.execPath = firstNonEmpty(opts.ExecPath, getenv(EnvChromePath))
+	s.shotDir = opts.ScreenshotDir
+	if s.shotDir == "" {
+		if opts.Home != "" {
+			s.shotDir = filepath.Join(opts.Home, "cache", "screenshots")
+		} else {
+			s.shotDir = filepath.Join(os.TempDir(), "hermes-screenshots")
+		}
+	}
+	return s, nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Session owns the browser of one server process and the tab the tools
+// drive. It is safe for concurrent use: tool calls on the tab are
+// serialised, since a tab is a single cursor.
+type Session struct {
+	opts Options
+	log  *slog.Logger
+
+	// setErr is a config.yaml or option error, reported on every call
+	// rather than at construction, so a broken config hides nothing.
+	set    settings
+	setErr error
+
+	// lock is a one-slot semaphore rather than a mutex so a call waiting
+	// for the tab gives up when its own context ends.
+	lock chan struct{}
+
+	mu     sync.Mutex
+	closed bool
+	br     *runningBrowser // nil until the first call
+	refSeq int             // next ref number, never reused in a session
+}
+
+// New returns a Session that starts its browser on first use.
+func New(opts Options) *Session {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Session{opts: opts, log: log, lock: make(chan struct{}, 1), refSeq: 1}
+	s.set, s.setErr = resolveSettings(opts)
+	sessions.add(s)
+	return s
+}
+
+// Toolset returns the browser toolset over a new Session, which CloseAll
+// closes. Servers that hold the Session themselves use New and
+// Session.Toolset.
+func Toolset(opts Options) tooldef.Toolset { return New(opts).Toolset() }
+
+// Close shuts the browser down (or, when attached with BROWSER_CDP_URL,
+// closes only the tab this session opened) and waits for Chromium and every
+// process it started to be gone. Later calls fail with a clear error.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	br := s.br
+	s.br = nil
+	s.mu.Unlock()
+	sessions.remove(s)
+	if br == nil {
+		return nil
+	}
+	return br.close()
+}
+
+// sessionList is every open Session, for CloseAll.
+type sessionList struct {
+	mu   sync.Mutex
+	list map[*Session]struct{}
+}
+
+var sessions = &sessionList{list: map[*Session]struct{}{}}
+
+func (l *sessionList) add(s *Session) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list[s] = struct{}{}
+}
+
+func (l *sessionList) remove(s *Session) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.list, s)
+}
+
+// CloseAll closes every Session this package created (including those
+// made by Toolset). The server defers it in main, so no Chromium outlives a
+// normal exit.
+func CloseAll() error {
+	sessions.mu.Lock()
+	var all []*Session
+	for s := range sessions.list {
+		all = append(all, s)
+	}
+	sessions.mu.Unlock()
+	var errs []error
+	for _, s := range all {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,112 @@
+package browser
+
+import (
+	"context"
+	"sync"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// consoleCap bounds the messages kept per tab: a chatty page must not grow
+// the server without limit, and a model never needs more than the recent
+// past.
+const consoleCap = 500
+
+// maxMessageLen bounds one message's text.
+const maxMessageLen = 2000
+
+type consoleEntry struct {
+	Type      string
+	Text      string
+	Exception bool
+}
+
+// consoleBuf is a ring buffer of the newest console messages and uncaught
+// errors, counting what it had to drop.
+type consoleBuf struct {
+	mu      sync.Mutex
+	buf     []consoleEntry
+	start   int
+	dropped int
+}
+
+func newConsoleBuf(n int) *consoleBuf { return &consoleBuf{buf: make([]consoleEntry, 0, n)} }
+
+func (c *consoleBuf) add(e consoleEntry) {
+	if len(e.Text) > maxMessageLen {
+		e.Text = e.Text[:maxMessageLen] + "…"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.buf) < cap(c.buf) {
+		c.buf = append(c.buf, e)
+		return
+	}
+	c.buf[c.start] = e
+	c.start = (c.start + 1) % len(c.buf)
+	c.dropped++
+}
+
+// read returns the messages oldest first and how many were dropped; clear
+// empties the buffer afterwards.
+func (c *consoleBuf) read(clear bool) ([]consoleEntry, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]consoleEntry, 0, len(c.buf))
+	out = append(out, c.buf[c.start:]...)
+	out = append(out, c.buf[:c.start]...)
+	dropped := c.dropped
+	if clear {
+		c.buf, c.start, c.dropped = c.buf[:0], 0, 0
+	}
+	return out, dropped
+}
+
+// startConsole collects the tab's console into its buffer until
+// stopConsole. The goroutine is owned by the tab and waited for.
+func (t *tab) startConsole() {
+	ctx, cancel := context.WithCancel(t.ctx)
+	t.conStop = cancel
+	msgs := chromedp.Console(ctx)
+	t.conWG.Go(func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			t.console.add(consoleEntry{Type: string(m.Type), Text: m.Text, Exception: m.IsException()})
+		}
+	})
+}
+
+func (t *tab) stopConsole() {
+	if t.conStop != nil {
+		t.conStop()
+	}
+	t.conWG.Wait()
+}
+
+// metadataPatterns are URL patterns of cloud metadata services, blocked for
+// every request the page makes (the navigation check alone would let a page
+// fetch them).
+var metadataPatterns = []string{
+	"*://169.254.169.254/*", "*://169.254.169.254:*/*",
+	"*://169.254.170.2/*", "*://169.254.170.2:*/*",
+	"*://100.100.100.200/*", "*://100.100.100.200:*/*",
+	"*://[fd00:ec2::254]/*", "*://[fd00:ec2::254]:*/*",
+	"*://metadata.google.internal/*", "*://metadata.google.internal:*/*",
+	"*://metadata.goog/*", "*://metadata/*", "*://instance-data/*", "*://instance-data.ec2.internal/*",
+}
+
+func blockMetadata(ctx context.Context) error {
+	var ps []*network.BlockPattern
+	for _, p := range metadataPatterns {
+		ps = append(ps, &network.BlockPattern{URLPattern: p, Block: true})
+	}
+	if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps}); err != nil {
+		// Older browsers (attached with BROWSER_CDP_URL) may lack
+		// urlPatterns; the navigation check still applies.
+		return nil
+	}
+	return nil
+}

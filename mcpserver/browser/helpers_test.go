@@ -1,0 +1,240 @@
+package browser_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// serveEnv makes the test binary an MCP server of the browser toolset on
+// stdio (the process-tree test and the benchmark start it).
+const serveEnv = "HERMES_BROWSER_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) == "1" {
+		os.Exit(serveStdio())
+	}
+	os.Exit(m.Run())
+}
+
+func serveStdio() int {
+	s := browser.New(browser.Options{Home: os.Getenv("HERMES_HOME")})
+	defer s.Close()
+	reg, err := mcpserver.NewRegistry(s.Toolset())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{"browser"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := mcpserver.New(mcpserver.Options{Plan: plan}).ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// needChromium skips without a browser, except in CI where a missing
+// browser is a broken setup.
+func needChromium(t testing.TB) {
+	t.Helper()
+	if _, err := browser.FindChromium(os.Getenv(browser.EnvChromePath)); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Chromium is required in CI (run `make test`, which installs it): %v", err)
+		}
+		t.Skipf("no Chromium: %v", err)
+	}
+}
+
+// site serves testdata/pages on 127.0.0.1 plus a few dynamic pages.
+func site(t testing.TB) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("testdata/pages")))
+	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
+		if r.FormValue("pass") != "hunter2" {
+			http.Error(w, "wrong password", http.StatusForbidden)
+			return
+		}
+		http.Redirect(w, r, "/welcome.html?user="+r.FormValue("user"), http.StatusSeeOther)
+	})
+	mux.HandleFunc("/img/", func(w http.ResponseWriter, r *http.Request) {
+		img := image.NewRGBA(image.Rect(0, 0, 10, 10))
+		for i := range 10 {
+			img.Set(i, i, color.Black)
+		}
+		w.Header().Set("Content-Type", "image/png")
+		_ = png.Encode(w, img)
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, bigPage(1000))
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// bigPage is a table of n rows, each with a link, a text field and a
+// button: 3n interactive elements.
+func bigPage(n int) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Big</title></head><body><h1>Orders</h1><table>`)
+	for i := range n {
+		fmt.Fprintf(&b, `<tr><td><a href="/order/%d">Order %d</a></td><td>Item number %d, shipped</td><td><input aria-label="Note %d"></td><td><button>Cancel %d</button></td></tr>`, i, i, i, i, i)
+	}
+	b.WriteString(`</table></body></html>`)
+	return b.String()
+}
+
+// driver calls the toolset's handlers directly, as the MCP server does.
+type driver struct {
+	t     testing.TB
+	s     *browser.Session
+	tools map[string]tooldef.Tool
+}
+
+func newDriver(t testing.TB, opts browser.Options) *driver {
+	t.Helper()
+	needChromium(t)
+	if opts.Home == "" {
+		opts.Home = t.TempDir()
+	}
+	s := browser.New(opts)
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	d := &driver{t: t, s: s, tools: map[string]tooldef.Tool{}}
+	for _, tl := range s.Toolset().Tools {
+		d.tools[tl.Name] = tl
+	}
+	return d
+}
+
+// call runs a tool and returns its decoded JSON result and whether it
+// failed (as a model sees it).
+func (d *driver) call(name string, args any) (map[string]any, bool) {
+	d.t.Helper()
+	res, _ := d.callFull(name, args)
+	return res.m, res.isErr
+}
+
+type result struct {
+	m      map[string]any
+	isErr  bool
+	images []tooldef.Image
+}
+
+func (d *driver) callFull(name string, args any) (result, error) {
+	d.t.Helper()
+	tl, ok := d.tools[name]
+	if !ok {
+		d.t.Fatalf("no tool %s", name)
+	}
+	raw, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := tl.Handler(ctx, raw)
+	if err != nil {
+		d.t.Fatalf("%s(%s): infrastructure error: %v", name, raw, err)
+	}
+	b, err := tooldef.EncodeJSON(res.Value)
+	if err != nil {
+		d.t.Fatalf("%s: encode: %v", name, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		d.t.Fatalf("%s: decode %s: %v", name, b, err)
+	}
+	return result{m: m, isErr: res.IsError, images: res.Images}, nil
+}
+
+// ok calls a tool that must succeed.
+func (d *driver) ok(name string, args any) map[string]any {
+	d.t.Helper()
+	m, isErr := d.call(name, args)
+	if isErr || m["success"] != true {
+		d.t.Fatalf("%s(%v) failed: %v", name, args, m)
+	}
+	return m
+}
+
+// fail calls a tool that must fail and returns its error text.
+func (d *driver) fail(name string, args any) string {
+	d.t.Helper()
+	m, isErr := d.call(name, args)
+	if !isErr {
+		d.t.Fatalf("%s(%v) succeeded, want a failure: %v", name, args, m)
+	}
+	s, _ := m["error"].(string)
+	return s
+}
+
+// ref finds the ref of the first snapshot line containing all of parts.
+func ref(t testing.TB, snapshot string, parts ...string) string {
+	t.Helper()
+	for _, line := range strings.Split(snapshot, "\n") {
+		all := true
+		for _, p := range parts {
+			if !strings.Contains(line, p) {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		i := strings.Index(line, "[ref=")
+		if i < 0 {
+			continue
+		}
+		j := strings.IndexByte(line[i:], ']')
+		return "@" + line[i+5:i+j]
+	}
+	t.Fatalf("no ref for %q in snapshot:\n%s", parts, snapshot)
+	return ""
+}
+
+func eval(d *driver, expr string) any {
+	d.t.Helper()
+	return d.ok("browser_console", map[string]any{"expression": expr})["result"]
+}
+
+// waitTitle polls document.title, for effects that land after a click.
+func waitTitle(d *driver, want string) {
+	d.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	var got any
+	for time.Now().Before(deadline) {
+		if got = eval(d, "document.title"); got == want {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	d.t.Fatalf("title = %v, want %q", got, want)
+}
+
+var _ = bytes.Contains

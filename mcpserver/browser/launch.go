@@ -1,0 +1,375 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// startTimeout bounds launching (or attaching to) the browser. A cold
+// Chromium start is ~0.5 s on a 2-core machine; 30 s covers a loaded CI box.
+const startTimeout = 30 * time.Second
+
+// closeTimeout bounds the graceful shutdown before everything is killed.
+const closeTimeout = 5 * time.Second
+
+// candidates are tried in order when no path is configured. The Debian
+// package's real binary comes first: /usr/bin/chromium is a shell wrapper
+// that adds flags from /etc/chromium.d (extensions among them) we do not
+// want; it execs the same binary, so either works. headless-shell is
+// faster to start but is a different build, so it is a fallback only.
+var candidates = []string{
+	"/usr/lib/chromium/chromium",
+	"chromium",
+	"chromium-browser",
+	"google-chrome",
+	"google-chrome-stable",
+	"chromium-headless-shell",
+	"headless_shell",
+}
+
+// FindChromium returns the browser binary: path when non-empty (it must
+// exist), else the first of the usual names found.
+func FindChromium(path string) (string, error) {
+	if path != "" {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return "", fmt.Errorf("browser binary %q not found (fix %s or the --browser-path flag): %w", path, EnvChromePath, err)
+		}
+		return p, nil
+	}
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no Chromium found: install it (Debian: apt-get install -y chromium), set " +
+		EnvChromePath + " to a Chrome/Chromium binary, or set " + EnvCDPURL + " to attach to a running browser")
+}
+
+// launchFlags keep Chromium headless, quiet and on this machine: no
+// background networking, component or safe-browsing updates, sync, metrics,
+// field trials or domain-reliability reports, so the only traffic is what
+// the pages we open ask for. The back/forward cache stays on (faster back);
+// back() handles its restore explicitly.
+func launchFlags(extra map[string]any) []chromedp.ExecAllocatorOption {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.Headless,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 800),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-client-side-phishing-detection", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-component-extensions-with-background-pages", true),
+		chromedp.Flag("disable-field-trial-config", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("no-service-autorun", true),
+		chromedp.Flag("metrics-recording-only", true),
+		chromedp.Flag("safebrowsing-disable-auto-update", true),
+		chromedp.Flag("disable-search-engine-choice-screen", true),
+		// One value: flags are a map, so a second disable-features would
+		// replace the first.
+		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,"+
+			"CertificateTransparencyComponentUpdater,AutofillServerCommunication,InterestFeedContentSuggestions,"+
+			"PrivacySandboxSettings4,GlobalMediaControls,NetworkTimeServiceQuerying"),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-hang-monitor", true),
+		chromedp.Flag("disable-prompt-on-repost", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("use-mock-keychain", true),
+	}
+	for k, v := range extra {
+		opts = append(opts, chromedp.Flag(k, v))
+	}
+	return opts
+}
+
+// runningBrowser is a started (or attached) browser and the tab the tools
+// use.
+type runningBrowser struct {
+	allocCancel   context.CancelFunc
+	browserCtx    context.Context
+	browserCancel context.CancelFunc
+	pid           int    // Chromium's pid and process group; 0 when attached
+	profile       string // fresh user-data-dir, removed at close
+	attached      bool
+
+	tabMu  sync.Mutex
+	tab    *tab
+	others []*tab // earlier tabs, closed with the browser
+}
+
+// startBrowser launches Chromium, or attaches to set.cdpURL, on a context
+// of its own: the browser's life must not end with the call that happened
+// to start it.
+func startBrowser(set settings) (*runningBrowser, error) {
+	rb := &runningBrowser{}
+	var allocCtx context.Context
+	if set.cdpURL != "" {
+		rb.attached = true
+		allocCtx, rb.allocCancel = remote.NewAllocator(context.Background(), set.cdpURL)
+	} else {
+		path, err := FindChromium(set.execPath)
+		if err != nil {
+			return nil, err
+		}
+		// A profile directory of our own (not chromedp's), so one that a
+		// SIGKILLed server left behind can be recognised and swept by the
+		// next server.
+		sweepProfiles()
+		dir, err := os.MkdirTemp("", profilePrefix)
+		if err != nil {
+			return nil, fmt.Errorf("create the browser profile directory (check TMPDIR): %w", err)
+		}
+		rb.profile = dir
+		opts := append(launchFlags(set.extraFlags),
+			chromedp.UserDataDir(dir),
+			chromedp.ExecPath(path),
+			// Its own process group, so Close can kill every process
+			// Chromium forked; and SIGKILL when the server dies, even by
+			// SIGKILL (chromedp starts the process from a locked OS
+			// thread, which Pdeathsig needs).
+			chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			}),
+		)
+		allocCtx, rb.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
+	}
+	rb.browserCtx, rb.browserCancel = chromedp.NewContext(allocCtx)
+
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(rb.browserCtx) }()
+	timer := time.NewTimer(startTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-started:
+		if err != nil {
+			rb.kill()
+			if rb.attached {
+				return nil, fmt.Errorf("attach to the browser at %s (check %s / browser.cdp_url and that the browser runs with remote debugging): %w", set.cdpURL, EnvCDPURL, err)
+			}
+			return nil, fmt.Errorf("start Chromium (check that it runs: chromium --headless --no-sandbox about:blank): %w", err)
+		}
+	case <-timer.C:
+		rb.kill()
+		return nil, fmt.Errorf("the browser did not start within %s", startTimeout)
+	}
+	if c := chromedp.FromContext(rb.browserCtx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		rb.pid = c.Browser.Process().Pid
+	}
+	// When attached, the first context took one of the user's tabs; drive
+	// a tab of our own instead, and close only that one at the end.
+	t, err := newTab(rb.browserCtx, rb.attached)
+	if err != nil {
+		rb.kill()
+		return nil, err
+	}
+	rb.tab = t
+	return rb, nil
+}
+
+// currentTab returns the tab, opening a new one when the old one is gone
+// (the page closed itself, or the renderer went away).
+func (rb *runningBrowser) currentTab() (*tab, error) {
+	rb.tabMu.Lock()
+	defer rb.tabMu.Unlock()
+	if rb.tab != nil && !rb.tab.gone() {
+		return rb.tab, nil
+	}
+	if rb.tab != nil {
+		rb.tab.close()
+	}
+	t, err := newTab(rb.browserCtx, true)
+	if err != nil {
+		return nil, fmt.Errorf("open a new tab: %w", err)
+	}
+	rb.tab = t
+	return t, nil
+}
+
+// adoptPopup makes the page that the current tab opened (target=_blank,
+// window.open) the current tab, as a user's view follows the new tab. The
+// opener stays open in the background.
+func (rb *runningBrowser) adoptPopup(id target.ID) (*tab, error) {
+	t, err := newTab(rb.browserCtx, true, chromedp.WithTargetID(id))
+	if err != nil {
+		return nil, fmt.Errorf("switch to the new tab: %w", err)
+	}
+	rb.tabMu.Lock()
+	old := rb.tab
+	rb.tab = t
+	rb.others = append(rb.others, old)
+	rb.tabMu.Unlock()
+	return t, nil
+}
+
+// close shuts the browser down gracefully, then makes sure: the process
+// group is killed and any process still using the profile is killed.
+func (rb *runningBrowser) close() error {
+	rb.tabMu.Lock()
+	tabs := append(rb.others, rb.tab)
+	rb.tab, rb.others = nil, nil
+	rb.tabMu.Unlock()
+	for _, t := range tabs {
+		if t != nil {
+			t.close()
+		}
+	}
+	if rb.attached {
+		rb.allocCancel()
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Cancel(rb.browserCtx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(closeTimeout):
+		err = fmt.Errorf("the browser did not close within %s; killed it", closeTimeout)
+	}
+	rb.kill()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// kill ends everything at once: the process group first, so no child is
+// orphaned while the allocator waits for the main process.
+func (rb *runningBrowser) kill() {
+	if rb.pid > 0 {
+		_ = syscall.Kill(-rb.pid, syscall.SIGKILL)
+	}
+	rb.browserCancel()
+	rb.allocCancel() // waits for the main process
+	if rb.pid > 0 {
+		_ = syscall.Kill(-rb.pid, syscall.SIGKILL)
+	}
+	if rb.profile != "" {
+		// A child can still be writing for a moment after the kill.
+		for i := 0; i < 20; i++ {
+			if err := os.RemoveAll(rb.profile); err == nil {
+				break
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+}
+
+// profilePrefix names our profile directories in the temp directory.
+const profilePrefix = "hermes-browser-"
+
+// sweepProfiles removes profile directories of earlier servers that were
+// killed before they could clean up: older than a minute (a server that is
+// starting right now has a fresh one) and used by no running process.
+func sweepProfiles() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), profilePrefix+"*"))
+	if len(dirs) == 0 {
+		return
+	}
+	inUse := map[string]bool{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		for arg := range bytes.SplitSeq(cmd, []byte{0}) {
+			if d, ok := bytes.CutPrefix(arg, []byte("--user-data-dir=")); ok {
+				inUse[string(d)] = true
+			}
+		}
+	}
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() || inUse[d] || time.Since(fi.ModTime()) < time.Minute {
+			continue
+		}
+		_ = os.RemoveAll(d)
+	}
+}
+
+// ChromiumDescendants lists the pids of processes under root whose command
+// line mentions chrom (tests and the benchmark use it to prove that nothing
+// survives, and to measure the process tree).
+func ChromiumDescendants(root int) []int {
+	var out []int
+	for _, pid := range Descendants(root) {
+		cmd, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err == nil && bytes.Contains(bytes.ToLower(cmd), []byte("chrom")) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Descendants returns every process below root (not root itself), from
+// /proc. Processes reparented away from root (to init or a subreaper) are
+// not found; callers that need those search by command line instead.
+func Descendants(root int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The comm field may hold spaces and parens; the ppid follows the
+		// last ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(stat[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(string(f[1]))
+		children[ppid] = append(children[ppid], pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}

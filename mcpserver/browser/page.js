@@ -1,0 +1,604 @@
+// page.js runs in an isolated world of the page's main frame (never in the
+// page's own world, so page scripts can neither see nor break it). It builds
+// the accessibility outline, keeps the ref -> element map and performs the
+// DOM-side halves of the tools. It installs itself once per document as
+// globalThis.__hermes; every call re-sends it guarded, so a fresh document
+// (navigation) gets a fresh instance with no stale state.
+//
+// Why in-page JavaScript instead of CDP Accessibility.getFullAXTree: on a
+// 1,000-row page the full AX tree is 17,000 nodes and 8 MB of JSON taking
+// 0.7-1.7 s, while this walk takes ~100 ms and stops as soon as the size cap
+// is reached. The roles and names follow HTML-AAM implicit roles and the
+// accessible-name computation (the parts pages actually use), as Playwright's
+// aria snapshot does.
+(function (startAt) {
+  if (globalThis.__hermes) return globalThis.__hermes;
+
+  const INTERACTIVE = new Set([
+    'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
+    'listbox', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'slider', 'spinbutton', 'switch', 'tab', 'treeitem', 'clickable',
+  ]);
+  // Containers kept in the interactive outline: they tell the model where a
+  // control sits (which form, which dialog, which frame) for a few bytes.
+  const CONTEXT = new Set([
+    'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'form',
+    'dialog', 'alertdialog', 'region', 'search', 'iframe', 'heading', 'alert',
+  ]);
+  // Roles whose accessible name comes from their content; their text
+  // children are not repeated under them.
+  const NAME_FROM_CONTENT = new Set([
+    'button', 'link', 'heading', 'cell', 'columnheader', 'rowheader', 'option',
+    'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem',
+    'checkbox', 'radio', 'switch', 'tooltip', 'clickable', 'row',
+  ]);
+  const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title']);
+  const LANDMARK_SCOPE = new Set(['article', 'aside', 'main', 'nav', 'section']);
+
+  const refs = new Map();      // "e12" -> Element
+  const ids = new WeakMap();   // Element -> "e12"
+  let next = startAt;
+  const first = startAt;
+  let last = [];               // refs listed by the latest snapshot, for annotate
+
+  function norm(s) { return (s || '').replace(/\s+/g, ' ').trim(); }
+  function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + '…' : s; }
+  function quote(s) { return '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'; }
+
+  function refOf(el) {
+    let id = ids.get(el);
+    if (!id) { id = 'e' + (next++); ids.set(el, id); }
+    refs.set(id, el);
+    return id;
+  }
+
+  function inputRole(el) {
+    const ty = (el.getAttribute('type') || 'text').toLowerCase();
+    switch (ty) {
+      case 'button': case 'submit': case 'reset': case 'image': case 'file': return 'button';
+      case 'checkbox': return el.getAttribute('switch') !== null ? 'switch' : 'checkbox';
+      case 'radio': return 'radio';
+      case 'range': return 'slider';
+      case 'number': return 'spinbutton';
+      case 'hidden': return null;
+      case 'search': return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+      default: return el.hasAttribute('list') ? 'combobox' : 'textbox';
+    }
+  }
+
+  function inLandmarkScope(el) {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      if (LANDMARK_SCOPE.has(p.localName)) return true;
+    }
+    return false;
+  }
+
+  function roleOf(el) {
+    const explicit = el.getAttribute('role');
+    if (explicit) {
+      const r = explicit.trim().split(/\s+/)[0].toLowerCase();
+      if (r === 'none' || r === 'presentation') return null;
+      if (r) return r;
+    }
+    switch (el.localName) {
+      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : null;
+      case 'button': case 'summary': return 'button';
+      case 'input': return inputRole(el);
+      case 'select': return (el.multiple || el.size > 1) ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'option': return 'option';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'img': return el.getAttribute('alt') === '' ? null : 'img';
+      case 'svg': return el.getAttribute('aria-label') ? 'img' : null;
+      case 'nav': return 'navigation';
+      case 'main': return 'main';
+      case 'aside': return 'complementary';
+      case 'header': return inLandmarkScope(el) ? null : 'banner';
+      case 'footer': return inLandmarkScope(el) ? null : 'contentinfo';
+      case 'form': return 'form';
+      case 'search': return 'search';
+      case 'section': return (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) ? 'region' : null;
+      case 'dialog': return 'dialog';
+      case 'table': return 'table';
+      case 'tr': return 'row';
+      case 'td': return 'cell';
+      case 'th': return 'columnheader';
+      case 'ul': case 'ol': case 'menu': return 'list';
+      case 'li': return 'listitem';
+      case 'p': return 'paragraph';
+      case 'fieldset': case 'details': return 'group';
+      case 'iframe': case 'frame': return 'iframe';
+      case 'progress': return 'progressbar';
+      case 'meter': return 'meter';
+      case 'hr': return 'separator';
+      case 'article': return 'article';
+      case 'blockquote': return 'blockquote';
+      case 'figure': return 'figure';
+      case 'label': return null;
+    }
+    if (el.isContentEditable && el.hasAttribute('contenteditable')) return 'textbox';
+    return null;
+  }
+
+  // textOf is the "name from content" text: text nodes, alt text of images,
+  // through open shadow roots, skipping aria-hidden subtrees.
+  function textOf(node, budget, skip) {
+    let out = '';
+    const walk = (n) => {
+      if (out.length > budget) return;
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1 && n.nodeType !== 11) return;
+      if (n.nodeType === 1) {
+        if (n === skip) return;
+        if (SKIP_TAGS.has(n.localName) || n.getAttribute('aria-hidden') === 'true') return;
+        if (n.localName === 'img') { out += ' ' + (n.getAttribute('alt') || '') + ' '; return; }
+        if (n.localName === 'input' && n !== node) { out += ' ' + (n.value || '') + ' '; return; }
+        const lab = n !== node && n.getAttribute('aria-label');
+        if (lab) { out += ' ' + lab + ' '; return; }
+        if (n.shadowRoot) { for (const c of n.shadowRoot.childNodes) walk(c); return; }
+        if (n.localName === 'br' || n.localName === 'p' || n.localName === 'div') out += ' ';
+      }
+      for (const c of n.childNodes) walk(c);
+    };
+    walk(node);
+    return norm(out);
+  }
+
+  function byIds(el, attr) {
+    const list = (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean);
+    if (!list.length) return '';
+    const root = el.getRootNode();
+    return norm(list.map((id) => {
+      const t = root.getElementById ? root.getElementById(id) : null;
+      return t ? (t.getAttribute('aria-label') || textOf(t, 200)) : '';
+    }).join(' '));
+  }
+
+  function nameOf(el, role) {
+    let n = byIds(el, 'aria-labelledby');
+    if (n) return n;
+    n = norm(el.getAttribute('aria-label'));
+    if (n) return n;
+    const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+      const ty = (el.getAttribute('type') || '').toLowerCase();
+      if (tag === 'input' && (ty === 'submit' || ty === 'reset' || ty === 'button')) {
+        return norm(el.value) || (ty === 'submit' ? 'Submit' : ty === 'reset' ? 'Reset' : '');
+      }
+      if (tag === 'input' && ty === 'image') return norm(el.getAttribute('alt')) || 'Submit';
+      if (el.labels && el.labels.length) {
+        n = norm(Array.from(el.labels, (l) => textOf(l, 200, el)).join(' '));
+        if (n) return n;
+      }
+      return norm(el.getAttribute('placeholder')) || norm(el.getAttribute('title'));
+    }
+    if (tag === 'img' || tag === 'area') return norm(el.getAttribute('alt')) || norm(el.getAttribute('title'));
+    if (tag === 'fieldset') { const l = el.querySelector(':scope > legend'); if (l) return textOf(l, 200); }
+    if (tag === 'table') { const c = el.querySelector(':scope > caption'); if (c) return textOf(c, 200); }
+    if (tag === 'iframe' || tag === 'frame') return norm(el.getAttribute('title')) || norm(el.getAttribute('name'));
+    if (NAME_FROM_CONTENT.has(role)) {
+      n = textOf(el, 300);
+      if (n) return n;
+    }
+    return norm(el.getAttribute('title'));
+  }
+
+  function isHiddenSubtree(el) {
+    if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert') || el.hidden) return true;
+    if (el.checkVisibility && !el.checkVisibility()) {
+      // display:contents has no box, yet its children render.
+      const cs = getComputedStyle(el);
+      return cs.display !== 'contents';
+    }
+    return false;
+  }
+
+  function states(el, role, full) {
+    let s = '';
+    const a = (n) => el.getAttribute(n);
+    if (role === 'heading' && full) {
+      // Only the full outline gives levels: the interactive one lists
+      // headings as signposts, not as a document structure.
+      const lv = a('aria-level') || (/^h[1-6]$/.test(el.localName) ? el.localName[1] : '');
+      if (lv) s += ' [level=' + lv + ']';
+    }
+    if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
+      const c = a('aria-checked');
+      if (c === 'mixed' || el.indeterminate) s += ' [checked=mixed]';
+      else if (c === 'true' || (c === null && el.checked)) s += ' [checked]';
+    }
+    if (a('aria-pressed') === 'true') s += ' [pressed]';
+    if (a('aria-expanded') !== null) s += a('aria-expanded') === 'true' ? ' [expanded]' : ' [collapsed]';
+    if (a('aria-selected') === 'true' || (role === 'option' && el.selected)) s += ' [selected]';
+    if (el.disabled || a('aria-disabled') === 'true') s += ' [disabled]';
+    if (el.required || a('aria-required') === 'true') s += ' [required]';
+    if (role === 'textbox' || role === 'searchbox' || role === 'spinbutton' || role === 'slider' || role === 'combobox') {
+      let v = el.localName === 'select'
+        ? (el.selectedOptions && el.selectedOptions.length ? norm(el.selectedOptions[0].textContent) : '')
+        : (typeof el.value === 'string' ? el.value : (el.isContentEditable ? el.innerText : ''));
+      if (el.type === 'password' && v) v = '••••';
+      v = norm(v);
+      if (v) s += ' [value=' + quote(clip(v, 80)) + ']';
+    }
+    if (el.localName === 'select' && !el.multiple) {
+      const opts = Array.from(el.options, (o) => clip(norm(o.label || o.textContent), 40));
+      if (opts.length) s += ' [options: ' + opts.slice(0, 25).join(' | ') + (opts.length > 25 ? ' | …' : '') + ']';
+    }
+    if (full && role === 'link') {
+      const href = el.getAttribute('href') || '';
+      if (href && !href.startsWith('javascript:')) s += ' [url=' + clip(href, 120) + ']';
+    }
+    return s;
+  }
+
+  // isClickable finds controls that have no interactive role: onclick
+  // handlers, tabindex and cursor:pointer set on the element itself (not
+  // inherited from a clickable ancestor).
+  function isClickable(el, parentPointer) {
+    if (el.hasAttribute('onclick')) return true;
+    const ti = el.getAttribute('tabindex');
+    if (ti !== null && +ti >= 0) return true;
+    return !parentPointer && el.__hermesPointer;
+  }
+
+  // walk returns outline entries {t: line, c: children, r: role}. A node that
+  // is not shown lifts its children into its parent.
+  function snapshot(opts) {
+    const full = !!opts.full;
+    const max = opts.maxChars > 0 ? opts.maxChars : 8000;
+    let used = 0, truncated = false, count = 0, skippedFrames = 0;
+    last = [];
+    const budgetHit = () => { if (used > max) truncated = true; return truncated; };
+
+    function children(node) {
+      if (node.nodeType === 1 && node.shadowRoot) return node.shadowRoot.childNodes;
+      if (node.nodeType === 1 && node.localName === 'slot') {
+        const as = node.assignedNodes({ flatten: true });
+        return as.length ? as : node.childNodes;
+      }
+      return node.childNodes;
+    }
+
+    function walkKids(node, parentPointer, depth) {
+      const out = [];
+      let text = '';
+      const flush = () => {
+        const t = norm(text);
+        text = '';
+        if (t && full) {
+          const line = 'text: ' + clip(t, 300);
+          used += line.length + depth * 2 + 3;
+          out.push({ t: line, c: [] });
+        }
+      };
+      for (const c of children(node)) {
+        if (budgetHit()) break;
+        if (c.nodeType === 3) { text += c.data; continue; }
+        if (c.nodeType !== 1) continue;
+        const got = walkEl(c, parentPointer, depth);
+        if (got.inlineText !== undefined) { text += ' ' + got.inlineText + ' '; continue; }
+        if (got.entries.length) flush();
+        for (const e of got.entries) out.push(e);
+      }
+      flush();
+      return out;
+    }
+
+    function walkEl(el, parentPointer, depth) {
+      if (SKIP_TAGS.has(el.localName)) return { entries: [] };
+      if (isHiddenSubtree(el)) return { entries: [] };
+      let role = roleOf(el);
+      const pointer = !!el.__hermesPointer;
+      if (!role && isClickable(el, parentPointer)) role = 'clickable';
+      const interactive = INTERACTIVE.has(role) && !(el.localName === 'option' && !full);
+      // Refs are issued before the children are walked, so they follow
+      // document order (an iframe before its content).
+      const id = (interactive || role === 'iframe') ? refOf(el) : '';
+      if (el.localName === 'label' && el.control) {
+        // The label's text is the control's name; say it once.
+        const inner = walkKids(el, pointer || parentPointer, depth + 1).filter((e) => !e.t.startsWith('text: '));
+        return { entries: inner };
+      }
+      let kids = [];
+      let frameNote = '';
+      if (role === 'iframe') {
+        let doc = null;
+        try { doc = el.contentDocument; } catch (e) { doc = null; }
+        if (doc && doc.documentElement) {
+          markPointers(doc);
+          kids = walkKids(doc.documentElement, false, depth + 1);
+        } else {
+          skippedFrames++;
+          frameNote = ' (cross-origin)';
+        }
+      } else if (el.localName === 'select') {
+        kids = [];
+      } else if (role && NAME_FROM_CONTENT.has(role)) {
+        // The name already carries the text; keep only the controls
+        // inside (a row of cells, a card that is a link around a button).
+        kids = walkKids(el, true, depth + 1).filter((e) => e.r);
+      } else {
+        kids = walkKids(el, pointer || parentPointer, depth + 1);
+      }
+      const name = role ? clip(nameOf(el, role), 100) : '';
+      let show;
+      if (full) {
+        show = !!role;
+        if (!role) {
+          // Generic containers are transparent; an inline one holding only
+          // text joins the parent's text run.
+          const textOnly = kids.every((k) => !k.c.length && k.t.startsWith('text: '));
+          if (textOnly && el.localName !== 'iframe' && getComputedStyle(el).display.startsWith('inline')) {
+            for (const k of kids) used -= k.t.length;
+            return { entries: [], inlineText: kids.map((k) => k.t.slice(6)).join(' ') };
+          }
+          return { entries: kids };
+        }
+      } else {
+        show = interactive || (CONTEXT.has(role) && (kids.length > 0 || role === 'heading' || role === 'iframe'));
+        if (role === 'heading') kids = [];
+      }
+      if (!show) return { entries: kids };
+      if (role !== 'heading' && role !== 'iframe' && !interactive && !kids.length && !name && !full) return { entries: [] };
+      if (interactive && !el.isConnected) return { entries: [] };
+      let line = role + (name ? ' ' + quote(name) : '') + states(el, role, full) + frameNote;
+      if (id) line += ' [ref=' + id + ']';
+      if (full && kids.length === 1 && kids[0].t.startsWith('text: ') && !kids[0].c.length) {
+        line += ': ' + kids[0].t.slice(6);
+        kids = [];
+      }
+      used += line.length + depth * 2 + 3;
+      return { entries: [{ t: line, c: kids, r: interactive, id: id }] };
+    }
+
+    // markPointers flags elements whose own computed cursor is pointer, so
+    // the walk can spot clickable divs without a style lookup per node
+    // twice. One pass over the elements that have a non-auto cursor.
+    function markPointers(doc) {
+      const all = doc.querySelectorAll('div,span,li,td,img,svg,label,p,section,article,i');
+      for (const el of all) {
+        if (el.__hermesPointer !== undefined) continue;
+        const p = el.parentElement;
+        const cur = getComputedStyle(el).cursor;
+        el.__hermesPointer = cur === 'pointer' && !(p && getComputedStyle(p).cursor === 'pointer');
+      }
+    }
+
+    let root = document.documentElement;
+    if (opts.selector) {
+      root = document.querySelector(opts.selector);
+      if (!root) return { error: 'no element matches selector ' + opts.selector };
+    }
+    markPointers(document);
+    let entries;
+    const top = walkEl(root, false, 0);
+    entries = top.entries;
+    if (top.inlineText) entries = [{ t: 'text: ' + clip(top.inlineText, 300), c: [] }];
+
+    const lines = [];
+    let size = 0;
+    let cut = false;
+    const render = (list, depth) => {
+      for (const e of list) {
+        if (cut) return;
+        const l = '  '.repeat(depth) + '- ' + e.t;
+        if (size + l.length + 1 > max) { cut = true; return; }
+        lines.push(l);
+        size += l.length + 1;
+        if (e.id) { last.push(e.id); count++; }
+        render(e.c, depth + 1);
+      }
+    };
+    render(entries, 0);
+    return {
+      snapshot: lines.join('\n'),
+      count: count,
+      truncated: truncated || cut,
+      crossOriginFrames: skippedFrames,
+      next: next,
+    };
+  }
+
+  function resolve(id) {
+    const el = refs.get(id);
+    const num = parseInt(id.slice(1), 10);
+    if (!el) {
+      if (num < first) throw new Error('stale');
+      throw new Error('unknown');
+    }
+    if (!el.isConnected) throw new Error('stale');
+    return el;
+  }
+
+  function describe(el) {
+    const role = roleOf(el) || el.localName;
+    const name = clip(nameOf(el, role), 60);
+    return role + (name ? ' ' + quote(name) : '');
+  }
+
+  // deepHit returns the element at a viewport point, through open shadow
+  // roots and same-origin iframes.
+  function deepHit(x, y) {
+    let doc = document, ox = 0, oy = 0, hit = null;
+    for (let i = 0; i < 10; i++) {
+      let h = doc.elementFromPoint(x - ox, y - oy);
+      while (h && h.shadowRoot) {
+        const inner = h.shadowRoot.elementFromPoint(x - ox, y - oy);
+        if (!inner || inner === h) break;
+        h = inner;
+      }
+      hit = h;
+      if (h && (h.localName === 'iframe' || h.localName === 'frame')) {
+        let d = null;
+        try { d = h.contentDocument; } catch (e) { d = null; }
+        if (!d) return hit;
+        const r = h.getBoundingClientRect();
+        ox += r.left + h.clientLeft; oy += r.top + h.clientTop;
+        doc = d;
+        continue;
+      }
+      return hit;
+    }
+    return hit;
+  }
+
+  function composedContains(a, b) {
+    for (let n = b; n; n = n.parentNode || n.host) {
+      if (n === a) return true;
+      if (n.nodeType === 9) { n = n.defaultView && n.defaultView.frameElement; if (!n) return false; if (n === a) return true; }
+    }
+    return false;
+  }
+
+  // hitCheck returns '' when a click at (x, y) reaches el, or a description
+  // of the element that covers it.
+  function hitCheck(el, x, y) {
+    const hit = deepHit(x, y);
+    if (!hit) return '';
+    if (composedContains(el, hit) || composedContains(hit, el)) return '';
+    if (hit.localName === 'label' && hit.control === el) return '';
+    if (el.labels && Array.from(el.labels).some((l) => composedContains(l, hit))) return '';
+    let d = '<' + hit.localName + (hit.id ? '#' + hit.id : '') +
+      (typeof hit.className === 'string' && hit.className ? '.' + hit.className.trim().split(/\s+/).slice(0, 2).join('.') : '') + '>';
+    const t = clip(textOf(hit, 60), 40);
+    return d + (t ? ' "' + t + '"' : '');
+  }
+
+  // prepareType focuses el and selects its content, so the typed text
+  // replaces it, as the tool promises. Returns the kind of field.
+  function prepareType(el) {
+    el.scrollIntoView({ block: 'center', inline: 'nearest' });
+    const tag = el.localName;
+    if (tag === 'select') return 'select';
+    if (tag === 'input' || tag === 'textarea') {
+      const ty = (el.getAttribute('type') || 'text').toLowerCase();
+      if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'range', 'color', 'hidden'].includes(ty)) return 'notext:' + ty;
+      if (el.disabled) return 'disabled';
+      if (el.readOnly) return 'readonly';
+      el.focus();
+      try { el.select(); } catch (e) { /* some types have no selection API */ }
+      return 'input';
+    }
+    if (el.isContentEditable) {
+      el.focus();
+      const sel = el.ownerDocument.getSelection();
+      const r = el.ownerDocument.createRange();
+      r.selectNodeContents(el);
+      sel.removeAllRanges();
+      sel.addRange(r);
+      return 'editable';
+    }
+    return 'notext:' + (roleOf(el) || tag);
+  }
+
+  function clearField(el) {
+    const proto = el.localName === 'textarea' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
+    if (el.isContentEditable) el.textContent = ''; else setter.call(el, '');
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  function selectOption(el, text) {
+    const want = norm(text).toLowerCase();
+    const opts = Array.from(el.options);
+    const o = opts.find((o) => norm(o.label || o.textContent).toLowerCase() === want) ||
+      opts.find((o) => o.value.toLowerCase() === want) ||
+      opts.find((o) => norm(o.label || o.textContent).toLowerCase().includes(want));
+    if (!o) return 'no option matches ' + JSON.stringify(text) + '; options: ' + opts.map((o) => JSON.stringify(norm(o.label || o.textContent))).join(', ');
+    el.value = o.value;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return '';
+  }
+
+  // scroll moves the page, or the scroll container under the viewport
+  // centre when the page itself does not scroll (apps that scroll a div).
+  function scroll(dir) {
+    const dy = (dir === 'up' ? -1 : 1) * Math.round(innerHeight * 0.8);
+    const se = document.scrollingElement || document.documentElement;
+    const before = se.scrollTop;
+    se.scrollBy(0, dy);
+    if (se.scrollTop !== before) return { moved: true, y: Math.round(se.scrollTop), max: se.scrollHeight - se.clientHeight };
+    for (let n = deepHit(innerWidth / 2, innerHeight / 2); n; n = n.parentElement || (n.getRootNode() && n.getRootNode().host)) {
+      if (n.nodeType !== 1) continue;
+      const cs = getComputedStyle(n);
+      if (/(auto|scroll|overlay)/.test(cs.overflowY) && n.scrollHeight > n.clientHeight) {
+        const b = n.scrollTop;
+        n.scrollBy(0, dy);
+        if (n.scrollTop !== b) return { moved: true, y: Math.round(n.scrollTop), max: n.scrollHeight - n.clientHeight };
+      }
+    }
+    return { moved: false, y: Math.round(se.scrollTop), max: se.scrollHeight - se.clientHeight };
+  }
+
+  function images() {
+    const out = [];
+    const seen = new Set();
+    const visit = (doc) => {
+      for (const img of doc.images) {
+        const src = img.currentSrc || img.src || img.getAttribute('data-src') || '';
+        if (!src || src.startsWith('data:') || seen.has(src)) continue;
+        seen.add(src);
+        out.push({
+          src: src,
+          alt: img.getAttribute('alt') || '',
+          width: img.naturalWidth || +img.getAttribute('width') || 0,
+          height: img.naturalHeight || +img.getAttribute('height') || 0,
+          loaded: img.complete && img.naturalWidth > 0,
+        });
+        if (out.length >= 200) return;
+      }
+      for (const f of doc.querySelectorAll('iframe')) {
+        let d = null;
+        try { d = f.contentDocument; } catch (e) { d = null; }
+        if (d) visit(d);
+      }
+    };
+    visit(document);
+    return out;
+  }
+
+  // annotate draws a numbered label on every element of the latest
+  // snapshot that is in the viewport: [N] matches ref eN.
+  function annotate() {
+    removeAnnotations();
+    const layer = document.createElement('div');
+    layer.id = '__hermes_annotations';
+    layer.style.cssText = 'position:fixed;inset:0;pointer-events:none;z-index:2147483647;';
+    const shown = [];
+    for (const id of last) {
+      const el = refs.get(id);
+      if (!el || !el.isConnected) continue;
+      let r = el.getBoundingClientRect();
+      let ox = 0, oy = 0;
+      for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.parent) {
+        const fr = w.frameElement.getBoundingClientRect();
+        ox += fr.left + w.frameElement.clientLeft; oy += fr.top + w.frameElement.clientTop;
+      }
+      const x = r.left + ox, y = r.top + oy;
+      if (r.width === 0 || r.height === 0 || y + r.height < 0 || x + r.width < 0 || y > innerHeight || x > innerWidth) continue;
+      const box = document.createElement('div');
+      box.style.cssText = `position:absolute;left:${x}px;top:${y}px;width:${r.width}px;height:${r.height}px;outline:2px solid #e11;`;
+      const lab = document.createElement('div');
+      lab.textContent = '[' + id.slice(1) + ']';
+      lab.style.cssText = `position:absolute;left:${x}px;top:${Math.max(0, y - 14)}px;font:bold 11px/13px monospace;background:#e11;color:#fff;padding:0 2px;`;
+      layer.appendChild(box);
+      layer.appendChild(lab);
+      shown.push({ label: +id.slice(1), ref: '@' + id, element: describe(el) });
+    }
+    document.documentElement.appendChild(layer);
+    return shown;
+  }
+
+  function removeAnnotations() {
+    const old = document.getElementById('__hermes_annotations');
+    if (old) old.remove();
+  }
+
+  return (globalThis.__hermes = {
+    snapshot, resolve, describe, hitCheck, prepareType, clearField, selectOption,
+    scroll, images, annotate, removeAnnotations,
+    hasRefs: () => last.length > 0,
+  });
+})

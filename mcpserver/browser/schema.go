@@ -1,0 +1,133 @@
+package browser
+
+// Descriptions and input schemas of the ten tools. Names, parameters and
+// required lists are the Python Hermes' (tools/browser_tool.py); extra
+// optional parameters (selector, max_chars, submit) never change a call
+// that omits them.
+
+const navigateDesc = "Navigate the browser to a URL and return a compact snapshot of the page: an " +
+	"accessibility outline where each interactive element carries a ref like [ref=e5]. Call this first; " +
+	"the other browser tools act on the page it opens. Pass refs as @e5 to browser_click and " +
+	"browser_type. For simple information retrieval, prefer web_search or web_extract (faster, cheaper); " +
+	"for plain-text endpoints use curl."
+
+const navigateSchema = `{
+  "type": "object",
+  "properties": {
+    "url": {"type": "string", "description": "The URL to open, e.g. 'https://example.com/login'."}
+  },
+  "required": ["url"],
+  "additionalProperties": false
+}`
+
+const snapshotDesc = "Read the current page as an accessibility outline. By default only interactive " +
+	"elements (links, buttons, fields, ...) and headings are listed, each with a ref like [ref=e5] that " +
+	"browser_click and browser_type take as @e5; set full=true for the whole page including its text. " +
+	"Content inside same-origin iframes and open shadow DOM is included. Refs stay valid until the page " +
+	"navigates or the element disappears; then take a new snapshot. Long pages are cut at max_chars " +
+	"(default 8000) with a note: narrow with selector."
+
+const snapshotSchema = `{
+  "type": "object",
+  "properties": {
+    "full": {"type": "boolean", "default": false, "description": "true: the whole page with its text; false (default): interactive elements and headings only."},
+    "selector": {"type": "string", "description": "Optional CSS selector; only the first matching element's subtree is described (e.g. 'main', 'form#login', '#results')."},
+    "max_chars": {"type": "integer", "minimum": 500, "maximum": 200000, "description": "Optional size cap in characters (default 8000). The snapshot is cut at a line boundary with a note when it is longer."}
+  },
+  "additionalProperties": false
+}`
+
+const clickDesc = "Click an element by its ref from the latest snapshot (e.g. @e5). Sends a real mouse " +
+	"click at the element's centre after scrolling it into view; refuses when another element (a dialog, " +
+	"a cookie banner) covers it. Waits for a navigation the click starts and follows a new tab it opens."
+
+const clickSchema = `{
+  "type": "object",
+  "properties": {
+    "ref": {"type": "string", "description": "The element's ref from the snapshot, e.g. '@e5'."}
+  },
+  "required": ["ref"],
+  "additionalProperties": false
+}`
+
+const typeDesc = "Type text into an input field by ref. The field is cleared first, then the text is " +
+	"inserted. For a select (combobox with options) the option whose label matches the text is chosen. " +
+	"Set submit=true to press Enter afterwards (submits most forms)."
+
+const typeSchema = `{
+  "type": "object",
+  "properties": {
+    "ref": {"type": "string", "description": "The field's ref from the snapshot, e.g. '@e3'."},
+    "text": {"type": "string", "description": "The text to type; it replaces the field's content."},
+    "submit": {"type": "boolean", "default": false, "description": "Press Enter after typing."}
+  },
+  "required": ["ref", "text"],
+  "additionalProperties": false
+}`
+
+const pressDesc = "Press a keyboard key in the page, sent to the focused element: Enter, Tab, Escape, " +
+	"ArrowDown, ArrowUp, Backspace, PageDown, a single character, or a combination such as Control+a."
+
+const pressSchema = `{
+  "type": "object",
+  "properties": {
+    "key": {"type": "string", "description": "Key to press, e.g. 'Enter', 'Tab', 'Escape', 'ArrowDown', 'a', 'Control+a'."}
+  },
+  "required": ["key"],
+  "additionalProperties": false
+}`
+
+const scrollDesc = "Scroll the page (or, when the page itself does not scroll, the scrollable area in the " +
+	"middle of the view) up or down by most of a screen. Use it to reveal lazy-loaded content, then " +
+	"take a snapshot."
+
+const scrollSchema = `{
+  "type": "object",
+  "properties": {
+    "direction": {"type": "string", "enum": ["up", "down"], "description": "'up' or 'down'."}
+  },
+  "required": ["direction"],
+  "additionalProperties": false
+}`
+
+const backDesc = "Go back to the previous page in the browser history."
+
+const emptySchema = `{
+  "type": "object",
+  "properties": {},
+  "required": [],
+  "additionalProperties": false
+}`
+
+const imagesDesc = "List the images on the current page (including same-origin iframes): src, alt text, " +
+	"width and height, and whether each has loaded (lazy images load once scrolled into view). " +
+	"data: URLs are left out."
+
+const consoleDesc = "Read the browser console of the current page: console messages (log, warning, " +
+	"error, ...) and uncaught JavaScript errors, oldest first. clear=true empties the buffer after " +
+	"reading. With expression, evaluates that JavaScript in the page instead (promises are awaited) and " +
+	"returns its JSON value and type."
+
+const consoleSchema = `{
+  "type": "object",
+  "properties": {
+    "clear": {"type": "boolean", "default": false, "description": "Empty the message buffer after returning it."},
+    "expression": {"type": "string", "description": "JavaScript to evaluate in the page, e.g. 'document.title' or 'JSON.parse(localStorage.cart)'."}
+  },
+  "additionalProperties": false
+}`
+
+const visionDesc = "Take a screenshot of the current page and ask a vision model a question about it " +
+	"(layout, charts, images, CAPTCHAs, anything the outline cannot show). The screenshot is also " +
+	"returned as an image and saved to screenshot_path. annotate=true draws numbered labels [N] on " +
+	"interactive elements; [N] is the element with ref @eN, so an answer can be acted on."
+
+const visionSchema = `{
+  "type": "object",
+  "properties": {
+    "question": {"type": "string", "description": "What to find out from the screenshot."},
+    "annotate": {"type": "boolean", "default": false, "description": "Overlay numbered [N] labels matching refs @eN."}
+  },
+  "required": ["question"],
+  "additionalProperties": false
+}`

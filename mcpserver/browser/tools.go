@@ -1,0 +1,801 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// Snapshot size limits. 8000 is the Python Hermes' threshold; a caller may
+// ask for more, up to maxSnapshotChars.
+const (
+	defaultSnapshotChars = 8000
+	maxSnapshotChars     = 200000
+)
+
+// Toolset returns the ten browser tools served by this session.
+func (s *Session) Toolset() tooldef.Toolset {
+	// Every tool acts on (or reads) pages from the web, so all are
+	// open-world.
+	act := tooldef.Hints{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true}
+	move := tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true}
+	read := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true}
+	check := s.checkBrowser
+	tool := func(name, title, desc, schema string, h tooldef.Hints, fn handler) tooldef.Tool {
+		return tooldef.Tool{Name: name, Title: title, Description: desc, InputSchema: json.RawMessage(schema),
+			Hints: h, Handler: s.wrap(name, fn), Check: check}
+	}
+	vision := tool("browser_vision", "Look at the page", visionDesc, visionSchema, read, s.vision)
+	vision.Check = s.checkVision
+	return tooldef.Toolset{
+		Name:        "browser",
+		Description: "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, read the console.",
+		Default:     false,
+		EnvVars:     []string{EnvCDPURL, EnvChromePath},
+		Tools: []tooldef.Tool{
+			tool("browser_navigate", "Open a URL", navigateDesc, navigateSchema, move, s.navigate),
+			tool("browser_snapshot", "Read the page", snapshotDesc, snapshotSchema, read, s.snapshot),
+			tool("browser_click", "Click an element", clickDesc, clickSchema, act, s.click),
+			tool("browser_type", "Type into a field", typeDesc, typeSchema, act, s.typeText),
+			tool("browser_press", "Press a key", pressDesc, pressSchema, act, s.press),
+			tool("browser_scroll", "Scroll the page", scrollDesc, scrollSchema, move, s.scroll),
+			tool("browser_back", "Go back", backDesc, emptySchema, move, s.back),
+			tool("browser_get_images", "List images", imagesDesc, emptySchema, read, s.images),
+			tool("browser_console", "Console and JavaScript", consoleDesc, consoleSchema, act, s.console),
+			vision,
+		},
+	}
+}
+
+func (s *Session) checkBrowser() error {
+	if s.setErr != nil {
+		return s.setErr
+	}
+	if s.set.cdpURL != "" {
+		return nil
+	}
+	_, err := FindChromium(s.set.execPath)
+	return err
+}
+
+func (s *Session) checkVision() error {
+	if err := s.checkBrowser(); err != nil {
+		return err
+	}
+	if s.opts.Vision == nil {
+		if s.opts.VisionUnavailable != "" {
+			return errors.New(s.opts.VisionUnavailable)
+		}
+		return errors.New("browser_vision needs a vision model: configure the vision backend (OPENAI_API_KEY with VISION_MODEL, or auxiliary.vision in config.yaml)")
+	}
+	return nil
+}
+
+// handler runs one tool on the current tab; ctx carries the call's
+// timeout and is a chromedp context of the tab.
+type handler func(ctx context.Context, c *call, args json.RawMessage) (tooldef.Result, error)
+
+// call is what a handler needs besides its arguments.
+type call struct {
+	s  *Session
+	rb *runningBrowser
+	t  *tab
+}
+
+// wrap serialises calls on the tab, starts the browser on first use and
+// gives the call its own deadline, derived from the tab (so chromedp can
+// run) and cancelled when the client cancels the call.
+func (s *Session) wrap(name string, fn handler) tooldef.Handler {
+	return func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+		if s.setErr != nil {
+			return tooldef.Errorf("%v", s.setErr), nil
+		}
+		select {
+		case s.lock <- struct{}{}:
+		case <-ctx.Done():
+			return tooldef.Result{}, ctx.Err()
+		}
+		defer func() { <-s.lock }()
+		rb, err := s.browser()
+		if err != nil {
+			return tooldef.Errorf("%v", err), nil
+		}
+		t, err := rb.currentTab()
+		if err != nil {
+			return tooldef.Errorf("%v", err), nil
+		}
+		cctx, cancel := context.WithTimeout(t.ctx, s.set.callTimeout)
+		defer cancel()
+		stop := context.AfterFunc(ctx, cancel)
+		defer stop()
+		res, err := fn(cctx, &call{s: s, rb: rb, t: t}, args)
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return tooldef.Errorf("%s timed out after %s: the page did not respond in time. Take a snapshot to see where it stands, or navigate again.", name, s.set.callTimeout), nil
+		}
+		if err != nil && ctx.Err() != nil {
+			return tooldef.Result{}, ctx.Err()
+		}
+		if err != nil {
+			// Protocol failures a model can work around (a crashed page, a
+			// detached frame) are reported to it rather than as server
+			// errors.
+			return tooldef.Errorf("%s failed: %v", name, err), nil
+		}
+		return res, nil
+	}
+}
+
+// browser returns the running browser, starting it on first use.
+func (s *Session) browser() (*runningBrowser, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errors.New("the browser session is closed (the server is shutting down)")
+	}
+	if s.br != nil {
+		br := s.br
+		s.mu.Unlock()
+		return br, nil
+	}
+	s.mu.Unlock()
+	br, err := startBrowser(s.set)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		go br.close()
+		return nil, errors.New("the browser session is closed (the server is shutting down)")
+	}
+	s.br = br
+	return br, nil
+}
+
+// --- snapshots ---
+
+type snapOut struct {
+	Snapshot          string `json:"snapshot"`
+	Count             int    `json:"count"`
+	Truncated         bool   `json:"truncated"`
+	CrossOriginFrames int    `json:"crossOriginFrames"`
+	Next              int    `json:"next"`
+	Error             string `json:"error"`
+}
+
+// takeSnapshot renders the outline and records the refs it issued.
+func (c *call) takeSnapshot(ctx context.Context, full bool, selector string, maxChars int) (snapOut, error) {
+	if maxChars <= 0 {
+		maxChars = defaultSnapshotChars
+	}
+	maxChars = min(maxChars, maxSnapshotChars)
+	out, err := worldCall[snapOut](ctx, c.t, c.s.refSeq, "snapshot", map[string]any{
+		"full": full, "selector": selector, "maxChars": maxChars,
+	})
+	if err != nil {
+		return out, err
+	}
+	if out.Next > c.s.refSeq {
+		c.s.refSeq = out.Next
+	}
+	if out.Error != "" {
+		return out, nil
+	}
+	var notes []string
+	if out.Snapshot == "" {
+		if full {
+			notes = append(notes, "(the page is empty)")
+		} else {
+			notes = append(notes, "(no interactive elements; call browser_snapshot with full=true to read the page's text)")
+		}
+	}
+	if out.CrossOriginFrames > 0 {
+		notes = append(notes, fmt.Sprintf("[%d cross-origin iframe(s) not shown; navigate to the iframe's URL to use it]", out.CrossOriginFrames))
+	}
+	if out.Truncated {
+		notes = append(notes, fmt.Sprintf("[... snapshot truncated at %d characters. Narrow it: selector=\"<CSS of the part you need>\" (e.g. \"main\", \"form\", \"#results\"), or interactive-only (full=false), or scroll and snapshot again; max_chars raises the cap up to %d.]", maxChars, maxSnapshotChars))
+	}
+	if len(notes) > 0 {
+		if out.Snapshot != "" {
+			out.Snapshot += "\n"
+		}
+		out.Snapshot += strings.Join(notes, "\n")
+	}
+	return out, nil
+}
+
+func (s *Session) snapshot(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		Full     bool   `json:"full"`
+		Selector string `json:"selector"`
+		MaxChars int    `json:"max_chars"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	out, err := c.takeSnapshot(ctx, args.Full, args.Selector, args.MaxChars)
+	if err != nil {
+		return snapshotFailure(err)
+	}
+	if out.Error != "" {
+		return tooldef.Errorf("%s; pass a CSS selector that exists on the page, or omit selector", out.Error), nil
+	}
+	return tooldef.OK(struct {
+		Success      bool   `json:"success"`
+		Snapshot     string `json:"snapshot"`
+		ElementCount int    `json:"element_count"`
+	}{true, out.Snapshot, out.Count}), nil
+}
+
+func snapshotFailure(err error) (tooldef.Result, error) {
+	var je *jsError
+	if errors.As(err, &je) {
+		return tooldef.Errorf("could not read the page: %s", je.text), nil
+	}
+	return tooldef.Result{}, err
+}
+
+// --- navigation ---
+
+func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		URL string `json:"url"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	target := strings.TrimSpace(args.URL)
+	if !strings.Contains(target, "://") && !strings.HasPrefix(target, "about:") {
+		target = "https://" + target
+	}
+	policy := urlguard.Policy{AllowPrivate: s.set.allowPrivate}
+	if _, err := urlguard.CheckURL(ctx, target, policy, net.DefaultResolver); err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	// Keep a quarter of the budget for the snapshot: a page whose load
+	// never completes (a hung subresource) still gets described.
+	navCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout*3/4)
+	before := c.t.state()
+	err = chromedp.Do(navCtx, chromedp.Navigate(target))
+	cancel()
+	warning := ""
+	if err != nil {
+		if ctx.Err() != nil {
+			return tooldef.Result{}, ctx.Err()
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || c.t.state().navSeq == before.navSeq {
+			return tooldef.Errorf("navigation to %s failed: %v", target, cleanNavError(err)), nil
+		}
+		warning = "the page did not finish loading in time; the snapshot shows what has loaded so far"
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	if _, err := urlguard.CheckURL(ctx, loc, policy, nil); err != nil && loc != target {
+		_ = chromedp.Do(ctx, chromedp.Navigate("about:blank"))
+		msg := "Blocked: redirect landed on a private/internal address"
+		if errors.Is(err, urlguard.ErrMetadata) {
+			msg = err.Error()
+		}
+		return tooldef.Errorf("%s", msg), nil
+	}
+	title, _ := chromedp.Run(ctx, chromedp.Title())
+	out, err := c.takeSnapshot(ctx, false, "", 0)
+	if err != nil {
+		return snapshotFailure(err)
+	}
+	res := map[string]any{
+		"success": true, "url": loc, "title": title, "snapshot": out.Snapshot, "element_count": out.Count,
+	}
+	if warning != "" {
+		res["warning"] = warning
+	}
+	return tooldef.OK(res), nil
+}
+
+// cleanNavError keeps the net::ERR_ text, which says what went wrong.
+func cleanNavError(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "net::"); i >= 0 {
+		return s[i:]
+	}
+	return s
+}
+
+func (s *Session) back(ctx context.Context, c *call, _ json.RawMessage) (tooldef.Result, error) {
+	ok, err := c.t.back(ctx)
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	if !ok {
+		return tooldef.Errorf("there is no previous page in this tab's history"), nil
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	return tooldef.OK(map[string]any{"success": true, "url": loc}), nil
+}
+
+// --- acting on refs ---
+
+var refRE = regexp.MustCompile(`^@?(?:ref=)?(e\d+)$`)
+
+// parseRef accepts @e5, e5, ref=e5 and [ref=e5].
+func parseRef(s string) (string, int, bool) {
+	s = strings.Trim(strings.TrimSpace(s), "[]")
+	m := refRE.FindStringSubmatch(s)
+	if m == nil {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(m[1][1:])
+	return m[1], n, err == nil
+}
+
+// element resolves a ref argument, or returns the failure to show.
+func (c *call) element(ctx context.Context, raw string) (*runtime.RemoteObject, string, *tooldef.Result, error) {
+	ref, n, ok := parseRef(raw)
+	if !ok {
+		r := tooldef.Errorf("invalid ref %q: pass a ref from the latest snapshot, like @e5", raw)
+		return nil, "", &r, nil
+	}
+	obj, err := c.t.resolveRef(ctx, ref)
+	if err == nil {
+		return obj, ref, nil, nil
+	}
+	switch {
+	case n >= c.s.refSeq:
+		r := tooldef.Errorf("unknown ref @%s: no snapshot listed it. Take a snapshot (browser_snapshot) and use its refs.", ref)
+		return nil, ref, &r, nil
+	case errors.Is(err, errStale), errors.Is(err, errUnknown):
+		r := tooldef.Errorf("stale ref @%s, take a new snapshot: the element is gone or the page changed since the snapshot that listed it. Call browser_snapshot and use the new refs.", ref)
+		return nil, ref, &r, nil
+	}
+	return nil, ref, nil, err
+}
+
+func staleResult(ref string) tooldef.Result {
+	return tooldef.Errorf("stale ref @%s, take a new snapshot: the element was removed or lost its layout. Call browser_snapshot and use the new refs.", ref)
+}
+
+func (s *Session) click(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		Ref string `json:"ref"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	obj, ref, fail, err := c.element(ctx, args.Ref)
+	if fail != nil || err != nil {
+		return deref(fail), err
+	}
+	x, y, err := clickPoint(ctx, obj)
+	if err != nil {
+		if isNodeGone(err) {
+			return staleResult(ref), nil
+		}
+		if strings.Contains(err.Error(), "no visible box") {
+			return tooldef.Errorf("@%s cannot be clicked: %v. Take a new snapshot; the element may be collapsed or covered.", ref, err), nil
+		}
+		return tooldef.Result{}, err
+	}
+	covered, err := callOn[string](ctx, obj, `function(x, y) { return globalThis.__hermes.hitCheck(this, x, y); }`, x, y)
+	if err != nil {
+		if errors.Is(err, errStale) {
+			return staleResult(ref), nil
+		}
+		return tooldef.Result{}, err
+	}
+	if covered != "" {
+		return tooldef.Errorf("@%s is covered by %s at its centre, so a click would hit that instead. Close or dismiss it (it may be a dialog or cookie banner in the snapshot), or scroll, then try again.", ref, covered), nil
+	}
+	before := c.t.state()
+	if err := mouseClick(ctx, x, y); err != nil {
+		return tooldef.Result{}, err
+	}
+	res := map[string]any{"success": true, "clicked": "@" + ref}
+	c.afterAction(ctx, before, res)
+	return tooldef.OK(res), nil
+}
+
+// afterAction waits for a navigation the action started and follows a new
+// tab the page opened, noting both in res.
+func (c *call) afterAction(ctx context.Context, before snap, res map[string]any) {
+	if !c.t.settle(ctx, before) {
+		return
+	}
+	if id := c.t.takePopup(); id != "" {
+		if t, err := c.rb.adoptPopup(id); err == nil {
+			c.t = t
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_ = chromedp.Do(wctx, chromedp.Sleep(50*time.Millisecond))
+			cancel()
+			res["new_tab"] = true
+		}
+	}
+	tctx, cancel := context.WithTimeout(c.t.ctx, 2*time.Second)
+	defer cancel()
+	if loc, err := chromedp.Run(tctx, chromedp.Location()); err == nil {
+		res["url"] = loc
+	}
+}
+
+func deref(r *tooldef.Result) tooldef.Result {
+	if r == nil {
+		return tooldef.Result{}
+	}
+	return *r
+}
+
+func (s *Session) typeText(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		Ref    string `json:"ref"`
+		Text   string `json:"text"`
+		Submit bool   `json:"submit"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	obj, ref, fail, err := c.element(ctx, args.Ref)
+	if fail != nil || err != nil {
+		return deref(fail), err
+	}
+	kind, err := callOn[string](ctx, obj, `function() { return globalThis.__hermes.prepareType(this); }`)
+	if err != nil {
+		if errors.Is(err, errStale) {
+			return staleResult(ref), nil
+		}
+		return tooldef.Result{}, err
+	}
+	switch {
+	case kind == "select":
+		msg, err := callOn[string](ctx, obj, `function(t) { return globalThis.__hermes.selectOption(this, t); }`, args.Text)
+		if err != nil {
+			return tooldef.Result{}, err
+		}
+		if msg != "" {
+			return tooldef.Errorf("@%s: %s", ref, msg), nil
+		}
+	case kind == "disabled" || kind == "readonly":
+		return tooldef.Errorf("@%s is %s and cannot be typed into", ref, kind), nil
+	case strings.HasPrefix(kind, "notext:"):
+		return tooldef.Errorf("@%s is a %s, not a text field: use browser_click for it, or type into a textbox/searchbox/combobox ref", ref, strings.TrimPrefix(kind, "notext:")), nil
+	case args.Text == "":
+		if _, err := callOn[any](ctx, obj, `function() { globalThis.__hermes.clearField(this); }`); err != nil {
+			return tooldef.Result{}, err
+		}
+	default:
+		// Input.insertText replaces the selection prepareType made, the
+		// way a paste does: one input event, trusted, fast.
+		if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			return t.Call(ctx, "Input.insertText", map[string]any{"text": args.Text}, nil)
+		})); err != nil {
+			return tooldef.Result{}, err
+		}
+	}
+	res := map[string]any{"success": true, "typed": args.Text, "element": "@" + ref}
+	if args.Submit {
+		before := c.t.state()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter)); err != nil {
+			return tooldef.Result{}, err
+		}
+		res["submitted"] = true
+		c.afterAction(ctx, before, res)
+	}
+	return tooldef.OK(res), nil
+}
+
+// keyNames maps the key names models use to chromedp's key codes.
+var keyNames = map[string]string{
+	"enter": kb.Enter, "return": kb.Enter, "tab": kb.Tab, "escape": kb.Escape, "esc": kb.Escape,
+	"backspace": kb.Backspace, "delete": kb.Delete, "del": kb.Delete, "space": " ", "spacebar": " ",
+	"arrowup": kb.ArrowUp, "arrowdown": kb.ArrowDown, "arrowleft": kb.ArrowLeft, "arrowright": kb.ArrowRight,
+	"up": kb.ArrowUp, "down": kb.ArrowDown, "left": kb.ArrowLeft, "right": kb.ArrowRight,
+	"home": kb.Home, "end": kb.End, "pageup": kb.PageUp, "pagedown": kb.PageDown, "insert": kb.Insert,
+	"f1": kb.F1, "f2": kb.F2, "f3": kb.F3, "f4": kb.F4, "f5": kb.F5, "f6": kb.F6,
+	"f7": kb.F7, "f8": kb.F8, "f9": kb.F9, "f10": kb.F10, "f11": kb.F11, "f12": kb.F12,
+}
+
+var modifierNames = map[string]chromedp.Modifier{
+	"control": chromedp.ModifierCtrl, "ctrl": chromedp.ModifierCtrl, "shift": chromedp.ModifierShift,
+	"alt": chromedp.ModifierAlt, "option": chromedp.ModifierAlt, "meta": chromedp.ModifierMeta,
+	"cmd": chromedp.ModifierMeta, "command": chromedp.ModifierMeta,
+}
+
+// parseKey turns "Enter", "a" or "Control+a" into a key and modifiers.
+func parseKey(s string) (string, []chromedp.Modifier, error) {
+	parts := strings.Split(s, "+")
+	if len(parts) > 1 && parts[len(parts)-1] == "" { // "Control++"
+		parts = append(parts[:len(parts)-2], "+")
+	}
+	var mods []chromedp.Modifier
+	for _, p := range parts[:len(parts)-1] {
+		m, ok := modifierNames[strings.ToLower(strings.TrimSpace(p))]
+		if !ok {
+			return "", nil, fmt.Errorf("unknown modifier %q (use Control, Shift, Alt or Meta)", p)
+		}
+		mods = append(mods, m)
+	}
+	key := parts[len(parts)-1]
+	if k, ok := keyNames[strings.ToLower(key)]; ok {
+		return k, mods, nil
+	}
+	if len([]rune(key)) == 1 {
+		return key, mods, nil
+	}
+	names := make([]string, 0, len(keyNames))
+	for n := range keyNames {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return "", nil, fmt.Errorf("unknown key %q: use a single character or one of %s", key, strings.Join(names, ", "))
+}
+
+func (s *Session) press(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		Key string `json:"key"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	key, mods, err := parseKey(args.Key)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	before := c.t.state()
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(key, chromedp.KeyModifiers(mods...))); err != nil {
+		return tooldef.Result{}, err
+	}
+	res := map[string]any{"success": true, "pressed": args.Key}
+	c.afterAction(ctx, before, res)
+	return tooldef.OK(res), nil
+}
+
+func (s *Session) scroll(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		Direction string `json:"direction"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	dir := strings.ToLower(strings.TrimSpace(args.Direction))
+	if dir != "up" && dir != "down" {
+		return tooldef.Errorf("Invalid direction '%s'. Use 'up' or 'down'.", args.Direction), nil
+	}
+	pos, err := worldCall[struct {
+		Moved bool `json:"moved"`
+		Y     int  `json:"y"`
+		Max   int  `json:"max"`
+	}](ctx, c.t, c.s.refSeq, "scroll", dir)
+	if err != nil {
+		return snapshotFailure(err)
+	}
+	// Lazy content (images, infinite lists) reacts to the scroll
+	// asynchronously; give it a moment, as a reader would.
+	_ = chromedp.Do(ctx, chromedp.Sleep(100*time.Millisecond))
+	res := map[string]any{"success": true, "scrolled": dir}
+	if !pos.Moved {
+		res["note"] = "the page did not move: already at the " + map[string]string{"up": "top", "down": "bottom"}[dir]
+	}
+	return tooldef.OK(res), nil
+}
+
+func (s *Session) images(ctx context.Context, c *call, _ json.RawMessage) (tooldef.Result, error) {
+	type img struct {
+		Src    string `json:"src"`
+		Alt    string `json:"alt"`
+		Width  int    `json:"width"`
+		Height int    `json:"height"`
+		Loaded bool   `json:"loaded"`
+	}
+	imgs, err := worldCall[[]img](ctx, c.t, c.s.refSeq, "images")
+	if err != nil {
+		return snapshotFailure(err)
+	}
+	if imgs == nil {
+		imgs = []img{}
+	}
+	return tooldef.OK(map[string]any{"success": true, "images": imgs, "count": len(imgs)}), nil
+}
+
+// maxEvalResult bounds an evaluated expression's JSON.
+const maxEvalResult = 50000
+
+func (s *Session) console(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		Clear      bool   `json:"clear"`
+		Expression string `json:"expression"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	if strings.TrimSpace(args.Expression) != "" {
+		return c.evaluate(ctx, args.Expression)
+	}
+	entries, dropped := c.t.console.read(args.Clear)
+	type msg struct {
+		Type   string `json:"type"`
+		Text   string `json:"text"`
+		Source string `json:"source"`
+	}
+	type jsErr struct {
+		Message string `json:"message"`
+		Source  string `json:"source"`
+	}
+	msgs, errs := []msg{}, []jsErr{}
+	for _, e := range entries {
+		if e.Exception {
+			errs = append(errs, jsErr{Message: e.Text, Source: "exception"})
+		} else {
+			msgs = append(msgs, msg{Type: e.Type, Text: e.Text, Source: "console"})
+		}
+	}
+	res := map[string]any{
+		"success": true, "console_messages": msgs, "js_errors": errs,
+		"total_messages": len(msgs), "total_errors": len(errs),
+	}
+	if dropped > 0 {
+		res["note"] = fmt.Sprintf("%d older messages were dropped (the buffer keeps the newest %d)", dropped, consoleCap)
+	}
+	return tooldef.OK(res), nil
+}
+
+// evaluate runs expression in the page's own world (so page globals are
+// visible), awaiting promises, with a script timeout inside the call's.
+func (c *call) evaluate(ctx context.Context, expr string) (tooldef.Result, error) {
+	p := runtime.EvaluateParams{
+		Expression:    expr,
+		ReturnByValue: new(true),
+		AwaitPromise:  new(true),
+		UserGesture:   new(true),
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		if ms := time.Until(dl).Milliseconds() - 500; ms > 0 {
+			p.Timeout = runtime.TimeDelta(ms)
+		}
+	}
+	res, err := chromedp.Call(ctx, runtime.Evaluate, p)
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	if res.ExceptionDetails != nil {
+		return tooldef.Errorf("the expression threw: %s", exceptionText(res.ExceptionDetails)), nil
+	}
+	r := res.Result
+	var value any
+	switch {
+	case len(r.Value) > maxEvalResult:
+		return tooldef.OK(map[string]any{"success": true, "result": string(r.Value[:maxEvalResult]) + "…", "result_type": "str",
+			"note": fmt.Sprintf("the result was %d bytes of JSON and was cut to %d; return a smaller value", len(r.Value), maxEvalResult)}), nil
+	case len(r.Value) > 0:
+		if err := json.Unmarshal(r.Value, &value); err != nil {
+			value = string(r.Value)
+		}
+	case r.UnserializableValue != "":
+		value = string(r.UnserializableValue) // NaN, Infinity, 1n
+	case r.Type != "undefined" && r.Subtype != "null":
+		value = r.Description // functions, symbols
+	}
+	// result_type is the Python type name the original reports.
+	typ := "NoneType"
+	switch v := value.(type) {
+	case string:
+		typ = "str"
+	case bool:
+		typ = "bool"
+	case []any:
+		typ = "list"
+	case map[string]any:
+		typ = "dict"
+	case float64:
+		typ = "float"
+		if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+			typ, value = "int", int64(v)
+		}
+	}
+	return tooldef.OK(map[string]any{"success": true, "result": value, "result_type": typ}), nil
+}
+
+// --- vision ---
+
+func (s *Session) vision(ctx context.Context, c *call, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[struct {
+		Question string `json:"question"`
+		Annotate bool   `json:"annotate"`
+	}](raw)
+	if err != nil {
+		return tooldef.Errorf("%v", err), nil
+	}
+	if s.opts.Vision == nil {
+		return tooldef.Errorf("%v", s.checkVision()), nil
+	}
+	var annotations any
+	if args.Annotate {
+		has, _ := worldCall[bool](ctx, c.t, s.refSeq, "hasRefs")
+		if !has {
+			if _, err := c.takeSnapshot(ctx, false, "", maxSnapshotChars); err != nil {
+				return snapshotFailure(err)
+			}
+		}
+		ann, err := worldCall[json.RawMessage](ctx, c.t, s.refSeq, "annotate")
+		if err != nil {
+			return snapshotFailure(err)
+		}
+		annotations = ann
+	}
+	png, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	if args.Annotate {
+		_, _ = worldCall[any](ctx, c.t, s.refSeq, "removeAnnotations")
+	}
+	if err != nil {
+		return tooldef.Result{}, fmt.Errorf("take the screenshot: %w", err)
+	}
+	img := []tooldef.Image{{MIMEType: "image/png", Data: png.Data}}
+	path, saveErr := s.saveScreenshot(png.Data)
+	question := args.Question
+	if args.Annotate {
+		question += "\n\nThe screenshot has numbered red labels [N] on interactive elements; [N] is the element with ref @eN."
+	}
+	analysis, verr := s.opts.Vision(ctx, png.Data, question)
+	res := map[string]any{}
+	if path != "" {
+		res["screenshot_path"] = path
+	} else if saveErr != nil {
+		res["screenshot_note"] = saveErr.Error()
+	}
+	if annotations != nil {
+		res["annotations"] = annotations
+	}
+	if verr != nil {
+		res["success"] = false
+		res["error"] = fmt.Sprintf("vision analysis failed: %v", verr)
+		res["note"] = "the screenshot is attached to this result; look at it directly, or use browser_snapshot"
+		return tooldef.Result{Value: res, IsError: true, Images: img}, nil
+	}
+	res["success"] = true
+	res["analysis"] = redact.String(analysis)
+	return tooldef.Result{Value: res, Images: img}, nil
+}
+
+// keepScreenshots is how many screenshots stay in the directory.
+const keepScreenshots = 20
+
+// saveScreenshot writes the PNG where the user can open it, keeping only
+// the newest few.
+func (s *Session) saveScreenshot(data []byte) (string, error) {
+	dir := s.set.shotDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("screenshot not saved: %w", err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("browser_screenshot_%d.png", time.Now().UnixNano()))
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", fmt.Errorf("screenshot not saved: %w", err)
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "browser_screenshot_*.png"))
+	slices.Sort(old) // the timestamp sorts by age
+	for len(old) > keepScreenshots {
+		_ = os.Remove(old[0])
+		old = old[1:]
+	}
+	return path, nil
+}
