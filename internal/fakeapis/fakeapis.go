@@ -1,0 +1,691 @@
+// Package fakeapis serves local fakes of the web, vision, image and speech
+// provider APIs the Hermes tools call (Firecrawl v2, Tavily, Exa, SearXNG,
+// Brave, OpenAI chat/images/speech, FAL, ElevenLabs), plus fixture web
+// pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
+// provider's request and response format and checks its auth header, so a
+// test through it proves the wire format, not just the plumbing.
+//
+// Every provider lives under its own path prefix; point a client's base-URL
+// override at Server.Base(provider). Errors and timeouts are triggered from
+// the request itself: a query, URL, prompt or text containing "trigger-429",
+// "trigger-500" or "trigger-slow" makes the fake answer 429, 500, or hang
+// until the client gives up; "trigger-delay" answers normally after 400 ms.
+package fakeapis
+
+import (
+	"bytes"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The keys each fake accepts.
+const (
+	FirecrawlKey  = "fc-fakefirecrawlkey0001"
+	TavilyKey     = "tvly-fake-tavily-key-0001"
+	ExaKey        = "exa-fake-key-0001"
+	BraveKey      = "brave-fake-key-0001"
+	OpenAIKey     = "sk-fake-openai-key-000000000001"
+	FalKey        = "fal-fake-key-0001:secret"
+	ElevenLabsKey = "el-fake-key-0001"
+)
+
+// Provider path prefixes, for Base.
+const (
+	Firecrawl  = "firecrawl"
+	Tavily     = "tavily"
+	Exa        = "exa"
+	SearXNG    = "searxng"
+	Brave      = "brave"
+	OpenAI     = "openai"
+	FAL        = "fal"
+	ElevenLabs = "elevenlabs"
+	Pages      = "pages"
+)
+
+//go:embed pages
+var pageFS embed.FS
+
+// Request is one request a fake received.
+type Request struct {
+	Provider string
+	Method   string
+	Path     string // below the provider prefix
+	Query    url.Values
+	Header   http.Header
+	Body     []byte
+}
+
+// Server is the running fake.
+type Server struct {
+	URL string
+	// SearXNGJSONDisabled makes SearXNG answer 403, as an instance whose
+	// settings.yml does not list the json format does.
+	SearXNGJSONDisabled bool
+
+	srv  *httptest.Server
+	done chan struct{}
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Start starts a fake on 127.0.0.1 and stops it when the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{done: make(chan struct{})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("fakeapis: listen on 127.0.0.1: %v", err)
+	}
+	// URL is set before the server starts: handlers read it.
+	s.URL = "http://" + ln.Addr().String()
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Listener.Close()
+	s.srv.Listener = ln
+	s.srv.Start()
+	t.Cleanup(func() {
+		// Release handlers parked on trigger-slow before Close waits
+		// for them.
+		close(s.done)
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+	return s
+}
+
+// Base returns the base URL to configure for a provider: for OpenAI it
+// includes /v1, as OPENAI_BASE_URL does.
+func (s *Server) Base(provider string) string {
+	if provider == OpenAI {
+		return s.URL + "/openai/v1"
+	}
+	return s.URL + "/" + provider
+}
+
+// Page returns the URL of a fixture page: "article", "login", "table",
+// "doc.pdf", "image.png", "big", "binary", "redirect?to=<url>", "redirect-secret",
+// "slow?ms=<n>&name=<fixture>".
+func (s *Server) Page(name string) string { return s.URL + "/pages/" + name }
+
+// Requests returns the requests a provider received, in order.
+func (s *Server) Requests(provider string) []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Request
+	for _, r := range s.requests {
+		if r.Provider == provider {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	provider, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{
+		Provider: provider, Method: r.Method, Path: "/" + rest,
+		Query: r.URL.Query(), Header: r.Header.Clone(), Body: body,
+	})
+	s.mu.Unlock()
+
+	trigger := string(body) + " " + r.URL.RawQuery + " " + r.URL.Path
+	if provider != Pages {
+		switch {
+		case strings.Contains(trigger, "trigger-slow"):
+			s.hang(r)
+			return
+		case strings.Contains(trigger, "trigger-delay"):
+			// A slow but successful provider, for progress reporting.
+			select {
+			case <-time.After(400 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		case strings.Contains(trigger, "trigger-429"):
+			writeError(w, provider, http.StatusTooManyRequests, "rate limit exceeded")
+			return
+		case strings.Contains(trigger, "trigger-500"):
+			writeError(w, provider, http.StatusInternalServerError, "internal server error")
+			return
+		}
+	}
+
+	switch provider {
+	case Firecrawl:
+		s.firecrawl(w, r, "/"+rest, body)
+	case Tavily:
+		s.tavily(w, r, "/"+rest, body)
+	case Exa:
+		s.exa(w, r, "/"+rest, body)
+	case SearXNG:
+		s.searxng(w, r, "/"+rest)
+	case Brave:
+		s.brave(w, r, "/"+rest)
+	case OpenAI:
+		s.openai(w, r, "/"+rest, body)
+	case FAL:
+		s.fal(w, r, "/"+rest, body)
+	case ElevenLabs:
+		s.elevenlabs(w, r, "/"+rest, body)
+	case Pages:
+		s.page(w, r, rest)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// hang blocks until the client gives up (or the fake stops), so the
+// caller's timeout is what ends the request.
+func (s *Server) hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+	}
+}
+
+// writeError answers in the provider's own error shape.
+func writeError(w http.ResponseWriter, provider string, status int, msg string) {
+	var v any
+	switch provider {
+	case Firecrawl:
+		v = map[string]any{"success": false, "error": msg}
+	case Tavily:
+		v = map[string]any{"detail": map[string]any{"error": msg}}
+	case Exa:
+		v = map[string]any{"requestId": "req-fake", "error": msg, "tag": "FAKE_ERROR"}
+	case Brave:
+		v = map[string]any{"type": "ErrorResponse", "error": map[string]any{"id": "fake", "status": status, "code": "FAKE", "detail": msg}}
+	case OpenAI:
+		v = map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": "fake_error"}}
+	case ElevenLabs:
+		v = map[string]any{"detail": map[string]any{"status": "fake_error", "message": msg}}
+	case FAL:
+		v = map[string]any{"detail": msg}
+	default:
+		http.Error(w, msg, status)
+		return
+	}
+	writeJSON(w, status, v)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func bearer(r *http.Request) string {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return ""
+	}
+	return tok
+}
+
+// searchHits are the fake's search results for q: n of them, numbered.
+func searchHits(q string, n int) []map[string]any {
+	if n <= 0 || n > 20 {
+		n = 20
+	}
+	out := make([]map[string]any, n)
+	for i := range out {
+		out[i] = map[string]any{
+			"title": fmt.Sprintf("Result %d for %s", i+1, q),
+			"url":   fmt.Sprintf("https://example.com/%s/%d", url.PathEscape(q), i+1),
+			"text":  fmt.Sprintf("Snippet %d about %s.", i+1, q),
+		}
+	}
+	return out
+}
+
+// pageText is what the extract fakes return for a URL.
+func pageText(u string) (title, markdown string) {
+	return "Fake page " + u, "# Fake page\n\nContent of " + u + "."
+}
+
+func (s *Server) firecrawl(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	// Self-hosted Firecrawl runs without a key; the cloud requires one. The
+	// fake accepts either no header or the right key, and refuses a wrong
+	// one.
+	if h := r.Header.Get("Authorization"); h != "" && bearer(r) != FirecrawlKey {
+		writeError(w, Firecrawl, http.StatusUnauthorized, "Unauthorized: Invalid token")
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeError(w, Firecrawl, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	}
+	switch path {
+	case "/v2/search":
+		var req struct {
+			Query string `json:"query"`
+			Limit int    `json:"limit"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.Query == "" {
+			writeError(w, Firecrawl, http.StatusBadRequest, "Bad Request: query is required")
+			return
+		}
+		var web []map[string]any
+		for i, h := range searchHits(req.Query, req.Limit) {
+			web = append(web, map[string]any{"url": h["url"], "title": h["title"], "description": h["text"], "position": i + 1})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"success": true, "data": map[string]any{"web": web}})
+	case "/v2/scrape":
+		var req struct {
+			URL     string   `json:"url"`
+			Formats []string `json:"formats"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.URL == "" {
+			writeError(w, Firecrawl, http.StatusBadRequest, "Bad Request: url is required")
+			return
+		}
+		if strings.Contains(req.URL, "trigger-404") {
+			writeJSON(w, http.StatusOK, map[string]any{"success": true, "data": map[string]any{
+				"markdown": "", "metadata": map[string]any{"sourceURL": req.URL, "statusCode": 404, "error": "Not Found"},
+			}})
+			return
+		}
+		title, md := pageText(req.URL)
+		writeJSON(w, http.StatusOK, map[string]any{"success": true, "data": map[string]any{
+			"markdown": md,
+			"metadata": map[string]any{"title": title, "sourceURL": req.URL, "url": req.URL, "statusCode": 200},
+		}})
+	default:
+		writeError(w, Firecrawl, http.StatusNotFound, "Not Found")
+	}
+}
+
+func (s *Server) tavily(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	if bearer(r) != TavilyKey {
+		writeError(w, Tavily, http.StatusUnauthorized, "Unauthorized: missing or invalid API key.")
+		return
+	}
+	switch path {
+	case "/search":
+		var req struct {
+			Query      string `json:"query"`
+			MaxResults int    `json:"max_results"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.Query == "" {
+			writeError(w, Tavily, http.StatusBadRequest, "query is required")
+			return
+		}
+		var results []map[string]any
+		for i, h := range searchHits(req.Query, req.MaxResults) {
+			results = append(results, map[string]any{"title": h["title"], "url": h["url"], "content": h["text"], "score": 1 - float64(i)/100})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"query": req.Query, "images": []any{}, "results": results, "response_time": 0.01, "request_id": "fake"})
+	case "/extract":
+		var req struct {
+			URLs   []string `json:"urls"`
+			Format string   `json:"format"`
+		}
+		if json.Unmarshal(body, &req) != nil || len(req.URLs) == 0 {
+			writeError(w, Tavily, http.StatusBadRequest, "urls is required")
+			return
+		}
+		results, failed := []map[string]any{}, []map[string]any{}
+		for _, u := range req.URLs {
+			if strings.Contains(u, "trigger-404") {
+				failed = append(failed, map[string]any{"url": u, "error": "Failed to fetch url"})
+				continue
+			}
+			_, md := pageText(u)
+			results = append(results, map[string]any{"url": u, "raw_content": md})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"results": results, "failed_results": failed, "response_time": 0.01})
+	default:
+		writeError(w, Tavily, http.StatusNotFound, "Not Found")
+	}
+}
+
+func (s *Server) exa(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	if r.Header.Get("x-api-key") != ExaKey {
+		writeError(w, Exa, http.StatusUnauthorized, "Invalid API key")
+		return
+	}
+	switch path {
+	case "/search":
+		var req struct {
+			Query      string `json:"query"`
+			NumResults int    `json:"numResults"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.Query == "" {
+			writeError(w, Exa, http.StatusBadRequest, "query is required")
+			return
+		}
+		var results []map[string]any
+		for i, h := range searchHits(req.Query, req.NumResults) {
+			results = append(results, map[string]any{"id": h["url"], "url": h["url"], "title": h["title"], "text": h["text"], "score": 1 - float64(i)/100})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"requestId": "req-fake", "resolvedSearchType": "neural", "results": results})
+	case "/contents":
+		var req struct {
+			URLs []string `json:"urls"`
+		}
+		if json.Unmarshal(body, &req) != nil || len(req.URLs) == 0 {
+			writeError(w, Exa, http.StatusBadRequest, "urls is required")
+			return
+		}
+		results, statuses := []map[string]any{}, []map[string]any{}
+		for _, u := range req.URLs {
+			if strings.Contains(u, "trigger-404") {
+				statuses = append(statuses, map[string]any{"id": u, "status": "error", "error": map[string]any{"tag": "CRAWL_NOT_FOUND", "httpStatusCode": 404}})
+				continue
+			}
+			title, md := pageText(u)
+			results = append(results, map[string]any{"id": u, "url": u, "title": title, "text": md})
+			statuses = append(statuses, map[string]any{"id": u, "status": "success"})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"requestId": "req-fake", "results": results, "statuses": statuses})
+	default:
+		writeError(w, Exa, http.StatusNotFound, "Not Found")
+	}
+}
+
+func (s *Server) searxng(w http.ResponseWriter, r *http.Request, path string) {
+	if path != "/search" && path != "/" {
+		http.NotFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	if r.Method == http.MethodPost {
+		_ = r.ParseForm()
+		q = r.Form
+	}
+	if q.Get("format") != "json" || s.SearXNGJSONDisabled {
+		http.Error(w, "403 Forbidden", http.StatusForbidden)
+		return
+	}
+	if q.Get("q") == "" {
+		http.Error(w, "400 Bad Request", http.StatusBadRequest)
+		return
+	}
+	var results []map[string]any
+	for i, h := range searchHits(q.Get("q"), 0) {
+		results = append(results, map[string]any{"url": h["url"], "title": h["title"], "content": h["text"], "engine": "fake", "engines": []string{"fake"}, "score": 20 - i, "category": "general"})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"query": q.Get("q"), "number_of_results": len(results), "results": results,
+		"answers": []any{}, "suggestions": []any{}, "infoboxes": []any{}, "unresponsive_engines": []any{}})
+}
+
+func (s *Server) brave(w http.ResponseWriter, r *http.Request, path string) {
+	if r.Header.Get("X-Subscription-Token") != BraveKey {
+		writeError(w, Brave, http.StatusUnauthorized, "The provided subscription token is invalid.")
+		return
+	}
+	if path != "/res/v1/web/search" || r.Method != http.MethodGet {
+		writeError(w, Brave, http.StatusNotFound, "Not Found")
+		return
+	}
+	q := r.URL.Query().Get("q")
+	count, _ := strconv.Atoi(r.URL.Query().Get("count"))
+	if q == "" || count > 20 {
+		writeError(w, Brave, http.StatusUnprocessableEntity, "Unable to validate request parameter(s)")
+		return
+	}
+	var results []map[string]any
+	for _, h := range searchHits(q, count) {
+		results = append(results, map[string]any{"type": "search_result", "title": h["title"], "url": h["url"], "description": h["text"], "age": "1 day ago"})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"type": "search", "query": map[string]any{"original": q}, "web": map[string]any{"type": "search", "results": results}})
+}
+
+func (s *Server) openai(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	if bearer(r) != OpenAIKey {
+		writeError(w, OpenAI, http.StatusUnauthorized, "Incorrect API key provided.")
+		return
+	}
+	switch path {
+	case "/v1/chat/completions":
+		s.openaiChat(w, body)
+	case "/v1/images/generations":
+		var req struct {
+			Prompt         string `json:"prompt"`
+			Model          string `json:"model"`
+			Size           string `json:"size"`
+			ResponseFormat string `json:"response_format"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.Prompt == "" || req.Model == "" {
+			writeError(w, OpenAI, http.StatusBadRequest, "prompt and model are required")
+			return
+		}
+		item := map[string]any{"b64_json": base64.StdEncoding.EncodeToString(PNG()), "revised_prompt": req.Prompt}
+		// URL-mode models answer with a link instead of the bytes.
+		if strings.Contains(req.Model, "url") {
+			item = map[string]any{"url": s.Page("image.png")}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"created": time.Now().Unix(), "data": []any{item}, "size": req.Size})
+	case "/v1/audio/speech":
+		var req struct {
+			Input          string `json:"input"`
+			Model          string `json:"model"`
+			Voice          string `json:"voice"`
+			ResponseFormat string `json:"response_format"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.Input == "" || req.Model == "" || req.Voice == "" {
+			writeError(w, OpenAI, http.StatusBadRequest, "input, model and voice are required")
+			return
+		}
+		w.Header().Set("Content-Type", "audio/mpeg")
+		_, _ = w.Write(MP3())
+	default:
+		writeError(w, OpenAI, http.StatusNotFound, "Unknown request URL: "+path)
+	}
+}
+
+// openaiChat answers a vision request with a sentence naming what it got,
+// so a test can check the image really reached the model.
+func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
+	var req struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.Model == "" || len(req.Messages) == 0 {
+		writeError(w, OpenAI, http.StatusBadRequest, "model and messages are required")
+		return
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	_ = json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &parts)
+	var text, mediaType string
+	size := -1
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			text = p.Text
+		case "image_url":
+			meta, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ",")
+			if !ok || !strings.HasSuffix(meta, ";base64") {
+				writeError(w, OpenAI, http.StatusBadRequest, "image_url must be a base64 data URL in this fake")
+				return
+			}
+			raw, err := base64.StdEncoding.DecodeString(data)
+			if err != nil {
+				writeError(w, OpenAI, http.StatusBadRequest, "image data is not base64")
+				return
+			}
+			mediaType, size = strings.TrimSuffix(meta, ";base64"), len(raw)
+		}
+	}
+	if size < 0 {
+		writeError(w, OpenAI, http.StatusBadRequest, "no image in the last message")
+		return
+	}
+	answer := fmt.Sprintf("I see a %s image of %d bytes. You asked: %s", mediaType, size, text)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": answer, "refusal": nil}}},
+		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+	})
+}
+
+func (s *Server) fal(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	if r.Header.Get("Authorization") != "Key "+FalKey {
+		writeError(w, FAL, http.StatusUnauthorized, "Unauthorized: invalid or missing key")
+		return
+	}
+	var req struct {
+		Prompt    string `json:"prompt"`
+		ImageSize any    `json:"image_size"`
+		NumImages int    `json:"num_images"`
+	}
+	if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil || req.Prompt == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []any{map[string]any{"loc": []string{"body", "prompt"}, "msg": "field required", "type": "value_error.missing"}}})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"images":  []any{map[string]any{"url": s.Page("image.png"), "width": 2, "height": 2, "content_type": "image/png"}},
+		"prompt":  req.Prompt,
+		"seed":    42,
+		"model":   strings.TrimPrefix(path, "/"),
+		"timings": map[string]any{"inference": 0.01},
+	})
+}
+
+func (s *Server) elevenlabs(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	if r.Header.Get("xi-api-key") != ElevenLabsKey {
+		writeError(w, ElevenLabs, http.StatusUnauthorized, "Invalid API key")
+		return
+	}
+	voice, ok := strings.CutPrefix(path, "/v1/text-to-speech/")
+	if !ok || voice == "" || r.Method != http.MethodPost {
+		writeError(w, ElevenLabs, http.StatusNotFound, "Not Found")
+		return
+	}
+	var req struct {
+		Text    string `json:"text"`
+		ModelID string `json:"model_id"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.Text == "" {
+		writeError(w, ElevenLabs, http.StatusUnprocessableEntity, "text is required")
+		return
+	}
+	w.Header().Set("Content-Type", "audio/mpeg")
+	_, _ = w.Write(MP3())
+}
+
+func (s *Server) page(w http.ResponseWriter, r *http.Request, name string) {
+	q := r.URL.Query()
+	switch name {
+	case "doc.pdf":
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(PDF("Fixture PDF", "The harbour lights are visible from the brass telescope."))
+	case "image.png":
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(PNG())
+	case "big":
+		// Larger than any sensible download cap, streamed so the fake
+		// itself stays small.
+		w.Header().Set("Content-Type", "text/html")
+		chunk := bytes.Repeat([]byte("<p>big page filler text</p>\n"), 1<<12)
+		for range 512 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	case "binary":
+		w.Header().Set("Content-Type", "application/zip")
+		_, _ = w.Write([]byte("PK\x03\x04 not really a zip"))
+	case "redirect":
+		http.Redirect(w, r, q.Get("to"), http.StatusFound)
+	case "redirect-secret":
+		// The key appears only in the Location header, so only a
+		// redirect check can catch it.
+		http.Redirect(w, r, "http://127.0.0.1:1/?api_key=sk-"+"fakeredirectsecret0123456789", http.StatusFound)
+	case "status":
+		code, _ := strconv.Atoi(q.Get("code"))
+		http.Error(w, "fixture status", code)
+	case "slow":
+		ms, _ := strconv.Atoi(q.Get("ms"))
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+		s.page(w, r, q.Get("name"))
+	default:
+		data, err := pageFS.ReadFile("pages/" + name + ".html")
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(data)
+	}
+}
+
+// PNG returns a small valid PNG.
+func PNG() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.RGBA{R: 255, A: 255})
+	img.Set(1, 1, color.RGBA{B: 255, A: 255})
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, img)
+	return buf.Bytes()
+}
+
+// MP3 returns bytes that start like an MP3 file (an ID3 tag and a frame
+// header); enough for a client that saves what it is sent.
+func MP3() []byte {
+	return append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), append([]byte{0xFF, 0xFB, 0x90, 0x64}, make([]byte, 413)...)...)
+}
+
+// PDF returns a minimal valid one-page PDF whose Info title is title and
+// whose page shows text in Helvetica. Offsets in the xref table are
+// computed, so strict readers accept it.
+func PDF(title, text string) []byte {
+	esc := strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`)
+	stream := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", esc.Replace(text))
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
+		fmt.Sprintf("<< /Title (%s) >>", esc.Replace(title)),
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}

@@ -1,0 +1,363 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// Defaults when neither config.yaml nor the environment names a model:
+// current models at the time of writing (dall-e-* and gpt-image-1 are
+// retired). image_gen.model, OPENAI_IMAGE_MODEL and FAL_IMAGE_MODEL
+// override them.
+const (
+	defaultOpenAIImageModel = openai.ImageModelGPTImage2
+	defaultFALModel         = "fal-ai/flux/schnell"
+	defaultFALBase          = "https://fal.run"
+)
+
+// maxInlineImage bounds the image sent back as MCP image content; larger
+// files are still saved and their path returned.
+const maxInlineImage = 8 << 20
+
+type imageGen struct{ e *env }
+
+// imageConf is a resolved image backend.
+type imageConf struct {
+	provider, model, baseURL, apiKey string
+}
+
+func (g *imageGen) resolve() (imageConf, error) {
+	c, err := loadConfig(g.e.home)
+	if err != nil {
+		return imageConf{}, err
+	}
+	getenv := g.e.getenv
+	provider := strings.ToLower(strings.TrimSpace(c.ImageGen.Provider))
+	if provider == "" {
+		// Unset: the in-tree FAL path when FAL_KEY is there, as in the
+		// Python Hermes, else OpenAI when its key is.
+		switch {
+		case getenv("FAL_KEY") != "":
+			provider = "fal"
+		case getenv("OPENAI_API_KEY") != "":
+			provider = "openai"
+		default:
+			return imageConf{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
+		}
+	}
+	conf := imageConf{provider: provider, model: c.ImageGen.Model, baseURL: c.ImageGen.BaseURL}
+	switch provider {
+	case "fal":
+		conf.apiKey = getenv("FAL_KEY")
+		if conf.apiKey == "" {
+			return conf, errors.New("image_gen.provider is fal but FAL_KEY is not set")
+		}
+		conf.model = firstSet(conf.model, getenv("FAL_IMAGE_MODEL"), defaultFALModel)
+		conf.baseURL = firstSet(conf.baseURL, getenv("FAL_BASE_URL"), defaultFALBase)
+	case "openai":
+		conf.apiKey = getenv("OPENAI_API_KEY")
+		conf.baseURL = firstSet(conf.baseURL, getenv("OPENAI_BASE_URL"), defaultOpenAIBase)
+		if conf.apiKey == "" && strings.Contains(conf.baseURL, "api.openai.com") {
+			return conf, errors.New("image_gen.provider is openai but OPENAI_API_KEY is not set")
+		}
+		conf.model = firstSet(conf.model, getenv("OPENAI_IMAGE_MODEL"), defaultOpenAIImageModel)
+	default:
+		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal)", c.ImageGen.Provider)
+	}
+	return conf, nil
+}
+
+func firstSet(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (g *imageGen) check() error {
+	_, err := g.resolve()
+	return err
+}
+
+// ImageToolset returns the `image_gen` toolset.
+func ImageToolset(opts Options) tooldef.Toolset {
+	g := &imageGen{e: newEnv(opts)}
+	return tooldef.Toolset{
+		Name:        "image_gen",
+		Description: "Generate images from text prompts (OpenAI-compatible images API or FAL).",
+		Default:     true,
+		EnvVars:     []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"},
+		Tools: []tooldef.Tool{{
+			Name:         "image_generate",
+			Title:        "Generate an image",
+			Description:  imageDescription,
+			InputSchema:  json.RawMessage(imageInputSchema),
+			OutputSchema: json.RawMessage(imageOutputSchema),
+			// Writes a new file under HERMES_HOME (never replacing one)
+			// and calls a remote API; each call makes a new image.
+			Hints:   tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+			Handler: g.handle,
+			Check:   g.check,
+		}},
+	}
+}
+
+type imageArgs struct {
+	Prompt      string `json:"prompt"`
+	AspectRatio string `json:"aspect_ratio"`
+}
+
+func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[imageArgs](raw)
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	if strings.TrimSpace(args.Prompt) == "" {
+		return tooldef.Failure(map[string]any{"success": false, "error": "prompt is required for image generation"}), nil
+	}
+	aspect := args.AspectRatio
+	if aspect == "" {
+		aspect = "landscape"
+	}
+	fail := func(kind string, err error) (tooldef.Result, error) {
+		return tooldef.Failure(map[string]any{"success": false, "image": nil, "error": err.Error(), "error_type": kind}), nil
+	}
+	conf, err := g.resolve()
+	if err != nil {
+		return fail("provider_not_configured", err)
+	}
+
+	stop := g.reportProgress(ctx, conf)
+	img, err := g.generate(ctx, conf, args.Prompt, aspect)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail("interrupted", errors.New("Interrupted"))
+		}
+		return fail("provider_exception", err)
+	}
+	mt := http.DetectContentType(img)
+	ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}[mt]
+	if ext == "" {
+		return fail("provider_contract", fmt.Errorf("the %s provider returned something that is not an image (%s)", conf.provider, mt))
+	}
+	dir, err := g.e.cacheDir("images")
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	path := filepath.Join(dir, stamp("image", ext))
+	if err := writeNew(path, img); err != nil {
+		return tooldef.Result{}, fmt.Errorf("save the generated image: %w", err)
+	}
+	res := tooldef.OK(map[string]any{
+		"success": true, "image": path, "model": conf.model, "prompt": args.Prompt,
+		"aspect_ratio": aspect, "provider": conf.provider,
+	})
+	if len(img) <= maxInlineImage {
+		res.Images = []tooldef.Image{{MIMEType: mt, Data: img}}
+	}
+	return res, nil
+}
+
+// reportProgress tells the client the call is alive while the provider
+// works: elapsed seconds, no total (it is unknown). The returned stop
+// waits for the reporter to finish, so no update follows the result.
+func (g *imageGen) reportProgress(ctx context.Context, conf imageConf) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	start := time.Now()
+	tooldef.ReportProgress(ctx, 0, 0, "Generating image with "+conf.provider+" ("+conf.model+")")
+	wg.Go(func() {
+		t := time.NewTicker(g.e.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				s := now.Sub(start).Seconds()
+				tooldef.ReportProgress(ctx, s, 0, fmt.Sprintf("Still generating (%.0fs)", s))
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+func (g *imageGen) generate(ctx context.Context, conf imageConf, prompt, aspect string) ([]byte, error) {
+	timeout := g.e.callTimeout(0)
+	switch conf.provider {
+	case "openai":
+		size := map[string]openai.ImageGenerateParamsSize{
+			"landscape": openai.ImageGenerateParamsSize1536x1024,
+			"square":    openai.ImageGenerateParamsSize1024x1024,
+			"portrait":  openai.ImageGenerateParamsSize1024x1536,
+		}[aspect]
+		svc := openai.NewImageService(g.e.openaiOptions(conf.baseURL, conf.apiKey, timeout)...)
+		resp, err := svc.Generate(ctx, openai.ImageGenerateParams{
+			Prompt: prompt, Model: conf.model, Size: size, N: openai.Int(1),
+		})
+		if err != nil {
+			return nil, apiError("the image model "+conf.model, conf.baseURL, "OPENAI_API_KEY", err)
+		}
+		if len(resp.Data) == 0 {
+			return nil, fmt.Errorf("the image model %s returned no image", conf.model)
+		}
+		if b64 := resp.Data[0].B64JSON; b64 != "" {
+			b, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				return nil, fmt.Errorf("the image model returned invalid base64: %w", err)
+			}
+			return b, nil
+		}
+		if resp.Data[0].URL != "" {
+			return g.fetchResult(ctx, resp.Data[0].URL, timeout)
+		}
+		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.model)
+	case "fal":
+		return g.fal(ctx, conf, prompt, aspect, timeout)
+	}
+	return nil, fmt.Errorf("image provider %q is not supported", conf.provider)
+}
+
+// fal calls FAL's synchronous endpoint, POST <base>/<model>, and downloads
+// the image it links to.
+func (g *imageGen) fal(ctx context.Context, conf imageConf, prompt, aspect string, timeout time.Duration) ([]byte, error) {
+	ctx2, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	size := map[string]string{"landscape": "landscape_16_9", "square": "square_hd", "portrait": "portrait_16_9"}[aspect]
+	body, _ := json.Marshal(map[string]any{"prompt": prompt, "image_size": size, "num_images": 1, "enable_safety_checker": true})
+	u := strings.TrimRight(conf.baseURL, "/") + "/" + strings.Trim(conf.model, "/")
+	req, err := http.NewRequestWithContext(ctx2, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("FAL URL %s: %w (check FAL_BASE_URL and image_gen.model)", u, err)
+	}
+	req.Header.Set("Authorization", "Key "+conf.apiKey)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := g.e.client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("FAL did not answer within %v; retry", timeout)
+		}
+		return nil, fmt.Errorf("FAL request failed: %s", redact.String(err.Error()))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read FAL response: %w", err)
+	}
+	if resp.StatusCode >= 300 {
+		msg := redact.String(strings.TrimSpace(string(data)))
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		hint := ""
+		switch resp.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			hint = " (check FAL_KEY)"
+		case http.StatusNotFound:
+			hint = " (check image_gen.model / FAL_IMAGE_MODEL names a FAL model, e.g. " + defaultFALModel + ")"
+		case http.StatusTooManyRequests:
+			hint = " (rate limited; wait and retry)"
+		}
+		return nil, fmt.Errorf("FAL model %s returned HTTP %d: %s%s", conf.model, resp.StatusCode, msg, hint)
+	}
+	var out struct {
+		Images []struct {
+			URL string `json:"url"`
+		} `json:"images"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Images) == 0 || out.Images[0].URL == "" {
+		return nil, fmt.Errorf("FAL model %s returned no image URL", conf.model)
+	}
+	return g.fetchResult(ctx, out.Images[0].URL, timeout)
+}
+
+// fetchResult downloads an image the provider generated. The URL comes
+// from the provider, not the model, so the provider client is used; data
+// URLs are decoded in place.
+func (g *imageGen) fetchResult(ctx context.Context, u string, timeout time.Duration) ([]byte, error) {
+	if strings.HasPrefix(u, "data:") {
+		_, data, ok := strings.Cut(u, ",")
+		if !ok {
+			return nil, errors.New("the provider returned a malformed data URL")
+		}
+		return base64.StdEncoding.DecodeString(data)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the provider returned an invalid image URL: %w", err)
+	}
+	resp, err := g.e.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download the generated image: %s", redact.String(err.Error()))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return nil, fmt.Errorf("download the generated image: HTTP %s", resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("download the generated image: %w", err)
+	}
+	return b, nil
+}
+
+const imageDescription = "Generate an image from a text prompt with the image model the user configured " +
+	"(OpenAI-compatible images API or FAL). The image is saved under the Hermes home; the result gives its " +
+	"absolute path in `image` and shows the image itself. Describe subject, style, composition and lighting " +
+	"in the prompt."
+
+const imageInputSchema = `{
+  "type": "object",
+  "properties": {
+    "prompt": {
+      "type": "string",
+      "description": "The text prompt describing the desired image. Be detailed and descriptive."
+    },
+    "aspect_ratio": {
+      "type": "string",
+      "enum": ["landscape", "square", "portrait"],
+      "description": "The aspect ratio of the generated image. 'landscape' is 16:9 wide, 'portrait' is 16:9 tall, 'square' is 1:1.",
+      "default": "landscape"
+    }
+  },
+  "required": ["prompt"]
+}`
+
+const imageOutputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "image": {"type": "string"},
+    "model": {"type": "string"},
+    "prompt": {"type": "string"},
+    "aspect_ratio": {"type": "string"},
+    "provider": {"type": "string"}
+  },
+  "required": ["success", "image", "model", "prompt", "aspect_ratio", "provider"]
+}`
