@@ -12,7 +12,7 @@ NPM_STAMP := $(NPM_DIR)/node_modules/.hermes-installed
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test test-go deps lint fuzz bench docs clean
+.PHONY: all build run test test-go deps deps-apt lint fuzz bench docs clean
 
 all: build
 
@@ -24,8 +24,21 @@ run: build
 	@echo "hermes-tools-mcp: serving MCP on stdio (HERMES_HOME=$${HERMES_HOME:-~/.hermes}); Ctrl+D to stop" >&2
 	./$(BIN)/hermes-tools-mcp
 
+# Debian packages the tests drive for real: Chromium (browser toolset) and
+# espeak-ng (keyless speech). Installed only when missing.
+APT_PKGS := chromium espeak-ng
+
 # npm ci only when the lock file changed since the last install.
-deps: $(NPM_STAMP)
+deps: deps-apt $(NPM_STAMP)
+
+deps-apt:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo=sudo; \
+	  else echo "make deps: install$$missing first (Debian: apt-get install$$missing)" >&2; exit 1; fi; \
+	  echo "installing$$missing"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	@command -v $(NPM) >/dev/null || { echo "make deps: npm not found; install Node.js (Debian: apt-get install nodejs npm)" >&2; exit 1; }

@@ -145,28 +145,75 @@ func TestInstructionsNameOnlyExposedTools(t *testing.T) {
 // builtinToolsets returns every shipped toolset over the fixture home.
 func builtinToolsets(t *testing.T, home string) []tooldef.Toolset {
 	t.Helper()
-	ts, err := mcpserver.Builtin(mcpserver.Env{Home: home})
+	box, err := mcpserver.Builtin(mcpserver.Env{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mcpserver.NewRegistry(ts...); err != nil {
+	t.Cleanup(func() { box.Close() })
+	if _, err := mcpserver.NewRegistry(box.Toolsets...); err != nil {
 		t.Fatalf("shipped declarations are invalid: %v", err)
 	}
-	return ts
+	return box.Toolsets
 }
 
 // expectedHints is the reviewed behaviour of every shipped tool. A new tool
 // fails TestHintsAreDeclaredTruthfully until someone decides its hints here.
 var expectedHints = map[string]tooldef.Hints{
-	"skills_list": {ReadOnly: true, Idempotent: true},
-	"skill_view":  {ReadOnly: true, Idempotent: true},
+	"web_search":         {ReadOnly: true, Idempotent: true, OpenWorld: true},
+	"web_extract":        {ReadOnly: true, Idempotent: true, OpenWorld: true},
+	"browser_navigate":   {OpenWorld: true},
+	"browser_scroll":     {OpenWorld: true},
+	"browser_back":       {OpenWorld: true},
+	"browser_click":      {Destructive: true, OpenWorld: true},
+	"browser_type":       {Destructive: true, OpenWorld: true},
+	"browser_press":      {Destructive: true, OpenWorld: true},
+	"browser_console":    {Destructive: true, OpenWorld: true},
+	"browser_snapshot":   {ReadOnly: true, Idempotent: true, OpenWorld: true},
+	"browser_get_images": {ReadOnly: true, Idempotent: true, OpenWorld: true},
+	"browser_vision":     {OpenWorld: true},
+	"vision_analyze":     {ReadOnly: true, Idempotent: true, OpenWorld: true},
+	"image_generate":     {OpenWorld: true},
+	"text_to_speech":     {OpenWorld: true},
+	"skills_list":        {ReadOnly: true, Idempotent: true},
+	"skill_view":         {ReadOnly: true, Idempotent: true},
+	// kanban: ending a run or overwriting what a task holds is destructive;
+	// list promotes ready tasks (a write), which a repeat does not redo.
+	"kanban_show":            {ReadOnly: true, Idempotent: true},
+	"kanban_list":            {Idempotent: true},
+	"kanban_complete":        {Destructive: true},
+	"kanban_block":           {Destructive: true},
+	"kanban_heartbeat":       {},
+	"kanban_comment":         {},
+	"kanban_create":          {},
+	"kanban_unblock":         {Idempotent: true},
+	"kanban_link":            {Idempotent: true},
+	"kanban_request_review":  {Destructive: true},
+	"kanban_request_changes": {Destructive: true},
+	// memory and todo overwrite entries and lists; repeating a call
+	// changes nothing further.
+	"memory":         {Destructive: true, Idempotent: true},
+	"todo":           {Destructive: true, Idempotent: true},
+	"session_search": {ReadOnly: true, Idempotent: true},
 }
 
 // sampleCalls exercise each read-only tool, including its error paths, for
 // the check that read-only tools really write nothing.
 var sampleCalls = map[string][]string{
-	"skills_list": {`{}`, `{"category":"research"}`, `{"category":"nope"}`},
-	"skill_view":  {`{"name":"hello"}`, `{"name":"research/arxiv"}`, `{"name":"missing"}`, `{"name":"../etc"}`, `{"name":"hello","file_path":"references/none.md"}`},
+	// No backend is configured in the fixture home and private URLs are
+	// refused by default, so these reach no network.
+	"web_search":         {`{"query":"golang"}`, `{"query":"golang","limit":3}`},
+	"web_extract":        {`{"urls":["http://127.0.0.1:9/nothing"]}`, `{"urls":["https://example.com/?key=sk-abcdefghijklmnopqrstuvwx"]}`},
+	"vision_analyze":     {`{"image_url":"/nonexistent/image.png","question":"What is shown?"}`},
+	"browser_snapshot":   {`{"full":false}`},
+	"browser_get_images": {`{}`},
+	"skills_list":        {`{}`, `{"category":"research"}`, `{"category":"nope"}`},
+	"skill_view":         {`{"name":"hello"}`, `{"name":"research/arxiv"}`, `{"name":"missing"}`, `{"name":"../etc"}`, `{"name":"hello","file_path":"references/none.md"}`},
+	"kanban_show": {`{"task_id":"t_fixture1"}`, `{"task_id":"t_fixture2"}`, `{"task_id":"t_missing"}`, `{}`,
+		`{"task_id":"t_fixture1","board":"ops"}`, `{"task_id":"t_fixture1","board":"Bad Slug"}`},
+	"session_search": {`{}`, `{"query":"billing"}`, `{"query":"部署服务"}`, `{"query":"OOMKilled","role_filter":"tool"}`,
+		`{"query":"zzz","sort":"newest"}`, `{"session_id":"20260101_090000_deploy"}`,
+		`{"session_id":"20260101_090000_deploy","around_message_id":7,"window":2}`, `{"session_id":"nope"}`,
+		`{"session_id":"20260101_090000_deploy","around_message_id":99999}`, `{"profile":"coder"}`, `{"query":"x","role_filter":"robot"}`},
 }
 
 func TestHintsAreDeclaredTruthfully(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,6 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/mcpserver/argschema"
+	"github.com/hermes-go/hermes/mcpserver/skills"
+	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -34,12 +37,26 @@ type Options struct {
 	Plan Plan
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Skills is the library the skills toolset serves (Env.Skills). When it
+	// is set and the plan enables the skills toolset, the server also
+	// serves the library through the MCP skills extension (SEP-2640):
+	// skills/list, skills/get, resources/directory/read, and
+	// resources/read and resources/list for skill:// resources.
+	Skills *skills.Library
+	// SkillsPageSize is the page size of the extension's list results;
+	// 0 means skillsext.DefaultPageSize.
+	SkillsPageSize int
 }
 
 // Server is an MCP server exposing the enabled tools of a plan.
 type Server struct {
-	mcp *server.MCPServer
-	log *slog.Logger
+	mcp     *server.MCPServer
+	log     *slog.Logger
+	version string
+	// methods are served by the stdio loop ahead of mcp-go, which knows
+	// neither the extension's methods nor how to answer an unknown
+	// resource with the code the extension requires.
+	methods map[string]stdio.MethodFunc
 }
 
 // New builds the server. Tool schemas are compiled lazily, on a tool's first
@@ -50,17 +67,30 @@ func New(opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	enabled := opts.Plan.Enabled()
-	s := server.NewMCPServer(ServerName, opts.Version,
+	mcpOpts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithLogging(),
 		server.WithInstructions(Instructions(enabled)),
-	)
+	}
+	var methods map[string]stdio.MethodFunc
+	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e Entry) bool { return e.Toolset == skills.ToolsetName }) {
+		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
+		methods = ext.Methods()
+		// Skill files are resources, and the extension requires the
+		// resources capability beside its own declaration. Neither
+		// subscriptions nor list_changed notifications are offered.
+		mcpOpts = append(mcpOpts,
+			server.WithResourceCapabilities(false, false),
+			server.WithExtensions(map[string]any{skillsext.ExtensionID: ext.Capability()}),
+		)
+	}
+	s := server.NewMCPServer(ServerName, opts.Version, mcpOpts...)
 	tools := make([]server.ServerTool, 0, len(enabled))
 	for _, e := range enabled {
 		tools = append(tools, serverTool(e.Tool, log))
 	}
 	s.AddTools(tools...)
-	return &Server{mcp: s, log: log}
+	return &Server{mcp: s, log: log, version: opts.Version, methods: methods}
 }
 
 // MCP returns the underlying mcp-go server, for transports other than stdio
@@ -69,7 +99,11 @@ func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
 // ServeStdio serves one client on in/out until EOF or ctx is done.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return stdio.Serve(ctx, s.mcp, in, out, stdio.Options{Logger: s.log})
+	return stdio.Serve(ctx, s.mcp, in, out, stdio.Options{
+		Logger:     s.log,
+		Methods:    s.methods,
+		ServerInfo: mcp.Implementation{Name: ServerName, Version: s.version},
+	})
 }
 
 // Instructions describes the exposed tools for the client to show the model.
@@ -101,7 +135,13 @@ func Instructions(enabled []Entry) string {
 // toolsetHints are one-line usage notes per toolset, shown in the
 // instructions when the toolset is exposed.
 var toolsetHints = map[string]string{
-	"skills": "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting.",
+	"web":            "Search the web, then extract the pages worth reading; use the browser only when a page needs interaction.",
+	"browser":        "Start with browser_navigate; act on elements by the @eN refs in the latest snapshot, and take a new snapshot when a ref is stale.",
+	"vision":         "vision_analyze takes an image URL, a local path or a data URL.",
+	"skills":         "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting.",
+	"kanban":         "Report on your kanban task with these tools before you stop: complete it, block it, or hand it to review.",
+	"memory":         "Memory persists across sessions: save durable facts about the user and the environment, not task progress.",
+	"session_search": "Search earlier conversations before asking the user to repeat something.",
 }
 
 // serverTool adapts a declaration to mcp-go: arguments are checked against

@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,7 +216,8 @@ func normaliseLines(t *testing.T, s string) string {
 }
 
 // newWireServer builds a server over the fixture Hermes home with the real
-// toolsets plus the wiretest toolset, restricted to the given selection.
+// toolsets plus the wiretest toolset, restricted to the given selection,
+// and the skills extension when the skills toolset is selected.
 func newWireServer(t *testing.T, toolsets string) *mcpserver.Server {
 	t.Helper()
 	home, err := filepath.Abs("testdata/home")
@@ -223,11 +228,16 @@ func newWireServer(t *testing.T, toolsets string) *mcpserver.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builtin, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
+	env := mcpserver.Env{Home: home, Config: cfg}
+	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
+		t.Fatal(err)
+	}
+	box, err := mcpserver.Builtin(env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := mcpserver.NewRegistry(append(builtin, wiretestToolset())...)
+	t.Cleanup(func() { box.Close() })
+	reg, err := mcpserver.NewRegistry(append(box.Toolsets, wiretestToolset())...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +249,8 @@ func newWireServer(t *testing.T, toolsets string) *mcpserver.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
+	// One skill per page, so two fixture skills show skills/list paging.
+	return mcpserver.New(mcpserver.Options{Version: "test", Plan: plan, Skills: env.Skills, SkillsPageSize: 1})
 }
 
 // wiretestToolset holds tools whose only job is to exercise the protocol
@@ -347,5 +358,92 @@ func wiretestToolset() tooldef.Toolset {
 				},
 			},
 		},
+	}
+}
+
+// TestSkillsTranscriptDigests checks the skills extension transcripts
+// against the fixture files, so a golden file can never bless a wrong
+// digest: every manifest entry's digest and size, and every resources/read
+// content's bytes, must match the file its skill:// URI names.
+func TestSkillsTranscriptDigests(t *testing.T) {
+	files, err := filepath.Glob("testdata/wire/skills_*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no skills transcripts: %v", err)
+	}
+	fileOf := func(uri string) []byte {
+		t.Helper()
+		rel, err := url.PathUnescape(strings.TrimPrefix(uri, "skill://"))
+		if err != nil || !strings.HasPrefix(uri, "skill://") {
+			t.Fatalf("%s is not a fixture skill URI", uri)
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "home", "skills", filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		return b
+	}
+	checked := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			uri, _ := x["uri"].(string)
+			if digest, ok := x["digest"].(string); ok {
+				b := fileOf(uri)
+				sum := sha256.Sum256(b)
+				size, _ := x["size"].(json.Number).Int64()
+				if want := "sha256:" + hex.EncodeToString(sum[:]); digest != want || size != int64(len(b)) {
+					t.Errorf("%s: transcript says %s (%d bytes), the file is %s (%d bytes)", uri, digest, size, want, len(b))
+				}
+				checked++
+			}
+			text, isText := x["text"].(string)
+			blob, isBlob := x["blob"].(string)
+			if isText || isBlob {
+				got := []byte(text)
+				if isBlob {
+					if got, err = base64.StdEncoding.DecodeString(blob); err != nil {
+						t.Fatalf("%s: blob: %v", uri, err)
+					}
+				}
+				if !bytes.Equal(got, fileOf(uri)) {
+					t.Errorf("%s: resources/read content differs from the file", uri)
+				}
+				checked++
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name != "server" {
+				continue
+			}
+			for _, line := range strings.Split(string(f.Data), "\n") {
+				if strings.TrimSpace(line) == "" {
+					continue
+				}
+				dec := json.NewDecoder(strings.NewReader(line))
+				dec.UseNumber()
+				var v any
+				if err := dec.Decode(&v); err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				walk(v)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d digests and contents checked; the transcripts lost their skills traffic", checked)
 	}
 }

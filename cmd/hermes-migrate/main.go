@@ -267,13 +267,14 @@ func hermesToolsServer(o options, d deps) (configmigrate.Server, string, error) 
 	if err != nil {
 		return configmigrate.Server{}, "", err
 	}
-	toolsets, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg, Getenv: d.getenv})
+	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg, Getenv: d.getenv})
 	if err != nil {
 		return configmigrate.Server{}, "", err
 	}
+	defer box.Close()
 	opts := configmigrate.HermesToolsOptions{
 		Command: bin,
-		EnvVars: mcpserver.EnvVarNames(toolsets),
+		EnvVars: mcpserver.EnvVarNames(box.Toolsets),
 		Approve: o.toolsApproval == "approve",
 	}
 	if explicit {

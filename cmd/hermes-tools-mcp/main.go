@@ -26,6 +26,7 @@ import (
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/skills"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -77,6 +78,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	setup, err := configure(opts)
+	defer func() {
+		if err := setup.toolbox.Close(); err != nil {
+			fmt.Fprintf(stderr, "hermes-tools-mcp: closing tools: %v\n", err)
+		}
+	}()
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
 		return exitUsage
@@ -96,7 +102,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitFailure
 		}
 	}
-	srv := mcpserver.New(mcpserver.Options{Version: buildVersion(), Plan: setup.plan, Logger: log})
+	srv := mcpserver.New(mcpserver.Options{Version: buildVersion(), Plan: setup.plan, Logger: log, Skills: setup.skills})
 	log.Info("serving on stdio", "hermes_home", setup.home, "tools", len(setup.plan.Enabled()))
 	err = srv.ServeStdio(ctx, stdin, out)
 	switch {
@@ -166,6 +172,9 @@ type setup struct {
 	selection  mcpserver.Selection
 	source     string // where the toolset selection came from
 	plan       mcpserver.Plan
+	skills     *skills.Library
+	// toolbox owns the tools' resources (a browser); closed at exit.
+	toolbox *mcpserver.Toolbox
 }
 
 func configure(opts options) (setup, error) {
@@ -195,11 +204,18 @@ func configure(opts options) (setup, error) {
 	if opts.excludeTools != "" {
 		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
 	}
-	toolsets, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
+	env := mcpserver.Env{Home: home, Config: cfg}
+	// One skills library for the skills toolset and the skills extension.
+	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
+		return s, fmt.Errorf("%s: %w", s.configPath, err)
+	}
+	s.skills = env.Skills
+	box, err := mcpserver.Builtin(env)
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)
 	}
-	reg, err := mcpserver.NewRegistry(toolsets...)
+	s.toolbox = box
+	reg, err := mcpserver.NewRegistry(box.Toolsets...)
 	if err != nil {
 		return s, fmt.Errorf("tool registry: %w", err)
 	}

@@ -54,7 +54,7 @@ func TestCLIExitCodesAndMessages(t *testing.T) {
 		{"stray argument", []string{"doctor", "extra"}, exitUsage, "", `unexpected argument "extra"`},
 		{"bad log level", []string{"--log-level", "loud"}, exitUsage, "", `--log-level "loud"`},
 		{"unknown toolset", []string{"doctor", "--hermes-home", home, "--toolsets", "skils"}, exitUsage, "",
-			`unknown toolset "skils" (known: skills,`},
+			`unknown toolset "skils" (known: web, browser,`},
 		{"unknown toolset from config", []string{"doctor", "--hermes-home", cfgHome}, exitUsage, "",
 			`set by config.yaml hermes_tools.toolsets`},
 		{"unknown excluded tool", []string{"doctor", "--hermes-home", home, "--exclude-tools", "nope"}, exitUsage, "", `unknown tool "nope"`},

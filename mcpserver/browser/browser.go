@@ -29,8 +29,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
 // Environment variables the toolset reads.
@@ -195,14 +193,8 @@ func New(opts Options) *Session {
 	}
 	s := &Session{opts: opts, log: log, lock: make(chan struct{}, 1), refSeq: 1}
 	s.set, s.setErr = resolveSettings(opts)
-	sessions.add(s)
 	return s
 }
-
-// Toolset returns the browser toolset over a new Session, which CloseAll
-// closes. Servers that hold the Session themselves use New and
-// Session.Toolset.
-func Toolset(opts Options) tooldef.Toolset { return New(opts).Toolset() }
 
 // Close shuts the browser down (or, when attached with BROWSER_CDP_URL,
 // closes only the tab this session opened) and waits for Chromium and every
@@ -213,46 +205,8 @@ func (s *Session) Close() error {
 	br := s.br
 	s.br = nil
 	s.mu.Unlock()
-	sessions.remove(s)
 	if br == nil {
 		return nil
 	}
 	return br.close()
-}
-
-// sessionList is every open Session, for CloseAll.
-type sessionList struct {
-	mu   sync.Mutex
-	list map[*Session]struct{}
-}
-
-var sessions = &sessionList{list: map[*Session]struct{}{}}
-
-func (l *sessionList) add(s *Session) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.list[s] = struct{}{}
-}
-
-func (l *sessionList) remove(s *Session) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.list, s)
-}
-
-// CloseAll closes every Session this package created (including those
-// made by Toolset). The server defers it in main, so no Chromium outlives a
-// normal exit.
-func CloseAll() error {
-	sessions.mu.Lock()
-	var all []*Session
-	for s := range sessions.list {
-		all = append(all, s)
-	}
-	sessions.mu.Unlock()
-	var errs []error
-	for _, s := range all {
-		errs = append(errs, s.Close())
-	}
-	return errors.Join(errs...)
 }

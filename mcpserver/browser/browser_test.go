@@ -402,8 +402,9 @@ func TestVision(t *testing.T) {
 }
 
 func TestToolsetDeclaration(t *testing.T) {
-	ts := browser.New(browser.Options{Home: t.TempDir(), CDPURL: "ws://127.0.0.1:1/devtools/browser/x"}).Toolset()
-	defer browser.CloseAll()
+	s := browser.New(browser.Options{Home: t.TempDir(), CDPURL: "ws://127.0.0.1:1/devtools/browser/x"})
+	defer s.Close()
+	ts := s.Toolset()
 	want := []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_press",
 		"browser_scroll", "browser_back", "browser_get_images", "browser_console", "browser_vision"}
 	if len(ts.Tools) != len(want) {

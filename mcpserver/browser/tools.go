@@ -44,12 +44,15 @@ func (s *Session) Toolset() tooldef.Toolset {
 		return tooldef.Tool{Name: name, Title: title, Description: desc, InputSchema: json.RawMessage(schema),
 			Hints: h, Handler: s.wrap(name, fn), Check: check}
 	}
-	vision := tool("browser_vision", "Look at the page", visionDesc, visionSchema, read, s.vision)
+	// browser_vision saves its screenshot under the Hermes home (and prunes
+	// old ones), so it is not read-only, though it changes no page.
+	see := tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true}
+	vision := tool("browser_vision", "Look at the page", visionDesc, visionSchema, see, s.vision)
 	vision.Check = s.checkVision
 	return tooldef.Toolset{
 		Name:        "browser",
 		Description: "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, read the console.",
-		Default:     false,
+		Default:     true,
 		EnvVars:     []string{EnvCDPURL, EnvChromePath},
 		Tools: []tooldef.Tool{
 			tool("browser_navigate", "Open a URL", navigateDesc, navigateSchema, move, s.navigate),

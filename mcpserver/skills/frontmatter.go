@@ -2,6 +2,7 @@ package skills
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -93,6 +94,89 @@ func parseDocument(content string) document {
 		doc.fields[strings.TrimSpace(key)] = strings.TrimSpace(value)
 	}
 	return doc
+}
+
+// openingFence is the strict first line of a frontmatter block: "---" alone
+// on the line, as YAML-aware readers of SKILL.md (Agent Skills hosts) expect.
+var openingFence = regexp.MustCompile(`^---[ \t]*\r?\n`)
+
+// ParseFrontmatter parses the frontmatter of a complete SKILL.md strictly,
+// the way Agent Skills hosts read it: the file must open with a "---" line
+// (no byte-order mark before it), the block ends where the index's rule
+// ends it, and the YAML must be a mapping, resolved with the YAML 1.2 core
+// schema (see coreSchema). Where the index is lenient, so that a damaged
+// skill still lists, this fails instead: it is for consumers that publish
+// the fields for hosts to compare with their own parse of the file, such as
+// the MCP skills extension. Values are JSON-safe as in Skill.Fields.
+func ParseFrontmatter(content []byte) (map[string]any, error) {
+	text := string(content)
+	if !openingFence.MatchString(text) {
+		return nil, errors.New("SKILL.md does not begin with a --- frontmatter line")
+	}
+	if !utf8.ValidString(text) {
+		return nil, errors.New("SKILL.md is not valid UTF-8")
+	}
+	loc := closingFence.FindStringIndex(text[3:])
+	if loc == nil {
+		return nil, errors.New("SKILL.md frontmatter has no closing --- line")
+	}
+	// The block's last line break is part of the YAML (the index's raw
+	// Frontmatter drops it): without it, a block scalar ending the block
+	// would lose its final newline, which YAML 1.2 parsers keep.
+	var node yaml.Node
+	if err := yaml.Unmarshal([]byte(text[3:loc[0]+4]), &node); err != nil {
+		return nil, fmt.Errorf("SKILL.md frontmatter is not valid YAML: %w", err)
+	}
+	if node.Kind == 0 {
+		return map[string]any{}, nil // nothing but comments and blank lines
+	}
+	coreSchema(&node)
+	var parsed any
+	if err := node.Decode(&parsed); err != nil {
+		return nil, fmt.Errorf("SKILL.md frontmatter is not valid YAML: %w", err)
+	}
+	if parsed == nil {
+		return map[string]any{}, nil
+	}
+	fields, ok := jsonSafe(parsed).(map[string]any)
+	if !ok {
+		return nil, errors.New("SKILL.md frontmatter is not a YAML mapping")
+	}
+	return fields, nil
+}
+
+// coreScalars are the YAML 1.2 core schema's forms of the non-string plain
+// scalars. yaml.v3 also resolves YAML 1.1 forms (timestamps such as
+// 2024-01-02, binary and underscored numbers) that 1.2 parsers, which hosts
+// use, read as strings.
+var coreScalars = map[string]*regexp.Regexp{
+	"!!null":  regexp.MustCompile(`^(~|null|Null|NULL|)$`),
+	"!!bool":  regexp.MustCompile(`^(true|True|TRUE|false|False|FALSE)$`),
+	"!!int":   regexp.MustCompile(`^([-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`),
+	"!!float": regexp.MustCompile(`^([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`),
+}
+
+// decimalLeadingZeros finds the zeros yaml.v3 takes for a YAML 1.1 octal
+// prefix (0777 is 511 there); in YAML 1.2 the number is decimal 777.
+var decimalLeadingZeros = regexp.MustCompile(`^([-+]?)0+([0-9])`)
+
+// coreSchema re-resolves untagged plain scalars with the YAML 1.2 core
+// schema: one that schema would read as a string is made a string, so the
+// fields are those a host's own parse of the file yields.
+func coreSchema(n *yaml.Node) {
+	const notPlain = yaml.TaggedStyle | yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle
+	if n.Kind == yaml.ScalarNode && n.Style&notPlain == 0 && n.Tag == "!!merge" {
+		n.Tag = "!!str" // 1.2 has no merge keys: "<<" is a key like any other
+	} else if n.Kind == yaml.ScalarNode && n.Style&notPlain == 0 && n.Tag != "!!str" {
+		if re, ok := coreScalars[n.Tag]; !ok || !re.MatchString(n.Value) {
+			n.Tag = "!!str"
+		} else if n.Tag == "!!int" {
+			n.Value = decimalLeadingZeros.ReplaceAllString(n.Value, "$1$2")
+		}
+	}
+	for _, c := range n.Content {
+		coreSchema(c)
+	}
 }
 
 // jsonSafe converts decoded YAML into values encoding/json accepts:

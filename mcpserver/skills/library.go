@@ -348,13 +348,27 @@ func within(base, target string) bool {
 // skills (subdirectories with their own SKILL.md) are left out; symlinks
 // count only when they resolve to a regular file inside the skill.
 func (l *Library) Files(s Skill) ([]File, error) {
+	files, _, err := l.walkFiles(s, false)
+	return files, err
+}
+
+// Tree lists the skill directory for serving it file by file: the files
+// Files lists plus the files of nested skills, which to a reader of the
+// enclosing skill are ordinary content, and every directory on the way
+// (slash-separated, relative, empty ones included), both in walk order. The
+// rules for hidden, excluded and symlinked entries are those of Files.
+func (l *Library) Tree(s Skill) (files []File, dirs []string, err error) {
+	return l.walkFiles(s, true)
+}
+
+// walkFiles is Files, and with nested set Tree.
+func (l *Library) walkFiles(s Skill, nested bool) (files []File, dirs []string, err error) {
 	base, err := filepath.EvalSymlinks(s.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("resolve skill directory %s: %w", s.Dir, err)
+		return nil, nil, fmt.Errorf("resolve skill directory %s: %w", s.Dir, err)
 	}
 	// Walk the resolved directory: WalkDir does not enter a root that is a
 	// symlink, and skills symlinked into the skills directory are common.
-	var out []File
 	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == base {
@@ -366,19 +380,24 @@ func (l *Library) Files(s Skill) ([]File, error) {
 			return nil
 		}
 		name := d.Name()
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if strings.HasPrefix(name, ".") || excludedDirs[name] {
 				return filepath.SkipDir
 			}
 			// A SKILL.md below makes a separate skill, except inside support
 			// directories, where the walk does not look for skills either.
-			rel, _ := filepath.Rel(base, p)
-			top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-			if !supportDirs[top] {
+			top, _, _ := strings.Cut(rel, "/")
+			if !nested && !supportDirs[top] {
 				if _, err := os.Stat(filepath.Join(p, skillFile)); err == nil {
 					return filepath.SkipDir
 				}
 			}
+			dirs = append(dirs, rel)
 			return nil
 		}
 		if strings.HasPrefix(name, ".") {
@@ -405,17 +424,13 @@ func (l *Library) Files(s Skill) ([]File, error) {
 		default:
 			return nil
 		}
-		rel, err := filepath.Rel(base, p)
-		if err != nil {
-			return nil
-		}
-		out = append(out, File{Path: filepath.ToSlash(rel), Size: size})
+		files = append(files, File{Path: rel, Size: size})
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list files of skill %s: %w", s.Name, err)
+		return nil, nil, fmt.Errorf("list files of skill %s: %w", s.Name, err)
 	}
-	return out, nil
+	return files, dirs, nil
 }
 
 // snapshot returns an index that is current as of this call.

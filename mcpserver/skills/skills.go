@@ -36,6 +36,10 @@ type Options struct {
 	LookPath func(string) (string, error)
 }
 
+// ToolsetName is the name of the skills toolset, for callers that serve
+// more of the Library when the toolset is enabled.
+const ToolsetName = "skills"
+
 // Toolset returns the skills toolset over a new Library.
 func Toolset(opts Options) tooldef.Toolset {
 	return NewLibrary(opts).Toolset()
@@ -46,7 +50,7 @@ func Toolset(opts Options) tooldef.Toolset {
 func (l *Library) Toolset() tooldef.Toolset {
 	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
 	return tooldef.Toolset{
-		Name:        "skills",
+		Name:        ToolsetName,
 		Description: "Browse and read Hermes skills: reusable task instructions with their reference files.",
 		Default:     true,
 		// The messaging platform selects skills.platform_disabled.

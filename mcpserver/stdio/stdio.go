@@ -17,7 +17,10 @@
 //   - on EOF, in-flight calls finish and their responses are written before
 //     Serve returns;
 //   - a line that is not JSON gets a JSON-RPC parse error; nothing but
-//     protocol is ever written.
+//     protocol is ever written;
+//   - Options.Methods serves methods mcp-go does not know (protocol
+//     extensions) in the loop itself, with the same concurrency,
+//     cancellation and 2026-07-28 result metadata as mcp-go's own.
 package stdio
 
 import (
@@ -50,6 +53,16 @@ type Options struct {
 	// Logger receives diagnostics; nil discards them. It must not write to
 	// the protocol stream.
 	Logger *slog.Logger
+	// Methods serves requests by method name in this loop instead of in
+	// the MCPServer, which answers methods it does not know with -32601
+	// and offers no way to add any. A method listed here never reaches the
+	// MCPServer, so listing one it does implement replaces it.
+	// Notifications are never routed here.
+	Methods map[string]MethodFunc
+	// ServerInfo is stamped into the _meta of results from Methods for
+	// 2026-07-28 requests, as mcp-go stamps its own; it should be the
+	// server's name and version.
+	ServerInfo mcp.Implementation
 }
 
 // Serve reads requests from in and writes responses to out until in reaches
@@ -67,6 +80,8 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 		log:      log,
 		out:      newOutput(out, log),
 		inflight: map[string]*call{},
+		methods:  opts.Methods,
+		info:     opts.ServerInfo,
 	}
 	c.sess = &session{id: newSessionID(), out: c.out}
 	if err := srv.RegisterSession(ctx, c.sess); err != nil {
@@ -113,6 +128,9 @@ type conn struct {
 	calls    sync.WaitGroup
 	mu       sync.Mutex
 	inflight map[string]*call // by canonical request id
+
+	methods map[string]MethodFunc
+	info    mcp.Implementation
 }
 
 // call is one request being served.
@@ -184,9 +202,9 @@ func (c *conn) dispatch(line []byte) {
 		c.notification(method, line)
 	case method == string(mcp.MethodInitialize):
 		// Inline, so a pipelined request never overtakes the handshake.
-		c.respond(c.base, id, line)
+		c.respond(c.base, id, method, line)
 	default:
-		c.request(id, line)
+		c.request(id, method, line)
 	}
 }
 
@@ -202,7 +220,7 @@ func (c *conn) notification(method string, line []byte) {
 			c.cancel(n.Params.RequestID, n.Params.Reason)
 		}
 	}
-	c.handle(c.base, nil, line)
+	c.handle(c.base, nil, "", line)
 }
 
 // cancel marks a call cancelled by the client. Our own map is filled before
@@ -222,7 +240,7 @@ func (c *conn) cancel(rawID json.RawMessage, reason string) {
 	}
 }
 
-func (c *conn) request(id json.RawMessage, line []byte) {
+func (c *conn) request(id json.RawMessage, method string, line []byte) {
 	key := canonicalID(id)
 	ctx, cancel := context.WithCancel(c.base)
 	cl := &call{cancel: cancel}
@@ -241,7 +259,7 @@ func (c *conn) request(id json.RawMessage, line []byte) {
 	go func() {
 		defer c.calls.Done()
 		defer cancel()
-		resp := c.handle(ctx, id, line)
+		resp := c.handle(ctx, id, method, line)
 		c.mu.Lock()
 		delete(c.inflight, key)
 		cancelled := cl.cancelled
@@ -257,16 +275,17 @@ func (c *conn) request(id json.RawMessage, line []byte) {
 }
 
 // respond handles a request inline and queues its response.
-func (c *conn) respond(ctx context.Context, id json.RawMessage, line []byte) {
-	if resp := c.handle(ctx, id, line); resp != nil {
+func (c *conn) respond(ctx context.Context, id json.RawMessage, method string, line []byte) {
+	if resp := c.handle(ctx, id, method, line); resp != nil {
 		c.out.send(resp)
 	}
 }
 
-// handle runs one message through mcp-go. A panic outside a tool handler
-// (tool panics are turned into error results closer to the tool) becomes an
-// internal-error response instead of killing the server.
-func (c *conn) handle(ctx context.Context, id json.RawMessage, line []byte) (resp any) {
+// handle runs one message through mcp-go, or a request through its entry
+// in Options.Methods. A panic outside a tool handler (tool panics are
+// turned into error results closer to the tool) becomes an internal-error
+// response instead of killing the server.
+func (c *conn) handle(ctx context.Context, id json.RawMessage, method string, line []byte) (resp any) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("panic while handling message", "panic", r, "stack", string(debug.Stack()))
@@ -275,6 +294,9 @@ func (c *conn) handle(ctx context.Context, id json.RawMessage, line []byte) (res
 			}
 		}
 	}()
+	if fn, ok := c.methods[method]; ok && id != nil {
+		return c.serveMethod(ctx, id, fn, line)
+	}
 	msg := c.srv.HandleMessage(ctx, line)
 	if msg == nil {
 		return nil
@@ -292,6 +314,7 @@ type rpcError struct {
 	Error   struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
 	} `json:"error"`
 }
 

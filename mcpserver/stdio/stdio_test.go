@@ -287,8 +287,9 @@ func TestCanonicalID(t *testing.T) {
 	}
 }
 
-// FuzzServe feeds arbitrary bytes to the loop: it must never panic or hang,
-// and every line it writes must be a JSON object.
+// FuzzServe feeds arbitrary bytes to the loop, loop-served methods
+// included: it must never panic or hang, and every line it writes must be
+// a JSON object.
 func FuzzServe(f *testing.F) {
 	f.Add([]byte(initLine + callLine(1, "echo", "")))
 	f.Add([]byte("not json\n"))
@@ -298,13 +299,18 @@ func FuzzServe(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
 	f.Add([]byte("\x00\xff\n{}\n\n"))
 	f.Add([]byte(initLine + `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":[1,2]}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"method":"x/echo","params":{` + modernMeta + `}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":4,"method":"x/own-meta","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":7}}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":5,"method":"x/panic","params":[1]}` + "\n"))
 	srv := newTestServer(tool("echo", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(fmt.Sprint(req.Params.Arguments)), nil
 	}))
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
 		done := make(chan error, 1)
-		go func() { done <- Serve(context.Background(), srv, bytes.NewReader(input), &out, Options{}) }()
+		go func() {
+			done <- Serve(context.Background(), srv, bytes.NewReader(input), &out, Options{Methods: testMethods(), ServerInfo: testInfo})
+		}()
 		select {
 		case err := <-done:
 			if err != nil {

@@ -1,0 +1,356 @@
+package kanban_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver"
+)
+
+// serverEnv marks a re-executed test binary that serves MCP on stdio with
+// the shipped toolsets, standing in for hermes-tools-mcp.
+const serverEnv = "KANBAN_TEST_SERVE_MCP"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		os.Exit(serveMCP())
+	}
+	os.Exit(m.Run())
+}
+
+func serveMCP() int {
+	home := os.Getenv("HERMES_HOME")
+	cfg, err := hermeshome.LoadConfig(home)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer box.Close()
+	reg, err := mcpserver.NewRegistry(box.Toolsets...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{"kanban"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
+	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// mcpProcess is one server process driven over stdio JSON-RPC.
+type mcpProcess struct {
+	t    *testing.T
+	name string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Scanner
+	mu   sync.Mutex
+	next int
+}
+
+func startServer(t *testing.T, name, home string, env map[string]string) *mcpProcess {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = []string{serverEnv + "=1", "HERMES_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stderr = &testWriter{t: t, prefix: name + ": "}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &mcpProcess{t: t, name: name, cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	p.out.Buffer(make([]byte, 1<<20), 16<<20)
+	t.Cleanup(p.stop)
+	p.request("initialize", map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "kanban-test", "version": "1"},
+	})
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return p
+}
+
+func (p *mcpProcess) stop() {
+	p.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			p.t.Errorf("%s exited: %v", p.name, err)
+		}
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+		p.t.Errorf("%s did not exit after stdin closed", p.name)
+	}
+}
+
+func (p *mcpProcess) send(msg any) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if _, err := p.in.Write(append(b, '\n')); err != nil {
+		p.t.Fatalf("%s: write: %v", p.name, err)
+	}
+}
+
+// request sends one request and reads until its response; the server
+// sends nothing unsolicited to this client.
+func (p *mcpProcess) request(method string, params any) json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	id := p.next
+	p.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	for p.out.Scan() {
+		var resp struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(p.out.Bytes(), &resp); err != nil {
+			p.t.Fatalf("%s: bad line %q: %v", p.name, p.out.Text(), err)
+		}
+		if resp.ID != id {
+			continue
+		}
+		if resp.Error != nil {
+			p.t.Fatalf("%s %s: %s", p.name, method, resp.Error.Message)
+		}
+		return resp.Result
+	}
+	p.t.Fatalf("%s: stdout closed during %s: %v", p.name, method, p.out.Err())
+	return nil
+}
+
+func (p *mcpProcess) tools() []string {
+	var res struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(p.request("tools/list", map[string]any{}), &res); err != nil {
+		p.t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (p *mcpProcess) call(tool string, args map[string]any) (map[string]any, bool) {
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(p.request("tools/call", map[string]any{"name": tool, "arguments": args}), &res); err != nil {
+		p.t.Fatal(err)
+	}
+	var m map[string]any
+	if len(res.Content) == 0 || json.Unmarshal([]byte(res.Content[0].Text), &m) != nil {
+		p.t.Fatalf("%s %s: result is not JSON: %+v", p.name, tool, res)
+	}
+	return m, res.IsError
+}
+
+func (p *mcpProcess) ok(tool string, args map[string]any) map[string]any {
+	p.t.Helper()
+	m, isErr := p.call(tool, args)
+	if isErr {
+		p.t.Fatalf("%s %s %v: %v", p.name, tool, args, m)
+	}
+	return m
+}
+
+func (p *mcpProcess) fail(tool string, args map[string]any) string {
+	p.t.Helper()
+	m, isErr := p.call(tool, args)
+	if !isErr {
+		p.t.Fatalf("%s %s %v: expected a refusal, got %v", p.name, tool, args, m)
+	}
+	s, _ := m["error"].(string)
+	return s
+}
+
+type testWriter struct {
+	t      *testing.T
+	prefix string
+}
+
+func (w *testWriter) Write(b []byte) (int, error) {
+	w.t.Log(w.prefix + string(b))
+	return len(b), nil
+}
+
+// TestTwoServersAndADispatcher runs an orchestrator server and a worker
+// server as separate processes on one kanban.db, with the test writing
+// claims the way the Hermes dispatcher does.
+func TestTwoServersAndADispatcher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "config.yaml"), "toolsets: [hermes-cli, kanban]\n")
+	ctx := context.Background()
+
+	orch := startServer(t, "orchestrator", home, map[string]string{"HERMES_PROFILE": "techlead"})
+	if got := orch.tools(); len(got) != 11 {
+		t.Fatalf("orchestrator sees %d tools: %v", len(got), got)
+	}
+	parent := orch.ok("kanban_create", map[string]any{"title": "Collect data", "assignee": "researcher"})["task_id"].(string)
+	child := orch.ok("kanban_create", map[string]any{"title": "Write report", "assignee": "writer", "parents": []string{parent}})["task_id"].(string)
+	if msg := orch.fail("kanban_link", map[string]any{"parent_id": child, "child_id": parent}); !contains(msg, "would create a cycle") {
+		t.Fatalf("cycle: %s", msg)
+	}
+
+	// The dispatcher claims the parent and spawns its worker.
+	dispatcher := openBoard(t, filepath.Join(home, "kanban.db"))
+	claimed, err := dispatcher.ClaimTask(ctx, parent, "dispatch-host:777", time.Minute)
+	if err != nil || claimed == nil {
+		t.Fatalf("dispatcher claim: %v", err)
+	}
+	worker := startServer(t, "worker", home, map[string]string{
+		"HERMES_KANBAN_TASK": parent, "HERMES_KANBAN_RUN_ID": strconv.FormatInt(*claimed.CurrentRunID, 10),
+		"HERMES_KANBAN_CLAIM_LOCK": "dispatch-host:777", "HERMES_PROFILE": "researcher",
+	})
+	got := worker.tools()
+	if slices.Contains(got, "kanban_list") || slices.Contains(got, "kanban_unblock") || len(got) != 9 {
+		t.Fatalf("worker tools = %v", got)
+	}
+	if msg := worker.fail("kanban_complete", map[string]any{"task_id": child, "summary": "not mine"}); !contains(msg, "worker is scoped to task "+parent) {
+		t.Fatalf("foreign task: %s", msg)
+	}
+
+	// Both processes write at once: the orchestrator fans out while the
+	// worker heartbeats and comments.
+	const n = 15
+	var wg sync.WaitGroup
+	var created []string
+	var mu sync.Mutex
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < n; i++ {
+			m, isErr := orch.call("kanban_create", map[string]any{"title": fmt.Sprintf("Fan-out %d", i), "assignee": "helper", "parents": []string{parent}})
+			if isErr {
+				t.Errorf("create %d: %v", i, m)
+				return
+			}
+			mu.Lock()
+			created = append(created, m["task_id"].(string))
+			mu.Unlock()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := 0; i < n; i++ {
+			if m, isErr := worker.call("kanban_heartbeat", map[string]any{"note": fmt.Sprintf("step %d", i)}); isErr {
+				t.Errorf("heartbeat %d: %v", i, m)
+				return
+			}
+			if m, isErr := worker.call("kanban_comment", map[string]any{"task_id": child, "body": fmt.Sprintf("finding %d", i)}); isErr {
+				t.Errorf("comment %d: %v", i, m)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	comments, err := dispatcher.Comments(ctx, child)
+	if err != nil || len(comments) != n {
+		t.Fatalf("comments = %d, %v", len(comments), err)
+	}
+	kinds := eventKinds(t, dispatcher, parent)
+	if hb := countOf(kinds, "heartbeat"); hb != n {
+		t.Errorf("heartbeat events = %d, want %d", hb, n)
+	}
+
+	worker.ok("kanban_block", map[string]any{"reason": "Which date range?"})
+	if task := mustTask(t, dispatcher, parent); task.Status != "blocked" || task.ClaimLock != nil {
+		t.Fatalf("after block: %+v", task)
+	}
+	if got := orch.ok("kanban_unblock", map[string]any{"task_id": parent}); got["status"] != "ready" {
+		t.Fatalf("unblock = %v", got)
+	}
+	again, err := dispatcher.ClaimTask(ctx, parent, "dispatch-host:778", time.Minute)
+	if err != nil || again == nil {
+		t.Fatalf("re-claim: %v", err)
+	}
+	// The first worker belongs to the closed run and cannot complete.
+	if msg := worker.fail("kanban_complete", map[string]any{"summary": "late"}); !contains(msg, "could not complete") {
+		t.Fatalf("stale worker: %s", msg)
+	}
+	worker2 := startServer(t, "worker-2", home, map[string]string{
+		"HERMES_KANBAN_TASK": parent, "HERMES_KANBAN_RUN_ID": strconv.FormatInt(*again.CurrentRunID, 10),
+		"HERMES_KANBAN_CLAIM_LOCK": "dispatch-host:778", "HERMES_PROFILE": "researcher",
+	})
+	worker2.ok("kanban_heartbeat", map[string]any{})
+	res := worker2.ok("kanban_complete", map[string]any{"summary": "Collected 2019-2024.", "metadata": map[string]any{"rows": 1200}})
+	if res["run_id"] != float64(*again.CurrentRunID) {
+		t.Errorf("complete = %v", res)
+	}
+	listed := orch.ok("kanban_list", map[string]any{"status": "ready", "limit": 200})
+	if listed["count"] != float64(n+1) {
+		t.Errorf("ready after completion = %v, want the child and %d fan-outs", listed["count"], n)
+	}
+	shown := orch.ok("kanban_show", map[string]any{"task_id": parent})
+	if shown["task"].(map[string]any)["status"] != "done" || len(shown["runs"].([]any)) != 2 {
+		t.Errorf("show = %v", shown["task"])
+	}
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,389 @@
+package kanban
+
+// Input schemas keep Hermes' parameter names, types, enums and required
+// lists (tools/kanban_tools.py), so a model prompted for Hermes calls these
+// the same way. The descriptions are ours.
+
+const boardProp = `"board": {
+      "type": "string",
+      "description": "Slug of the board to use for this call only. Normally omitted: the board comes from HERMES_KANBAN_DB, then HERMES_KANBAN_BOARD, then the kanban/current file, then 'default'."
+    }`
+
+const taskIDProp = `"task_id": {
+      "type": "string",
+      "description": "The task's id (t_ followed by hex). Omit it to mean your own task, the one in HERMES_KANBAN_TASK."
+    }`
+
+const showInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    ` + boardProp + `
+  },
+  "required": []
+}`
+
+const listInput = `{
+  "type": "object",
+  "properties": {
+    "assignee": {"type": "string", "description": "Only tasks assigned to this profile."},
+    "status": {
+      "type": "string",
+      "enum": ["triage", "todo", "ready", "running", "blocked", "done", "archived"],
+      "description": "Only tasks in this status."
+    },
+    "tenant": {"type": "string", "description": "Only tasks in this tenant (project namespace)."},
+    "include_archived": {"type": "boolean", "description": "Also list archived tasks (default false)."},
+    "limit": {"type": "integer", "description": "At most this many tasks (default 50, at most 200)."},
+    ` + boardProp + `
+  },
+  "required": []
+}`
+
+const completeInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "summary": {
+      "type": "string",
+      "description": "One to three sentences for people and the next workers: what you did and where the result is. Preferred over result."
+    },
+    "metadata": {
+      "type": "object",
+      "description": "Structured facts about this attempt for downstream workers, e.g. {\"changed_files\": [...], \"tests_run\": 12, \"decisions\": [...]}."
+    },
+    "result": {
+      "type": "string",
+      "description": "Short result line stored on the task (older field; use summary when you can)."
+    },
+    "created_cards": {
+      "type": "array",
+      "items": {"type": "string"},
+      "description": "Ids of tasks you created with kanban_create during this run, exactly as kanban_create returned them. Each is checked; an id that does not exist or is not yours stops the completion so you can correct the list. Omit if you created none."
+    },
+    "artifacts": {
+      "type": "array",
+      "items": {"type": "string"},
+      "description": "Absolute paths of deliverable files you produced (reports, charts, archives); they are recorded in metadata.artifacts so the person who asked can be sent them. Leave out scratch files."
+    },
+    ` + boardProp + `
+  },
+  "required": []
+}`
+
+const blockInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "reason": {
+      "type": "string",
+      "description": "The question or missing input that stops you, in a sentence or two. A person reads it on the board; put longer context in a comment."
+    },
+    ` + boardProp + `
+  },
+  "required": ["reason"]
+}`
+
+const heartbeatInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "note": {"type": "string", "description": "Optional short progress note for the task's event log."},
+    ` + boardProp + `
+  },
+  "required": []
+}`
+
+const commentInput = `{
+  "type": "object",
+  "properties": {
+    "task_id": {
+      "type": "string",
+      "description": "The task whose thread gets the comment: your own or any other task's. Required even for your own task."
+    },
+    "body": {"type": "string", "description": "The comment, Markdown allowed."},
+    ` + boardProp + `
+  },
+  "required": ["task_id", "body"]
+}`
+
+const createInput = `{
+  "type": "object",
+  "properties": {
+    "title": {"type": "string", "description": "Short title of the new task."},
+    "assignee": {
+      "type": "string",
+      "description": "The Hermes profile that should do the work. Required: the dispatcher only starts tasks that have one."
+    },
+    "body": {
+      "type": "string",
+      "description": "The full brief: what to do, acceptance criteria, links. The assigned worker reads it first."
+    },
+    "parents": {
+      "type": "array",
+      "items": {"type": "string"},
+      "description": "Ids of tasks that must be done first. The new task waits in todo until all of them are done, then becomes ready on its own."
+    },
+    "tenant": {
+      "type": "string",
+      "description": "Project namespace for the task; defaults to HERMES_TENANT when set."
+    },
+    "priority": {
+      "type": "integer",
+      "description": "Tie-breaker among ready tasks for the same assignee; higher runs sooner."
+    },
+    "workspace_kind": {
+      "type": "string",
+      "enum": ["scratch", "dir", "worktree"],
+      "description": "Where the worker runs: a fresh scratch directory (default), a shared directory ('dir', needs an absolute workspace_path), or a git worktree. A worker creating a task without these inherits its own workspace."
+    },
+    "workspace_path": {
+      "type": "string",
+      "description": "Absolute path for a 'dir' or 'worktree' workspace."
+    },
+    "triage": {
+      "type": "boolean",
+      "description": "Put the task in triage, for someone to flesh out the brief before any work starts."
+    },
+    "idempotency_key": {
+      "type": "string",
+      "description": "When a live task already carries this key, its id is returned instead of creating a second task. Use it to make retries safe."
+    },
+    "max_runtime_seconds": {
+      "type": "integer",
+      "description": "Time limit for a worker on this task; past it the dispatcher stops the worker and requeues the task."
+    },
+    "initial_status": {
+      "type": "string",
+      "enum": ["running", "blocked"],
+      "description": "'running' (default) dispatches as usual; 'blocked' parks the task for a person at once."
+    },
+    "skills": {
+      "type": "array",
+      "items": {"type": "string"},
+      "description": "Names of skills to load into the worker besides the kanban ones, e.g. ['translation']. They must exist on the assignee's profile."
+    },
+    "goal_mode": {
+      "type": "boolean",
+      "description": "Run the worker in a goal loop: after each turn a judge checks the work against the task and, while it is unfinished and turns remain, the worker continues. Default false."
+    },
+    "goal_max_turns": {
+      "type": "integer",
+      "description": "Turn budget for goal_mode (default 20); when it runs out the task is blocked for review."
+    },
+    ` + boardProp + `
+  },
+  "required": ["title", "assignee"]
+}`
+
+const unblockInput = `{
+  "type": "object",
+  "properties": {
+    "task_id": {"type": "string", "description": "The blocked task to release."},
+    ` + boardProp + `
+  },
+  "required": ["task_id"]
+}`
+
+const linkInput = `{
+  "type": "object",
+  "properties": {
+    "parent_id": {"type": "string", "description": "The task that must finish first."},
+    "child_id": {"type": "string", "description": "The task that waits for it."},
+    ` + boardProp + `
+  },
+  "required": ["parent_id", "child_id"]
+}`
+
+const requestReviewInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "summary": {
+      "type": "string",
+      "description": "What you built and how you checked it, in a sentence or two, for the reviewer."
+    },
+    "reviewer": {
+      "type": "string",
+      "description": "Profile to review the work; the task is reassigned to it. Omit to keep the reviewer of the last round, if any."
+    },
+    "metadata": {
+      "type": "object",
+      "description": "Structured facts for the reviewer, e.g. changed_files, tests_run, commit.",
+      "additionalProperties": true
+    },
+    ` + boardProp + `
+  },
+  "required": ["summary"]
+}`
+
+const requestChangesInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "reason": {
+      "type": "string",
+      "description": "The specific changes the implementer must make before asking for review again."
+    },
+    ` + boardProp + `
+  },
+  "required": ["reason"]
+}`
+
+// Output schemas describe the success shapes; failures are error results
+// of the form {"error": "..."}.
+
+const okTaskRunOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "run_id": {"type": ["integer", "null"]}
+  },
+  "required": ["ok", "task_id", "run_id"]
+}`
+
+const heartbeatOutput = `{
+  "type": "object",
+  "properties": {"ok": {"const": true}, "task_id": {"type": "string"}},
+  "required": ["ok", "task_id"]
+}`
+
+const commentOutput = `{
+  "type": "object",
+  "properties": {"ok": {"const": true}, "task_id": {"type": "string"}, "comment_id": {"type": "integer"}},
+  "required": ["ok", "task_id", "comment_id"]
+}`
+
+const statusOutput = `{
+  "type": "object",
+  "properties": {"ok": {"const": true}, "task_id": {"type": "string"}, "status": {"type": "string"}},
+  "required": ["ok", "task_id", "status"]
+}`
+
+const linkOutput = `{
+  "type": "object",
+  "properties": {"ok": {"const": true}, "parent_id": {"type": "string"}, "child_id": {"type": "string"}},
+  "required": ["ok", "parent_id", "child_id"]
+}`
+
+const requestChangesOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "status": {"enum": ["ready", "todo"]},
+    "implementer": {"type": "string"}
+  },
+  "required": ["ok", "task_id", "status", "implementer"]
+}`
+
+const nullableString = `{"type": ["string", "null"]}`
+const nullableInt = `{"type": ["integer", "null"]}`
+
+const showOutput = `{
+  "type": "object",
+  "properties": {
+    "task": {
+      "type": "object",
+      "properties": {
+        "id": {"type": "string"},
+        "title": {"type": "string"},
+        "body": ` + nullableString + `,
+        "assignee": ` + nullableString + `,
+        "status": {"type": "string"},
+        "tenant": ` + nullableString + `,
+        "priority": {"type": "integer"},
+        "workspace_kind": {"type": "string"},
+        "workspace_path": ` + nullableString + `,
+        "created_by": ` + nullableString + `,
+        "created_at": {"type": "integer"},
+        "started_at": ` + nullableInt + `,
+        "completed_at": ` + nullableInt + `,
+        "result": ` + nullableString + `,
+        "current_run_id": ` + nullableInt + `,
+        "model_override": ` + nullableString + `
+      },
+      "required": ["id", "title", "body", "assignee", "status", "tenant", "priority", "workspace_kind",
+        "workspace_path", "created_by", "created_at", "started_at", "completed_at", "result",
+        "current_run_id", "model_override"]
+    },
+    "parents": {"type": "array", "items": {"type": "string"}},
+    "children": {"type": "array", "items": {"type": "string"}},
+    "comments": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {"author": {"type": "string"}, "body": {"type": "string"}, "created_at": {"type": "integer"}},
+        "required": ["author", "body", "created_at"]
+      }
+    },
+    "events": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {"kind": {"type": "string"}, "payload": {}, "created_at": {"type": "integer"}, "run_id": ` + nullableInt + `},
+        "required": ["kind", "payload", "created_at", "run_id"]
+      }
+    },
+    "runs": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "integer"},
+          "profile": ` + nullableString + `,
+          "status": {"type": "string"},
+          "outcome": ` + nullableString + `,
+          "summary": ` + nullableString + `,
+          "error": ` + nullableString + `,
+          "metadata": {},
+          "started_at": {"type": "integer"},
+          "ended_at": ` + nullableInt + `
+        },
+        "required": ["id", "profile", "status", "outcome", "summary", "error", "metadata", "started_at", "ended_at"]
+      }
+    },
+    "worker_context": {"type": "string"}
+  },
+  "required": ["task", "parents", "children", "comments", "events", "runs", "worker_context"]
+}`
+
+const listOutput = `{
+  "type": "object",
+  "properties": {
+    "tasks": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string"},
+          "title": {"type": "string"},
+          "assignee": ` + nullableString + `,
+          "status": {"type": "string"},
+          "priority": {"type": "integer"},
+          "tenant": ` + nullableString + `,
+          "workspace_kind": {"type": "string"},
+          "workspace_path": ` + nullableString + `,
+          "created_by": ` + nullableString + `,
+          "created_at": {"type": "integer"},
+          "started_at": ` + nullableInt + `,
+          "completed_at": ` + nullableInt + `,
+          "current_run_id": ` + nullableInt + `,
+          "model_override": ` + nullableString + `,
+          "parents": {"type": "array", "items": {"type": "string"}},
+          "children": {"type": "array", "items": {"type": "string"}},
+          "parent_count": {"type": "integer"},
+          "child_count": {"type": "integer"}
+        },
+        "required": ["id", "title", "assignee", "status", "priority", "tenant", "parents", "children", "parent_count", "child_count"]
+      }
+    },
+    "count": {"type": "integer", "minimum": 0},
+    "limit": {"type": "integer"},
+    "truncated": {"type": "boolean"},
+    "next_limit": ` + nullableInt + `,
+    "promoted": {"type": "integer", "minimum": 0}
+  },
+  "required": ["tasks", "count", "limit", "truncated", "next_limit", "promoted"]
+}`

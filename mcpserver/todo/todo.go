@@ -1,0 +1,450 @@
+// Package todo serves Hermes' todo tool (tools/todo_tool.py) to MCP
+// clients as the `todo` toolset, with the same arguments, item shape and
+// summary. Hermes keeps the list in the agent's memory; an MCP server is a
+// process per client connection, so here the list is kept per session in a
+// small SQLite database and survives the server being restarted.
+package todo
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/sqlitestore"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// Limits of the original store.
+const (
+	MaxItems       = 256
+	MaxContentChar = 4000
+)
+
+// Statuses an item can have.
+var Statuses = []string{"pending", "in_progress", "completed", "cancelled"}
+
+// DefaultSession is used when neither the call nor HERMES_SESSION_ID names
+// a session.
+const DefaultSession = "default"
+
+// Item is one todo.
+type Item struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// Options configures the todo toolset.
+type Options struct {
+	// Home is HERMES_HOME; the lists live in Home/hermes-tools/todo.db, a
+	// file of these tools (Hermes itself keeps no todo file).
+	Home string
+	// Getenv reads HERMES_SESSION_ID; nil means os.Getenv.
+	Getenv func(string) string
+	// BusyTimeout bounds waits for another server's write; zero means
+	// sqlitestore.DefaultBusyTimeout.
+	BusyTimeout time.Duration
+	// Now stamps updates; nil means time.Now.
+	Now func() time.Time
+}
+
+// DBPath is where the lists of a Hermes home are kept.
+func DBPath(home string) string { return filepath.Join(home, "hermes-tools", "todo.db") }
+
+type kit struct {
+	opts   Options
+	getenv func(string) string
+	now    func() time.Time
+}
+
+// Toolset returns the todo toolset.
+func Toolset(opts Options) tooldef.Toolset {
+	k := &kit{opts: opts, getenv: opts.Getenv, now: opts.Now}
+	if k.getenv == nil {
+		k.getenv = os.Getenv
+	}
+	if k.now == nil {
+		k.now = time.Now
+	}
+	return tooldef.Toolset{
+		Name:        "todo",
+		Description: "A task list for the current session that survives server restarts.",
+		// Off by default: codex, Claude Code and most other MCP clients
+		// have a plan or todo tool of their own, and a second one costs
+		// context and splits the plan in two. Turn it on for clients
+		// without one.
+		Default: false,
+		EnvVars: []string{"HERMES_SESSION_ID"},
+		Tools: []tooldef.Tool{{
+			Name:         "todo",
+			Title:        "Session todo list",
+			Description:  description,
+			InputSchema:  json.RawMessage(inputSchema),
+			OutputSchema: json.RawMessage(outputSchema),
+			// Writing without merge replaces the list; the same call
+			// repeated leaves it as the first call did.
+			Hints:   tooldef.Hints{Destructive: true, Idempotent: true},
+			Handler: k.handle,
+		}},
+	}
+}
+
+const description = "Plan and track a multi-step task. Call with no arguments to see the current list. " +
+	"Pass todos to write it: each item has an id, the content, and a status (pending, in_progress, completed, " +
+	"cancelled). Without merge the list is replaced; with merge=true items are updated by id and new ids are " +
+	"appended. Keep exactly one item in_progress, mark items completed as soon as they are done, and cancel " +
+	"what no longer applies. The list belongs to this session and is still there after a restart."
+
+const inputSchema = `{
+  "type": "object",
+  "properties": {
+    "todos": {
+      "type": "array",
+      "description": "The items to write. Omit to read the list.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string", "description": "Stable identifier of the item."},
+          "content": {"type": "string", "description": "What to do."},
+          "status": {
+            "type": "string",
+            "enum": ["pending", "in_progress", "completed", "cancelled"],
+            "description": "Where the item stands."
+          }
+        },
+        "required": ["id", "content", "status"]
+      }
+    },
+    "merge": {
+      "type": "boolean",
+      "description": "true: update items by id and append new ones; false (default): replace the whole list."
+    },
+    "session_id": {
+      "type": "string",
+      "description": "Session whose list to use; defaults to HERMES_SESSION_ID, else a shared 'default' list."
+    }
+  },
+  "required": []
+}`
+
+const outputSchema = `{
+  "type": "object",
+  "properties": {
+    "todos": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string"},
+          "content": {"type": "string"},
+          "status": {"enum": ["pending", "in_progress", "completed", "cancelled"]}
+        },
+        "required": ["id", "content", "status"]
+      }
+    },
+    "summary": {
+      "type": "object",
+      "properties": {
+        "total": {"type": "integer"},
+        "pending": {"type": "integer"},
+        "in_progress": {"type": "integer"},
+        "completed": {"type": "integer"},
+        "cancelled": {"type": "integer"}
+      },
+      "required": ["total", "pending", "in_progress", "completed", "cancelled"]
+    },
+    "session_id": {"type": "string"}
+  },
+  "required": ["todos", "summary"]
+}`
+
+type args struct {
+	Todos     *[]map[string]any `json:"todos"`
+	Merge     bool              `json:"merge"`
+	SessionID string            `json:"session_id"`
+}
+
+func failure(format string, a ...any) tooldef.Result {
+	return tooldef.Failure(map[string]any{"error": fmt.Sprintf(format, a...)})
+}
+
+var sessionRE = regexp.MustCompile(`^[\x21-\x7e]{1,256}$`)
+
+func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
+	a, err := tooldef.DecodeArgs[args](raw)
+	if err != nil {
+		return failure("Invalid arguments: %v", err), nil
+	}
+	session := strings.TrimSpace(a.SessionID)
+	if session == "" {
+		session = strings.TrimSpace(k.getenv("HERMES_SESSION_ID"))
+	}
+	if session == "" {
+		session = DefaultSession
+	}
+	if !sessionRE.MatchString(session) {
+		return failure("session_id must be 1-256 printable characters without spaces"), nil
+	}
+	var items []Item
+	if a.Todos == nil {
+		items, err = Load(ctx, k.opts.Home, session, k.opts.BusyTimeout)
+	} else {
+		var refusal string
+		items, refusal, err = Write(ctx, k.opts.Home, session, *a.Todos, a.Merge, k.opts.BusyTimeout, k.now())
+		if refusal != "" {
+			return failure("%s", refusal), nil
+		}
+	}
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	return tooldef.OK(response(items, session)), nil
+}
+
+func response(items []Item, session string) map[string]any {
+	summary := map[string]int{"total": len(items), "pending": 0, "in_progress": 0, "completed": 0, "cancelled": 0}
+	for _, it := range items {
+		summary[it.Status]++
+	}
+	if items == nil {
+		items = []Item{}
+	}
+	return map[string]any{"todos": items, "summary": summary, "session_id": session}
+}
+
+// normalize turns one raw item into an Item the way Hermes does: text is
+// trimmed, a missing id or content gets a placeholder and an unknown
+// status becomes pending, so a sloppy call still yields a usable list.
+func normalize(raw map[string]any) Item {
+	str := func(k string) string {
+		v, ok := raw[k]
+		if !ok || v == nil {
+			return ""
+		}
+		return strings.TrimSpace(fmt.Sprint(v))
+	}
+	it := Item{ID: str("id"), Content: str("content"), Status: strings.ToLower(str("status"))}
+	if it.ID == "" {
+		it.ID = "?"
+	}
+	if it.Content == "" {
+		it.Content = "(no description)"
+	}
+	if utf8.RuneCountInString(it.Content) > MaxContentChar {
+		it.Content = string([]rune(it.Content)[:MaxContentChar])
+	}
+	if !validStatus(it.Status) {
+		it.Status = "pending"
+	}
+	return it
+}
+
+func validStatus(s string) bool {
+	for _, v := range Statuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// apply computes the list after a write: a replacement, or a merge that
+// updates items by id and appends new ones. Later duplicates of an id win,
+// keeping the first one's place.
+func apply(current []Item, incoming []map[string]any, merge bool) []Item {
+	var next []Item
+	if merge {
+		next = append(next, current...)
+		pos := map[string]int{}
+		for i, it := range next {
+			pos[it.ID] = i
+		}
+		for _, raw := range incoming {
+			id := strings.TrimSpace(fmt.Sprint(raw["id"]))
+			if raw["id"] == nil || id == "" {
+				continue
+			}
+			if i, ok := pos[id]; ok {
+				upd := normalize(raw)
+				if c, _ := raw["content"].(string); strings.TrimSpace(c) != "" {
+					next[i].Content = upd.Content
+				}
+				if s, _ := raw["status"].(string); validStatus(strings.ToLower(strings.TrimSpace(s))) {
+					next[i].Status = upd.Status
+				}
+				continue
+			}
+			pos[id] = len(next)
+			next = append(next, normalize(raw))
+		}
+		return next
+	}
+	pos := map[string]int{}
+	for _, raw := range incoming {
+		it := normalize(raw)
+		if i, ok := pos[it.ID]; ok {
+			next[i] = it
+			continue
+		}
+		pos[it.ID] = len(next)
+		next = append(next, it)
+	}
+	return next
+}
+
+// schemaVersion is this store's PRAGMA user_version.
+const schemaVersion = 1
+
+const schemaSQL = `
+CREATE TABLE todo_lists (
+    session_id TEXT PRIMARY KEY,
+    items      TEXT NOT NULL,
+    updated_at REAL NOT NULL
+);
+PRAGMA user_version = 1;
+`
+
+// open opens the store; empty reports a file without the schema yet
+// (possible only read-only, since a writable open creates it).
+func open(ctx context.Context, home string, readOnly bool, busy time.Duration) (db *sqlitestore.DB, empty bool, err error) {
+	db, err = sqlitestore.Open(ctx, DBPath(home), sqlitestore.Options{ReadOnly: readOnly, Create: !readOnly, BusyTimeout: busy})
+	if err != nil {
+		return nil, false, err
+	}
+	if empty, err = checkSchema(ctx, db, readOnly); err != nil {
+		db.Close()
+		return nil, false, err
+	}
+	if !readOnly {
+		if err := db.EnableWAL(ctx); err != nil {
+			db.Close()
+			return nil, false, err
+		}
+	}
+	return db, empty, nil
+}
+
+func checkSchema(ctx context.Context, db *sqlitestore.DB, readOnly bool) (empty bool, err error) {
+	var version int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return false, db.Explain("read the schema version", err)
+	}
+	tables, err := sqlitestore.Tables(ctx, db)
+	if err != nil {
+		return false, db.Explain("read the schema", err)
+	}
+	switch {
+	case version == 0 && len(tables) == 0:
+		if readOnly {
+			return true, nil
+		}
+		return false, db.Tx(ctx, "create the todo schema", func(tx *sql.Tx) error {
+			// Another server may have created it between the check and
+			// the write lock.
+			var v int
+			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+				return db.Explain("read the schema version", err)
+			}
+			if v != 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+				return db.Explain("create the todo schema", err)
+			}
+			return nil
+		})
+	case version > schemaVersion:
+		return false, sqlitestore.SchemaError(db.Path, fmt.Sprintf("schema version %d is newer than this build knows (%d)", version, schemaVersion),
+			"update hermes-tools-mcp; the file was written by a newer version")
+	case version != schemaVersion || !tables["todo_lists"]:
+		return false, sqlitestore.SchemaError(db.Path, "not a hermes-tools todo database",
+			"move the file aside; it will be recreated empty")
+	}
+	return false, nil
+}
+
+// Load returns the session's list; a missing database is an empty list and
+// is not created.
+func Load(ctx context.Context, home, session string, busy time.Duration) ([]Item, error) {
+	db, empty, err := open(ctx, home, true, busy)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if empty {
+		return nil, nil
+	}
+	return load(ctx, db, db, session)
+}
+
+func load(ctx context.Context, db *sqlitestore.DB, q sqlitestore.Querier, session string) ([]Item, error) {
+	rows, err := q.QueryContext(ctx, "SELECT items FROM todo_lists WHERE session_id = ?", session)
+	if err != nil {
+		return nil, db.Explain("read the todo list", err)
+	}
+	defer rows.Close()
+	var items []Item
+	for rows.Next() {
+		var raw string
+		if err := rows.Scan(&raw); err != nil {
+			return nil, db.Explain("read the todo list", err)
+		}
+		if err := json.Unmarshal([]byte(raw), &items); err != nil {
+			return nil, fmt.Errorf("%s: the todo list of session %q is not valid JSON (%w); write the list again without merge to replace it", db.Path, session, err)
+		}
+	}
+	return items, db.Explain("read the todo list", rows.Err())
+}
+
+// Write stores the session's new list and returns it. refusal is set (and
+// nothing written) when the list would break a limit.
+func Write(ctx context.Context, home, session string, incoming []map[string]any, merge bool, busy time.Duration, now time.Time) (items []Item, refusal string, err error) {
+	db, _, err := open(ctx, home, false, busy)
+	if err != nil {
+		return nil, "", err
+	}
+	defer db.Close()
+	err = db.Tx(ctx, "write the todo list", func(tx *sql.Tx) error {
+		current, err := load(ctx, db, tx, session)
+		if err != nil {
+			return err
+		}
+		next := apply(current, incoming, merge)
+		if len(next) > MaxItems {
+			refusal = fmt.Sprintf("The todo list would hold %d items; it holds at most %d. Drop completed or cancelled items (write the list without merge) and try again.", len(next), MaxItems)
+			return nil
+		}
+		data, err := json.Marshal(nonNil(next))
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO todo_lists (session_id, items, updated_at) VALUES (?, ?, ?)
+			ON CONFLICT(session_id) DO UPDATE SET items = excluded.items, updated_at = excluded.updated_at`,
+			session, string(data), float64(now.UnixNano())/1e9)
+		if err != nil {
+			return db.Explain("save the todo list", err)
+		}
+		items = next
+		return nil
+	})
+	return items, refusal, err
+}
+
+func nonNil(items []Item) []Item {
+	if items == nil {
+		return []Item{}
+	}
+	return items
+}
