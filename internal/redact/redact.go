@@ -13,6 +13,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // prefixRule describes a provider token: a fixed prefix followed by at least
@@ -71,38 +72,54 @@ var prefixRules = []prefixRule{
 	{prefix: "ntn_", min: 10},
 }
 
-// The patterns below are compiled once and never modified; regexp.Regexp is
-// safe for concurrent use.
-var (
-	// tokenRun finds maximal runs of token characters. Because a run is
-	// maximal, a prefix match at its start is bounded by non-token characters
-	// on both sides, which is what the original's look-arounds express.
-	tokenRun = regexp.MustCompile(`[A-Za-z0-9_-]+`)
+// patterns are compiled on first use rather than at package init: every
+// process links this package, few of them ever redact anything.
+type patterns struct {
+	tokenRun        *regexp.Regexp
+	sendGridKey     *regexp.Regexp
+	privateKeyBlock *regexp.Regexp
+	envAssign       *regexp.Regexp
+	jsonField       *regexp.Regexp
+	authBearer      *regexp.Regexp
+	telegramToken   *regexp.Regexp
+	dbURL           *regexp.Regexp
+	jwt             *regexp.Regexp
+	formBody        *regexp.Regexp
+	phone           *regexp.Regexp
+}
 
-	// SendGrid keys have two dot-separated parts that tokenRun would split.
-	sendGridKey = regexp.MustCompile(`(^|[^A-Za-z0-9_-])(SG\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]{10,})?)`)
+var pats = sync.OnceValue(func() *patterns {
+	return &patterns{
+		// tokenRun finds maximal runs of token characters. Because a run is
+		// maximal, a prefix match at its start is bounded by non-token characters
+		// on both sides, which is what the original's look-arounds express.
+		tokenRun: regexp.MustCompile(`[A-Za-z0-9_-]+`),
 
-	privateKeyBlock = regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----`)
+		// SendGrid keys have two dot-separated parts that tokenRun would split.
+		sendGridKey: regexp.MustCompile(`(^|[^A-Za-z0-9_-])(SG\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]{10,})?)`),
 
-	// envAssign matches NAME=value where NAME mentions a credential. Only
-	// upper-case names: that is how environment variables and .env files
-	// spell them, and it keeps prose like "token=" in code untouched.
-	envAssign = regexp.MustCompile(`([A-Z0-9_]{0,50}(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Z0-9_]{0,50})(\s*=\s*)(['"]?)([^\s'"]+)(['"]?)`)
+		privateKeyBlock: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----`),
 
-	jsonField = regexp.MustCompile(`(?i)("(?:api_key|apikey|token|secret|password|access_token|refresh_token|auth_token|bearer|secret_value|raw_secret|secret_input|key_material)"\s*:\s*")([^"\\]*(?:\\.[^"\\]*)*)(")`)
+		// envAssign matches NAME=value where NAME mentions a credential. Only
+		// upper-case names: that is how environment variables and .env files
+		// spell them, and it keeps prose like "token=" in code untouched.
+		envAssign: regexp.MustCompile(`([A-Z0-9_]{0,50}(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Z0-9_]{0,50})(\s*=\s*)(['"]?)([^\s'"]+)(['"]?)`),
 
-	authBearer = regexp.MustCompile(`(?i)(authorization\s*:\s*bearer\s+)([^\s"',;]+)`)
+		jsonField: regexp.MustCompile(`(?i)("(?:api_key|apikey|token|secret|password|access_token|refresh_token|auth_token|bearer|secret_value|raw_secret|secret_input|key_material)"\s*:\s*")([^"\\]*(?:\\.[^"\\]*)*)(")`),
 
-	telegramToken = regexp.MustCompile(`(^|[^A-Za-z0-9_-])(bot)?([0-9]{8,}):([A-Za-z0-9_-]{30,})`)
+		authBearer: regexp.MustCompile(`(?i)(authorization\s*:\s*bearer\s+)([^\s"',;]+)`),
 
-	dbURL = regexp.MustCompile(`(?i)((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp|amqps)://[^:/@\s]*:)([^@\s]+)(@)`)
+		telegramToken: regexp.MustCompile(`(^|[^A-Za-z0-9_-])(bot)?([0-9]{8,}):([A-Za-z0-9_-]{30,})`),
 
-	jwt = regexp.MustCompile(`(^|[^A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2})`)
+		dbURL: regexp.MustCompile(`(?i)((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp|amqps)://[^:/@\s]*:)([^@\s]+)(@)`),
 
-	formBody = regexp.MustCompile(`^[A-Za-z0-9_.\-\[\]]+=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]+=[^&\s]*)+$`)
+		jwt: regexp.MustCompile(`(^|[^A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2})`),
 
-	phone = regexp.MustCompile(`(^|[^A-Za-z0-9+])(\+[1-9][0-9]{6,14})([^0-9]|$)`)
-)
+		formBody: regexp.MustCompile(`^[A-Za-z0-9_.\-\[\]]+=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]+=[^&\s]*)+$`),
+
+		phone: regexp.MustCompile(`(^|[^A-Za-z0-9+])(\+[1-9][0-9]{6,14})([^0-9]|$)`),
+	}
+})
 
 // sensitiveFormKey reports whether a form-body key's value is hidden.
 func sensitiveFormKey(k string) bool {
@@ -121,42 +138,42 @@ func String(s string) string {
 	if s == "" {
 		return s
 	}
-	s = privateKeyBlock.ReplaceAllLiteralString(s, "[REDACTED PRIVATE KEY]")
+	s = pats().privateKeyBlock.ReplaceAllLiteralString(s, "[REDACTED PRIVATE KEY]")
 	s = redactPrefixed(s)
-	s = sendGridKey.ReplaceAllStringFunc(s, func(m string) string {
-		sub := sendGridKey.FindStringSubmatch(m)
+	s = pats().sendGridKey.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pats().sendGridKey.FindStringSubmatch(m)
 		return sub[1] + Mask(sub[2])
 	})
-	s = envAssign.ReplaceAllStringFunc(s, func(m string) string {
-		sub := envAssign.FindStringSubmatch(m)
+	s = pats().envAssign.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pats().envAssign.FindStringSubmatch(m)
 		if alreadyMasked(sub[4]) {
 			return m
 		}
 		return sub[1] + sub[2] + sub[3] + Mask(sub[4]) + sub[5]
 	})
-	s = jsonField.ReplaceAllStringFunc(s, func(m string) string {
-		sub := jsonField.FindStringSubmatch(m)
+	s = pats().jsonField.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pats().jsonField.FindStringSubmatch(m)
 		if sub[2] == "" || alreadyMasked(sub[2]) {
 			return m
 		}
 		return sub[1] + Mask(sub[2]) + sub[3]
 	})
-	s = authBearer.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authBearer.FindStringSubmatch(m)
+	s = pats().authBearer.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pats().authBearer.FindStringSubmatch(m)
 		if alreadyMasked(sub[2]) {
 			return m
 		}
 		return sub[1] + Mask(sub[2])
 	})
-	s = telegramToken.ReplaceAllString(s, "${1}${2}${3}:***")
-	s = dbURL.ReplaceAllString(s, "${1}***${3}")
-	s = jwt.ReplaceAllStringFunc(s, func(m string) string {
-		sub := jwt.FindStringSubmatch(m)
+	s = pats().telegramToken.ReplaceAllString(s, "${1}${2}${3}:***")
+	s = pats().dbURL.ReplaceAllString(s, "${1}***${3}")
+	s = pats().jwt.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pats().jwt.FindStringSubmatch(m)
 		return sub[1] + Mask(sub[2])
 	})
 	s = redactFormBody(s)
-	s = phone.ReplaceAllStringFunc(s, func(m string) string {
-		sub := phone.FindStringSubmatch(m)
+	s = pats().phone.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pats().phone.FindStringSubmatch(m)
 		return sub[1] + maskPhone(sub[2]) + sub[3]
 	})
 	return s
@@ -173,7 +190,7 @@ func Mask(token string) string {
 }
 
 func redactPrefixed(s string) string {
-	idx := tokenRun.FindAllStringIndex(s, -1)
+	idx := pats().tokenRun.FindAllStringIndex(s, -1)
 	if idx == nil {
 		return s
 	}
@@ -222,7 +239,7 @@ func isProviderToken(run string) bool {
 // "a=b&c=d" inside prose is far more often a URL query the user needs to see.
 func redactFormBody(s string) string {
 	trimmed := strings.TrimSpace(s)
-	if !formBody.MatchString(trimmed) {
+	if !pats().formBody.MatchString(trimmed) {
 		return s
 	}
 	pairs := strings.Split(trimmed, "&")

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -177,7 +176,19 @@ func failure(format string, a ...any) tooldef.Result {
 	return tooldef.Failure(map[string]any{"error": fmt.Sprintf(format, a...)})
 }
 
-var sessionRE = regexp.MustCompile(`^[\x21-\x7e]{1,256}$`)
+// validSession accepts 1-256 printable ASCII characters without spaces. A
+// loop, not a regexp: `{1,256}` compiles to a 256-fold program at startup.
+func validSession(s string) bool {
+	if len(s) == 0 || len(s) > 256 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
 
 func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
 	a, err := tooldef.DecodeArgs[args](raw)
@@ -191,7 +202,7 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 	if session == "" {
 		session = DefaultSession
 	}
-	if !sessionRE.MatchString(session) {
+	if !validSession(session) {
 		return failure("session_id must be 1-256 printable characters without spaces"), nil
 	}
 	var items []Item
