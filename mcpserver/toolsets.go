@@ -28,6 +28,9 @@ type Env struct {
 	// NewSkillsLibrary. Pass the same library as Options.Skills so the
 	// skills extension and the tools share one index.
 	Skills *skills.Library
+	// BrowserPath is the Chromium binary from the command line; empty means
+	// $CHROME_PATH, then discovery.
+	BrowserPath string
 }
 
 // Toolbox is every toolset this build ships, with the resources behind
@@ -61,7 +64,7 @@ func Builtin(env Env) (*Toolbox, error) {
 		}
 	}
 	mo := mediapkg.Options{Home: env.Home, Getenv: getenv}
-	browserOpts := browser.Options{Home: env.Home, Getenv: getenv}
+	browserOpts := browser.Options{Home: env.Home, Getenv: getenv, ExecPath: env.BrowserPath}
 	// browser_vision shares vision_analyze's model; without one it is
 	// hidden with the same reason.
 	if err := mediapkg.NewVision(mo).Check(); err != nil {

@@ -52,6 +52,7 @@ type options struct {
 	excludeTools string
 	hermesHome   string
 	logLevel     string
+	browserPath  string
 	showVersion  bool
 	jsonOut      bool
 }
@@ -132,6 +133,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opts.excludeTools, "exclude-tools", "", "comma-separated tool names to hide")
 	fs.StringVar(&opts.hermesHome, "hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes)")
 	fs.StringVar(&opts.logLevel, "log-level", "warn", "stderr log level: debug, info, warn or error")
+	fs.StringVar(&opts.browserPath, "browser-path", "", "Chromium binary for the browser tools (default: $CHROME_PATH, else Debian's chromium on PATH)")
 	fs.BoolVar(&opts.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&opts.jsonOut, "json", false, "doctor: print JSON instead of a table")
 	fs.Usage = func() {
@@ -204,7 +206,7 @@ func configure(opts options) (setup, error) {
 	if opts.excludeTools != "" {
 		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
 	}
-	env := mcpserver.Env{Home: home, Config: cfg}
+	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath}
 	// One skills library for the skills toolset and the skills extension.
 	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)
