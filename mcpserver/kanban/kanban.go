@@ -230,6 +230,20 @@ func (k *kit) defaultTaskID(arg string) string {
 	return k.envTask()
 }
 
+// ownTask resolves the task a lifecycle tool acts on (the argument, else
+// HERMES_KANBAN_TASK) and refuses one that is not the worker's own. A
+// refusal comes back as the result to return.
+func (k *kit) ownTask(arg string) (string, tooldef.Result, bool) {
+	tid := k.defaultTaskID(arg)
+	if tid == "" {
+		return "", fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), true
+	}
+	if res, refused := k.ownership(tid); refused {
+		return "", res, true
+	}
+	return tid, tooldef.Result{}, false
+}
+
 // ownership refuses a worker's lifecycle change to another task: a buggy
 // or prompt-injected worker must not close sibling runs.
 func (k *kit) ownership(tid string) (tooldef.Result, bool) {
@@ -563,11 +577,8 @@ func (k *kit) handleComplete(ctx context.Context, raw json.RawMessage) (tooldef.
 	if err != nil {
 		return fail("kanban_complete: %v", err), nil
 	}
-	tid := k.defaultTaskID(a.TaskID)
-	if tid == "" {
-		return fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), nil
-	}
-	if res, refused := k.ownership(tid); refused {
+	tid, res, refused := k.ownTask(a.TaskID)
+	if refused {
 		return res, nil
 	}
 	summary, result := redact.String(a.Summary), redact.String(a.Result)
@@ -670,11 +681,8 @@ func (k *kit) handleBlock(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	if err != nil {
 		return fail("kanban_block: %v", err), nil
 	}
-	tid := k.defaultTaskID(a.TaskID)
-	if tid == "" {
-		return fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), nil
-	}
-	if res, refused := k.ownership(tid); refused {
+	tid, res, refused := k.ownTask(a.TaskID)
+	if refused {
 		return res, nil
 	}
 	if strings.TrimSpace(a.Reason) == "" {
@@ -710,11 +718,8 @@ func (k *kit) handleHeartbeat(ctx context.Context, raw json.RawMessage) (tooldef
 	if err != nil {
 		return fail("kanban_heartbeat: %v", err), nil
 	}
-	tid := k.defaultTaskID(a.TaskID)
-	if tid == "" {
-		return fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), nil
-	}
-	if res, refused := k.ownership(tid); refused {
+	tid, res, refused := k.ownTask(a.TaskID)
+	if refused {
 		return res, nil
 	}
 	b, res, done, err := k.open(ctx, "kanban_heartbeat", a.Board, updateBoard)
@@ -937,11 +942,8 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 	if err != nil {
 		return fail("kanban_request_review: %v", err), nil
 	}
-	tid := k.defaultTaskID(a.TaskID)
-	if tid == "" {
-		return fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), nil
-	}
-	if res, refused := k.ownership(tid); refused {
+	tid, res, refused := k.ownTask(a.TaskID)
+	if refused {
 		return res, nil
 	}
 	if strings.TrimSpace(a.Summary) == "" {
@@ -983,11 +985,8 @@ func (k *kit) handleRequestChanges(ctx context.Context, raw json.RawMessage) (to
 	if err != nil {
 		return fail("kanban_request_changes: %v", err), nil
 	}
-	tid := k.defaultTaskID(a.TaskID)
-	if tid == "" {
-		return fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), nil
-	}
-	if res, refused := k.ownership(tid); refused {
+	tid, res, refused := k.ownTask(a.TaskID)
+	if refused {
 		return res, nil
 	}
 	if strings.TrimSpace(a.Reason) == "" {
