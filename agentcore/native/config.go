@@ -1,0 +1,120 @@
+package native
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultMaxTurns is Hermes' agent.max_turns default.
+const DefaultMaxTurns = 90
+
+// DefaultBaseURL is used for the openai provider when neither config.yaml
+// nor OPENAI_BASE_URL names an endpoint.
+const DefaultBaseURL = "https://api.openai.com/v1/"
+
+// DefaultMaxRetries matches the OpenAI SDK's own default.
+const DefaultMaxRetries = 2
+
+// Config is what the native runtime needs to reach a model.
+type Config struct {
+	Model    string
+	Provider string
+	BaseURL  string
+	APIKey   string
+	// MaxTurns bounds API calls in one user turn (agent.max_turns).
+	MaxTurns int
+	// MaxRetries is how often the SDK retries 408/409/429/5xx.
+	MaxRetries int
+}
+
+// rawConfig is the part of config.yaml read here. model may be a plain
+// string (the model name) or a mapping, as in Hermes.
+type rawConfig struct {
+	Model yaml.Node `yaml:"model"`
+	Agent struct {
+		MaxTurns int `yaml:"max_turns"`
+	} `yaml:"agent"`
+}
+
+type modelSection struct {
+	Default  string `yaml:"default"`
+	Model    string `yaml:"model"`
+	Provider string `yaml:"provider"`
+	BaseURL  string `yaml:"base_url"`
+	APIKey   string `yaml:"api_key"`
+}
+
+// LoadConfig reads the model section and agent.max_turns from
+// <home>/config.yaml, filling the gaps from OPENAI_API_KEY and
+// OPENAI_BASE_URL through getenv (nil means os.Getenv). A missing file is
+// fine as long as the result names a model.
+func LoadConfig(home string, getenv func(string) string) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	cfg := Config{MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries}
+	path := filepath.Join(home, "config.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return cfg, fmt.Errorf("read %s: %w", path, err)
+	}
+	var raw rawConfig
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return cfg, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
+	}
+	var ms modelSection
+	switch raw.Model.Kind {
+	case 0:
+	case yaml.ScalarNode:
+		ms.Default = raw.Model.Value
+	case yaml.MappingNode:
+		if err := raw.Model.Decode(&ms); err != nil {
+			return cfg, fmt.Errorf("parse model section of %s: %w", path, err)
+		}
+	default:
+		return cfg, fmt.Errorf("model in %s must be a model name or a mapping with default/provider/base_url", path)
+	}
+	if raw.Agent.MaxTurns > 0 {
+		cfg.MaxTurns = raw.Agent.MaxTurns
+	}
+	cfg.Model = ms.Default
+	if cfg.Model == "" {
+		cfg.Model = ms.Model
+	}
+	cfg.Provider = strings.ToLower(ms.Provider)
+	cfg.BaseURL = ms.BaseURL
+	cfg.APIKey = os.Expand(ms.APIKey, getenv)
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = getenv("OPENAI_BASE_URL")
+	}
+	if cfg.APIKey == "" {
+		cfg.APIKey = getenv("OPENAI_API_KEY")
+	}
+	return cfg, cfg.validate(path)
+}
+
+// validate checks the config is usable and fills the OpenAI endpoint for
+// providers that mean OpenAI.
+func (c *Config) validate(path string) error {
+	if c.Model == "" {
+		return fmt.Errorf("no model configured: set model.default in %s (e.g. `model: {default: <model>, provider: openai}`)", path)
+	}
+	if c.BaseURL == "" {
+		switch c.Provider {
+		case "", "auto", "openai", "openai-codex":
+			c.BaseURL = DefaultBaseURL
+		default:
+			return fmt.Errorf("provider %q has no built-in endpoint in the native runtime: set model.base_url in %s to its OpenAI-compatible URL", c.Provider, path)
+		}
+	}
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = DefaultMaxTurns
+	}
+	return nil
+}

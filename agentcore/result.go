@@ -1,0 +1,43 @@
+// Package agentcore is the thin Hermes agent: one conversation loop over
+// the same tools on two runtimes, native (an OpenAI-compatible chat
+// completions model, the tool loop in Go) and codex (codex app-server owns
+// the loop and calls back into hermes-tools).
+package agentcore
+
+import "github.com/hermes-go/hermes/bridge"
+
+// Message is one OpenAI-shaped transcript entry; both runtimes produce the
+// same shape (the codex runtime projects codex's items into it).
+type Message = bridge.Message
+
+// Usage counts tokens for one turn.
+type Usage struct {
+	InputTokens     int64 `json:"input_tokens"`
+	OutputTokens    int64 `json:"output_tokens"`
+	CacheReadTokens int64 `json:"cache_read_tokens"`
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+	TotalTokens     int64 `json:"total_tokens"`
+}
+
+// Result is what one user turn produced, with the keys the Python Hermes'
+// run_conversation returns (and its tests expect).
+type Result struct {
+	FinalResponse string    `json:"final_response"`
+	Messages      []Message `json:"messages"`
+	APICalls      int       `json:"api_calls"`
+	// ToolIterations counts the tool calls the turn ran; the skill nudge
+	// counter adds it up across turns.
+	ToolIterations int  `json:"tool_iterations"`
+	Completed      bool `json:"completed"`
+	Partial        bool `json:"partial"`
+	Interrupted    bool `json:"interrupted"`
+	// Error says what went wrong and how to recover (e.g. how to fall back
+	// to the native runtime); empty on success.
+	Error         string `json:"error,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Provider      string `json:"provider,omitempty"`
+	SessionID     string `json:"session_id,omitempty"`
+	CodexThreadID string `json:"codex_thread_id,omitempty"`
+	CodexTurnID   string `json:"codex_turn_id,omitempty"`
+	Usage
+}

@@ -1,0 +1,453 @@
+package runtimecfg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/bridge"
+	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver"
+)
+
+// Usage is the command's argument hint.
+const Usage = "/codex-runtime [auto|codex_app_server|on|off]"
+
+// ParseArg reads the argument of /codex-runtime: "" means show the current
+// state (show is true); on|codex|enable mean codex_app_server;
+// off|default|disable|hermes mean auto (the aliases of the Python Hermes).
+func ParseArg(raw string) (value string, show bool, err error) {
+	v := strings.ToLower(strings.TrimSpace(raw))
+	switch v {
+	case "":
+		return "", true, nil
+	case Auto, CodexAppServer:
+		return v, false, nil
+	case "on", "codex", "enable":
+		return CodexAppServer, false, nil
+	case "off", "default", "disable", "hermes":
+		return Auto, false, nil
+	}
+	return "", false, fmt.Errorf("Unknown runtime '%s'. Use one of: auto, codex_app_server, on, off", strings.TrimSpace(raw))
+}
+
+// Switch implements /codex-runtime for one Hermes home.
+type Switch struct {
+	// HermesHome is the resolved Hermes home; its config.yaml is edited.
+	HermesHome string
+	// HermesHomeExplicit says the user chose the home (HERMES_HOME or a
+	// flag); only then is it written into codex's hermes-tools entry.
+	HermesHomeExplicit bool
+	// CodexHome is where config.toml is migrated; empty means $CODEX_HOME,
+	// else ~/.codex.
+	CodexHome string
+	// CodexBinary overrides the codex lookup (bridge.FindBinary).
+	CodexBinary string
+	// HermesToolsCommand is the hermes-tools-mcp binary; empty looks next
+	// to this executable, then on PATH.
+	HermesToolsCommand string
+	// Getenv and Environ read the environment; nil means the process's.
+	Getenv  func(string) string
+	Environ func() []string
+
+	// CheckCodex finds and version-checks codex; nil uses bridge.
+	CheckCodex func(ctx context.Context, override string) (path, version string, err error)
+	// DiscoverPlugins asks codex for its installed plugins; nil uses
+	// bridge.DiscoverPlugins. Failure is not fatal: the plugins already in
+	// the managed block are kept.
+	DiscoverPlugins func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error)
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Status is what /codex-runtime did.
+type Status struct {
+	// Success is false when the command was refused (codex missing) or
+	// the config could not be written.
+	Success  bool
+	Old, New string
+	// Changed says config.yaml now selects a different runtime.
+	Changed bool
+	// RequiresNewSession: the change applies from the next session on.
+	RequiresNewSession bool
+	CodexBinaryOK      bool
+	CodexVersion       string
+	// Migration is set when the codex migration ran.
+	Migration *Migration
+	// Message is the text to show the user, one line per fact.
+	Message string
+}
+
+// Migration is the outcome of migrating Hermes' MCP setup into codex's
+// config.toml.
+type Migration struct {
+	Path    string
+	Backup  string
+	Written bool
+	Report  configmigrate.CodexReport
+	// PluginError is why plugin discovery failed (non-fatal).
+	PluginError string
+	// Problems are servers that could not be translated.
+	Problems []string
+	// Warning is set when hermes-tools-mcp was not found: the block then
+	// lacks the callback server.
+	Warning string
+}
+
+func (s *Switch) getenv(k string) string {
+	if s.Getenv != nil {
+		return s.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func (s *Switch) environ() []string {
+	if s.Environ != nil {
+		return s.Environ()
+	}
+	return os.Environ()
+}
+
+// ConfigPath is the config.yaml the switch edits.
+func (s *Switch) ConfigPath() string { return filepath.Join(s.HermesHome, hermeshome.ConfigFile) }
+
+// Apply runs `/codex-runtime <arg>`. A returned error means the command
+// could not run at all (unreadable config, unknown argument); a refusal
+// (codex missing) is a Status with Success false and the reason in Message.
+func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
+	value, show, err := ParseArg(arg)
+	if err != nil {
+		return Status{}, err
+	}
+	path := s.ConfigPath()
+	doc, err := readOptional(path)
+	if err != nil {
+		return Status{}, err
+	}
+	cur, err := Current(doc)
+	if err != nil {
+		return Status{}, fmt.Errorf("%s: %w", path, err)
+	}
+	st := Status{Old: cur, New: cur}
+	if show {
+		st.Success = true
+		var b strings.Builder
+		fmt.Fprintf(&b, "openai_runtime: %s\n", cur)
+		if ver, err := s.checkCodex(ctx); err != nil {
+			fmt.Fprintf(&b, "codex CLI: not available — %v", err)
+		} else {
+			st.CodexBinaryOK, st.CodexVersion = true, ver
+			fmt.Fprintf(&b, "codex CLI: OK %s", ver)
+		}
+		st.Message = b.String()
+		return st, nil
+	}
+	st.New = value
+	st.Changed = value != cur
+
+	var lines []string
+	if value == CodexAppServer {
+		// Enabling checks codex first: persisting a runtime that cannot
+		// start would break the user's next session.
+		ver, err := s.checkCodex(ctx)
+		if err != nil {
+			st.New = cur
+			st.Changed = false
+			st.Message = fmt.Sprintf("Cannot enable codex_app_server runtime: %v\nInstall with: %s", err, bridge.InstallHint)
+			return st, nil
+		}
+		st.CodexBinaryOK, st.CodexVersion = true, ver
+	}
+	if st.Changed {
+		out, err := SetRuntime(doc, value)
+		if err != nil {
+			return st, fmt.Errorf("%s: %w", path, err)
+		}
+		if err := atomicfile.Write(path, out, atomicfile.Options{Mode: 0o600}); err != nil {
+			st.New, st.Changed = cur, false
+			st.Message = fmt.Sprintf("could not save %s: %v (check the file's permissions; nothing was changed)", path, err)
+			return st, nil
+		}
+		lines = append(lines, fmt.Sprintf("openai_runtime: %s → %s", cur, value))
+	} else {
+		lines = append(lines, "openai_runtime already set to "+cur)
+	}
+	st.Success = true
+
+	if value == CodexAppServer {
+		lines = append(lines, "codex CLI: "+st.CodexVersion)
+		// The migration runs even when the runtime was already on: it is
+		// how the user refreshes codex's view of their MCP servers and
+		// plugins after changing them.
+		mig, err := s.migrate(ctx)
+		if err != nil {
+			lines = append(lines, "⚠ MCP migration skipped: "+err.Error())
+		} else {
+			st.Migration = mig
+			lines = append(lines, migrationLines(mig)...)
+		}
+		st.RequiresNewSession = st.Changed || (mig != nil && mig.Written)
+		if st.RequiresNewSession {
+			lines = append(lines, "Effective from the next session (start one with /new); the current session keeps its runtime.")
+		}
+	} else if st.Changed {
+		st.RequiresNewSession = true
+		lines = append(lines, "OpenAI/Codex turns will use the default Hermes runtime.",
+			"Effective from the next session (start one with /new); the current session keeps its runtime.")
+	}
+	st.Message = strings.Join(lines, "\n")
+	return st, nil
+}
+
+func (s *Switch) checkCodex(ctx context.Context) (string, error) {
+	if s.CheckCodex != nil {
+		_, v, err := s.CheckCodex(ctx, s.CodexBinary)
+		return v, err
+	}
+	bin, err := bridge.FindBinary(s.CodexBinary)
+	if err != nil {
+		return "", err
+	}
+	v, err := bridge.CheckVersion(ctx, bin)
+	if err != nil {
+		return "", err
+	}
+	return v.String(), nil
+}
+
+// CodexHomeDir resolves the codex home: dir, else $CODEX_HOME, else
+// ~/.codex.
+func CodexHomeDir(dir string, getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if dir == "" {
+		dir = getenv("CODEX_HOME")
+	}
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("locate ~/.codex: %w (set CODEX_HOME)", err)
+			}
+		}
+		dir = filepath.Join(home, ".codex")
+	}
+	return filepath.Abs(dir)
+}
+
+// discoverTimeout bounds a plugin/list round trip through codex.
+const discoverTimeout = 20 * time.Second
+
+// migrate writes Hermes' managed block into $CODEX_HOME/config.toml the
+// way hermes-migrate does: the hermes-tools callback, the user's MCP
+// servers, installed plugins and the default permission profile, written
+// atomically with the previous file kept as config.toml.bak.
+func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
+	dir, err := CodexHomeDir(s.CodexHome, s.getenv)
+	if err != nil {
+		return nil, err
+	}
+	m := &Migration{Path: filepath.Join(dir, "config.toml")}
+	existing, err := readOptional(m.Path)
+	if err != nil {
+		return nil, err
+	}
+	yamlText, err := readOptional(s.ConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	servers, problems, err := configmigrate.HermesServers(yamlText)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.ConfigPath(), err)
+	}
+	for _, p := range problems {
+		m.Problems = append(m.Problems, p.Error())
+	}
+	in := configmigrate.CodexInput{Servers: servers, DefaultPermissions: configmigrate.DefaultPermissions}
+	if tools, err := s.hermesTools(); err != nil {
+		m.Warning = err.Error()
+	} else {
+		in.HermesTools = &tools
+	}
+	in.Plugins, m.PluginError = s.plugins(ctx, dir, existing)
+	out, rep, err := configmigrate.MigrateCodex(existing, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	m.Report = rep
+	if !rep.Changed {
+		return m, nil
+	}
+	opts := atomicfile.Options{Mode: 0o600}
+	if existing != nil {
+		opts.Backup = ".bak"
+		m.Backup = m.Path + ".bak"
+	}
+	if err := atomicfile.Write(m.Path, out, opts); err != nil {
+		return nil, fmt.Errorf("write %s: %w", m.Path, err)
+	}
+	m.Written = true
+	return m, nil
+}
+
+func (s *Switch) plugins(ctx context.Context, codexHome string, existing []byte) ([]configmigrate.Plugin, string) {
+	discover := s.DiscoverPlugins
+	if discover == nil {
+		discover = s.discoverPlugins
+	}
+	found, err := discover(ctx, codexHome, s.CodexBinary, s.environ())
+	if err != nil {
+		// Keep what an earlier run found rather than drop the user's
+		// plugins because codex could not be asked this time.
+		return configmigrate.BlockPlugins(existing), err.Error()
+	}
+	return found, ""
+}
+
+func (s *Switch) discoverPlugins(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
+	bin, err := bridge.FindBinary(binary)
+	if err != nil {
+		return nil, err
+	}
+	log := s.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	kept := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "CODEX_HOME=") {
+			kept = append(kept, kv)
+		}
+	}
+	cfg := bridge.Config{Binary: bin, Env: append(kept, "CODEX_HOME="+codexHome), Logger: log}
+	found, err := bridge.DiscoverPlugins(ctx, cfg, discoverTimeout)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]configmigrate.Plugin, 0, len(found))
+	for _, p := range found {
+		out = append(out, configmigrate.Plugin{Name: p.Name, Marketplace: p.Marketplace, Enabled: p.Enabled})
+	}
+	return out, nil
+}
+
+// hermesTools builds the hermes-tools callback entry as hermes-migrate
+// does, naming the variables the enabled toolsets read.
+func (s *Switch) hermesTools() (configmigrate.Server, error) {
+	bin, err := s.findHermesTools()
+	if err != nil {
+		return configmigrate.Server{}, err
+	}
+	cfg, err := hermeshome.LoadConfig(s.HermesHome)
+	if err != nil {
+		return configmigrate.Server{}, err
+	}
+	box, err := mcpserver.Builtin(mcpserver.Env{Home: s.HermesHome, Config: cfg, Getenv: s.getenv})
+	if err != nil {
+		return configmigrate.Server{}, err
+	}
+	defer box.Close()
+	opts := configmigrate.HermesToolsOptions{Command: bin, EnvVars: mcpserver.EnvVarNames(box.Toolsets)}
+	if s.HermesHomeExplicit {
+		opts.HermesHome = s.HermesHome
+	}
+	return configmigrate.HermesToolsServer(opts), nil
+}
+
+func (s *Switch) findHermesTools() (string, error) {
+	if s.HermesToolsCommand != "" {
+		p, err := filepath.Abs(s.HermesToolsCommand)
+		if err != nil {
+			return "", err
+		}
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return "", fmt.Errorf("hermes-tools-mcp %s: not an executable file", p)
+		}
+		return p, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "hermes-tools-mcp")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("hermes-tools-mcp"); err == nil {
+		return filepath.Abs(p)
+	}
+	return "", errors.New("hermes-tools-mcp not found next to hermes or on PATH, so codex will not get Hermes' tools; install it (go install github.com/hermes-go/hermes/cmd/hermes-tools-mcp@latest) and run /codex-runtime on again")
+}
+
+func migrationLines(m *Migration) []string {
+	var out []string
+	var user []string
+	for _, sv := range m.Report.Servers {
+		if sv.Name == configmigrate.HermesToolsName {
+			continue
+		}
+		n := sv.Name
+		if !sv.Written {
+			n += " (kept your own definition)"
+		} else if len(sv.Notes) > 0 {
+			n += " (skipped: " + strings.Join(sv.Notes, ", ") + ")"
+		}
+		user = append(user, "  - "+n)
+	}
+	if len(user) > 0 {
+		out = append(out, fmt.Sprintf("Migrated %d MCP server(s):", len(user)))
+		out = append(out, user...)
+	} else {
+		out = append(out, "No MCP servers found in Hermes config.")
+	}
+	if len(m.Report.Plugins) > 0 {
+		out = append(out, fmt.Sprintf("Migrated %d native Codex plugin(s):", len(m.Report.Plugins)))
+		for _, p := range m.Report.Plugins {
+			out = append(out, "  - "+p)
+		}
+	}
+	if m.PluginError != "" {
+		out = append(out, "Codex plugin discovery skipped: "+m.PluginError)
+	}
+	if m.Report.DefaultPermissions != "" {
+		out = append(out, "Default sandbox: "+m.Report.DefaultPermissions+" (no approval prompt on every write)")
+	}
+	if m.Warning == "" {
+		out = append(out, "Hermes tools (web, browser, skills, memory, …) are available to codex through the hermes-tools MCP server.")
+	} else {
+		out = append(out, "⚠ MCP migration: "+m.Warning)
+	}
+	for _, p := range m.Problems {
+		out = append(out, "⚠ MCP migration: "+p)
+	}
+	switch {
+	case m.Written && m.Backup != "":
+		out = append(out, fmt.Sprintf("(config: %s; previous version in %s)", m.Path, m.Backup))
+	case m.Written:
+		out = append(out, fmt.Sprintf("(config: %s)", m.Path))
+	default:
+		out = append(out, fmt.Sprintf("(config: %s, already up to date)", m.Path))
+	}
+	return out
+}
+
+// readOptional reads a file; a missing file is nil, not an error.
+func readOptional(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
+}
