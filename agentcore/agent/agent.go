@@ -1,0 +1,471 @@
+// Package agent is one Hermes conversation: it picks the runtime the user's
+// config.yaml selects (native by default, codex app-server when
+// `/codex-runtime on` chose it for an OpenAI provider), owns that runtime and
+// its subprocesses for the conversation's lifetime, keeps the history the
+// native runtime needs between turns, and records the conversation in an
+// agentcore.Store when one is given.
+//
+// The runtime is fixed when the conversation starts: a /codex-runtime change
+// takes effect in the next conversation, as in the Python Hermes, because
+// switching loops mid-conversation would strand the history of one runtime
+// in the other.
+//
+// The package never prints; what the user should see (servers that failed
+// to start, a store that cannot be written) is passed to Options.OnNotice.
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/agentcore"
+	"github.com/hermes-go/hermes/agentcore/codexrt"
+	"github.com/hermes-go/hermes/agentcore/mcpclients"
+	"github.com/hermes-go/hermes/agentcore/native"
+	"github.com/hermes-go/hermes/agentcore/runtimecfg"
+	"github.com/hermes-go/hermes/bridge"
+	"github.com/hermes-go/hermes/internal/hermeshome"
+)
+
+// The runtimes a conversation can run on, as recorded in SessionMeta.Runtime.
+const (
+	RuntimeNative = "native"
+	RuntimeCodex  = runtimecfg.CodexAppServer
+)
+
+// Source is the SessionMeta.Source of conversations started here.
+const Source = "cli"
+
+// ToolsBinaryName is the executable name of Hermes' MCP tool server.
+const ToolsBinaryName = "hermes-tools-mcp"
+
+// DefaultSystemPrompt is sent on the native runtime when Options names none.
+// Codex brings its own instructions, so it is not used there.
+const DefaultSystemPrompt = "You are Hermes, a helpful assistant running in the user's terminal. " +
+	"Use the tools you are given when they help; say so plainly when a tool you would need is unavailable."
+
+// ErrClosed is returned by Turn after Close.
+var ErrClosed = errors.New("conversation closed")
+
+// Options configure Start.
+type Options struct {
+	// HermesHome is the resolved Hermes home holding config.yaml.
+	HermesHome string
+	// Model and Provider, when non-empty, override model.default and
+	// model.provider from config.yaml for this conversation.
+	Model, Provider string
+	// Getenv reads the environment (API keys, ${VAR} in mcp_servers);
+	// nil means os.Getenv. Environ is the environment given to codex; nil
+	// means os.Environ().
+	Getenv  func(string) string
+	Environ []string
+
+	// ToolsBinary is the hermes-tools-mcp executable for the native
+	// runtime; empty means FindToolsBinary(""). SkipHermesTools starts no
+	// hermes-tools server at all (for embedding without Hermes' tools).
+	ToolsBinary     string
+	SkipHermesTools bool
+
+	// CodexBinary and CodexHome are passed to the codex runtime (empty:
+	// $CODEX_BIN or PATH, and the environment's CODEX_HOME).
+	CodexBinary, CodexHome string
+	// Cwd is the codex thread's working directory; empty means ours.
+	Cwd string
+	// Approver answers codex's command and patch approvals; nil denies.
+	Approver bridge.Approver
+
+	// Store records the conversation; nil keeps nothing.
+	Store agentcore.Store
+	// SessionID names the conversation; empty generates one. With
+	// Resume set, it is the stored session to continue (Store required).
+	SessionID string
+	Resume    bool
+
+	// SystemPrompt replaces DefaultSystemPrompt on the native runtime.
+	SystemPrompt string
+
+	// OnText receives the assistant's text as it streams, on both
+	// runtimes. OnToolCall is told about native tool calls before they
+	// run; OnEvent sees every codex notification. None is called
+	// concurrently with itself for one turn.
+	OnText     func(delta string)
+	OnToolCall func(call bridge.ToolCall)
+	OnEvent    func(bridge.Notification)
+	// OnNotice receives things the user should know that are not part of
+	// the answer: MCP servers that failed to start, a codex thread that
+	// could not be resumed, records the store refused.
+	OnNotice func(msg string)
+
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Conversation is one chat on one runtime. Turns run one at a time; Close
+// may be called from any goroutine.
+type Conversation struct {
+	opts    Options
+	meta    agentcore.SessionMeta
+	store   agentcore.Store
+	native  *native.Runtime
+	codex   *codexrt.Runtime
+	mcp     *mcpclients.Manager
+	notices []string
+
+	turnMu  sync.Mutex // serialises Turn
+	history []agentcore.Message
+	thread  string // codex thread id last stored
+
+	closeOnce sync.Once
+	closeErr  error
+	closed    chan struct{}
+}
+
+// Start reads config.yaml, picks the runtime and starts what it needs: on
+// native the MCP clients (hermes-tools-mcp and the user's mcp_servers), on
+// codex nothing yet (codex starts with the first turn). An error means the
+// conversation cannot run at all and says what to fix; servers that fail to
+// start are not errors but notices.
+func Start(ctx context.Context, opts Options) (*Conversation, error) {
+	if opts.HermesHome == "" {
+		return nil, errors.New("agent: HermesHome is required")
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Resume && (opts.Store == nil || opts.SessionID == "") {
+		return nil, errors.New("agent: resuming needs a Store and the SessionID to resume")
+	}
+	model, err := loadModel(opts.HermesHome)
+	if err != nil {
+		return nil, err
+	}
+	configured := model.Default != ""
+	if opts.Model != "" {
+		model.Default = opts.Model
+	}
+	if opts.Provider != "" {
+		model.Provider = opts.Provider
+	}
+	c := &Conversation{opts: opts, store: opts.Store, closed: make(chan struct{})}
+	c.meta = agentcore.SessionMeta{
+		ID: opts.SessionID, Source: Source, Model: model.Default, Provider: model.Provider,
+		Runtime: RuntimeNative, StartedAt: time.Now().UTC(),
+	}
+	if codexrt.Selected(model) {
+		c.meta.Runtime = RuntimeCodex
+	}
+	if opts.Resume {
+		meta, msgs, err := opts.Store.LoadSession(ctx, opts.SessionID)
+		if err != nil {
+			return nil, fmt.Errorf("resume session %s: %w", opts.SessionID, err)
+		}
+		if meta.Runtime != "" && meta.Runtime != c.meta.Runtime {
+			c.notice(fmt.Sprintf("session %s ran on the %s runtime; it continues on %s (the configured runtime)", meta.ID, meta.Runtime, c.meta.Runtime))
+		}
+		c.meta.StartedAt, c.meta.Title = meta.StartedAt, meta.Title
+		c.history = msgs
+		if c.meta.Runtime == RuntimeCodex {
+			c.thread = meta.CodexThreadID
+		}
+	}
+	if c.meta.ID == "" {
+		c.meta.ID = NewSessionID(time.Now())
+	}
+
+	if c.meta.Runtime == RuntimeCodex {
+		err = c.startCodex()
+	} else {
+		err = c.startNative(ctx, model, configured)
+	}
+	if err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	if c.store != nil && !opts.Resume {
+		if err := c.store.CreateSession(ctx, c.meta); err != nil {
+			// A conversation the store cannot hold is still worth having;
+			// the user is told it will not be searchable or resumable.
+			c.notice(fmt.Sprintf("this session will not be saved: %v", err))
+			c.store = nil
+		}
+	}
+	return c, nil
+}
+
+func loadModel(home string) (runtimecfg.Model, error) {
+	path := filepath.Join(home, hermeshome.ConfigFile)
+	doc, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return runtimecfg.Model{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	m, err := runtimecfg.LoadModel(doc)
+	if err != nil {
+		return m, fmt.Errorf("%s: %w (fix the model section)", path, err)
+	}
+	return m, nil
+}
+
+// startNative starts the MCP clients and the native runtime. configured says
+// config.yaml names a model itself.
+func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, configured bool) error {
+	o := c.opts
+	cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
+	if err != nil && (o.Model == "" || configured) {
+		return err
+	}
+	if err != nil {
+		// LoadConfig refuses a config without a model, which is all that
+		// was wrong here: the --model override supplies one, and the
+		// endpoint comes from the environment as LoadConfig would take it.
+		cfg = native.Config{MaxTurns: native.DefaultMaxTurns, MaxRetries: native.DefaultMaxRetries,
+			BaseURL: o.Getenv("OPENAI_BASE_URL"), APIKey: o.Getenv("OPENAI_API_KEY")}
+		if cfg.BaseURL == "" {
+			cfg.BaseURL = native.DefaultBaseURL
+		}
+	}
+	cfg.Model, cfg.Provider = model.Default, model.Provider
+
+	servers, problems, err := mcpclients.ServersFromConfig(o.HermesHome)
+	if err != nil {
+		return fmt.Errorf("mcp_servers: %w", err)
+	}
+	mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv}
+	if !o.SkipHermesTools {
+		bin, err := FindToolsBinary(o.ToolsBinary)
+		if err != nil {
+			return err
+		}
+		mo.ToolsBinary = bin
+	}
+	c.mcp, err = mcpclients.Start(ctx, mo)
+	if err != nil {
+		return fmt.Errorf("start MCP clients: %w", err)
+	}
+	for _, st := range c.mcp.Statuses() {
+		if !st.Connected && !st.Disabled {
+			c.notice(fmt.Sprintf("MCP server %s is unavailable: %s", st.Name, st.Error))
+		}
+	}
+	var notes []string
+	if n := c.mcp.FailureNote(); n != "" {
+		notes = append(notes, n)
+	}
+	prompt := o.SystemPrompt
+	if prompt == "" {
+		prompt = DefaultSystemPrompt
+	}
+	c.native, err = native.New(native.Options{
+		Config: cfg, Tools: c.mcp, SystemPrompt: prompt, Notes: notes,
+		OnText: o.OnText, OnToolCall: o.OnToolCall,
+	})
+	if err != nil {
+		return fmt.Errorf("native runtime: %w", err)
+	}
+	return nil
+}
+
+func (c *Conversation) startCodex() error {
+	o := c.opts
+	onEvent := func(n bridge.Notification) {
+		if o.OnText != nil && n.Method == "item/agentMessage/delta" {
+			var p struct {
+				Delta string `json:"delta"`
+			}
+			if json.Unmarshal(n.Params, &p) == nil && p.Delta != "" {
+				o.OnText(p.Delta)
+			}
+		}
+		if o.OnEvent != nil {
+			o.OnEvent(n)
+		}
+	}
+	rt, err := codexrt.New(codexrt.Config{
+		Binary: o.CodexBinary, Environ: o.Environ, CodexHome: o.CodexHome,
+		HermesHome: o.HermesHome, SessionID: c.meta.ID,
+		Model: c.meta.Model, Provider: c.meta.Provider, Cwd: o.Cwd,
+		ResumeThreadID: c.thread, Approver: o.Approver, OnEvent: onEvent, Logger: o.Logger,
+	})
+	if err != nil {
+		return fmt.Errorf("codex runtime: %w (%s)", err, codexrt.FallbackHint)
+	}
+	c.codex = rt
+	return nil
+}
+
+// FindToolsBinary locates hermes-tools-mcp: override when non-empty, else
+// next to the running executable (where a release installs it), else on
+// PATH.
+func FindToolsBinary(override string) (string, error) {
+	if override != "" {
+		p, err := exec.LookPath(override)
+		if err != nil {
+			return "", fmt.Errorf("--hermes-tools-command %s: %w", override, err)
+		}
+		return filepath.Abs(p)
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), ToolsBinaryName)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(ToolsBinaryName); err == nil {
+		return filepath.Abs(p)
+	}
+	return "", errors.New(ToolsBinaryName + " not found next to hermes or on PATH; install it (go install github.com/hermes-go/hermes/cmd/hermes-tools-mcp@latest) or pass --hermes-tools-command")
+}
+
+// NewSessionID returns an id in the Python Hermes' shape
+// (YYYYMMDD_HHMMSS_<6 hex>), sortable by start time.
+func NewSessionID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return now.UTC().Format("20060102_150405") + "_" + hex.EncodeToString(b[:])
+}
+
+func (c *Conversation) notice(msg string) {
+	c.notices = append(c.notices, msg)
+	if c.opts.OnNotice != nil {
+		c.opts.OnNotice(msg)
+	}
+}
+
+// Meta describes the conversation (id, runtime, model).
+func (c *Conversation) Meta() agentcore.SessionMeta {
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	m := c.meta
+	m.CodexThreadID = c.thread
+	return m
+}
+
+// Notices are the notices given so far (also passed to OnNotice).
+func (c *Conversation) Notices() []string {
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	return append([]string(nil), c.notices...)
+}
+
+// MCPStatuses are the MCP servers' outcomes on the native runtime (nil on
+// codex, which runs its own MCP clients).
+func (c *Conversation) MCPStatuses() []mcpclients.Status {
+	if c.mcp == nil {
+		return nil
+	}
+	return c.mcp.Statuses()
+}
+
+// History is the transcript so far on the native runtime (on codex the
+// thread holds it; only resumed messages are kept here).
+func (c *Conversation) History() []agentcore.Message {
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	return append([]agentcore.Message(nil), c.history...)
+}
+
+// Turn sends the user's text and waits for the answer. Cancelling ctx
+// interrupts the turn (Result.Interrupted). Failures of the turn itself are
+// in the Result (Error, Completed); the error is for a call that cannot run
+// (closed conversation, empty text).
+func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result, error) {
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	select {
+	case <-c.closed:
+		return agentcore.Result{}, ErrClosed
+	default:
+	}
+	var (
+		res   agentcore.Result
+		err   error
+		added []agentcore.Message
+	)
+	if c.codex != nil {
+		res, err = c.codex.RunTurn(ctx, text)
+		if err != nil {
+			return res, fmt.Errorf("codex turn: %w", err)
+		}
+		added = res.Messages
+	} else {
+		prev := len(c.history)
+		res, err = c.native.RunTurn(ctx, c.history, text)
+		if err != nil {
+			return res, fmt.Errorf("native turn: %w", err)
+		}
+		// Messages is the whole conversation; keeping it, even after a
+		// failed turn, lets the next turn see what the user asked.
+		if len(res.Messages) >= prev {
+			added = res.Messages[prev:]
+			c.history = res.Messages
+		}
+	}
+	res.SessionID = c.meta.ID
+	c.record(ctx, res, added)
+	return res, nil
+}
+
+// record stores what the turn added. Store failures are notices: the answer
+// already reached the user and must not be lost over bookkeeping.
+func (c *Conversation) record(ctx context.Context, res agentcore.Result, added []agentcore.Message) {
+	// The turn's ctx may be cancelled by an interrupt, yet what happened
+	// before it still belongs in the record.
+	ctx = context.WithoutCancel(ctx)
+	if c.codex != nil {
+		tid := c.codex.ThreadID()
+		if tid == "" {
+			tid = res.CodexThreadID
+		}
+		if tid != "" && tid != c.thread {
+			if c.thread != "" {
+				c.notice(fmt.Sprintf("codex thread %s could not be continued; this conversation goes on in a new thread %s", c.thread, tid))
+			}
+			c.thread = tid
+			if c.store != nil {
+				if err := c.store.SetCodexThread(ctx, c.meta.ID, tid); err != nil {
+					c.notice(fmt.Sprintf("could not save the codex thread id: %v", err))
+				}
+			}
+		}
+	}
+	if c.store != nil && len(added) > 0 {
+		if err := c.store.AppendMessages(ctx, c.meta.ID, added); err != nil {
+			c.notice(fmt.Sprintf("could not save this turn: %v", err))
+		}
+	}
+}
+
+// Close stops the runtime and every subprocess (codex, MCP servers). It is
+// safe to call more than once and while a turn runs (the turn then fails).
+// The Store is the caller's and stays open.
+func (c *Conversation) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		var errs []error
+		if c.codex != nil {
+			if err := c.codex.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close codex: %w", err))
+			}
+		}
+		if c.mcp != nil {
+			if err := c.mcp.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close MCP clients: %w", err))
+			}
+		}
+		c.closeErr = errors.Join(errs...)
+	})
+	return c.closeErr
+}

@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/bridge"
+	"github.com/hermes-go/hermes/internal/fakechat"
+)
+
+// newHome writes a config.yaml pointing the openai provider at the fake.
+func newHome(t *testing.T, fake *fakechat.Server, extra string) string {
+	t.Helper()
+	home := t.TempDir()
+	cfg := "# my settings\nmodel:\n  default: test-model\n  provider: openai\n  base_url: " + fake.BaseURL() + "\n  api_key: k\n" + extra
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+var (
+	toolsOnce sync.Once
+	toolsBin  string
+	toolsErr  error
+)
+
+// buildTools builds the real hermes-tools-mcp once for the package.
+func buildTools(t *testing.T) string {
+	t.Helper()
+	toolsOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hermes-cli-test")
+		if err != nil {
+			toolsErr = err
+			return
+		}
+		toolsBin = filepath.Join(dir, "hermes-tools-mcp")
+		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", toolsBin, "../hermes-tools-mcp").CombinedOutput()
+		if err != nil {
+			toolsErr = err
+			toolsBin = string(out)
+		}
+	})
+	if toolsErr != nil {
+		t.Fatalf("build hermes-tools-mcp: %v\n%s", toolsErr, toolsBin)
+	}
+	return toolsBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if toolsBin != "" && toolsErr == nil {
+		_ = os.RemoveAll(filepath.Dir(toolsBin))
+	}
+	os.Exit(code)
+}
+
+// testDeps isolates the run from the developer's environment.
+func testDeps(env map[string]string) deps {
+	return deps{
+		getenv:  func(k string) string { return env[k] },
+		environ: func() []string { return nil },
+		isTTY:   func(io.Reader) bool { return false },
+	}
+}
+
+func runCLI(t *testing.T, d deps, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = runDeps(ctx, args, strings.NewReader(stdin), &out, &errb, d)
+	return code, out.String(), errb.String()
+}
+
+func TestOneShot(t *testing.T) {
+	tests := []struct {
+		name       string
+		replies    []fakechat.Reply
+		wantCode   int
+		wantOut    string
+		wantErrHas string
+	}{
+		{name: "streamed answer", replies: []fakechat.Reply{{Text: "Hello from the fake model."}}, wantCode: exitOK, wantOut: "Hello from the fake model.\n"},
+		{name: "api error", replies: []fakechat.Reply{{Status: 400, ErrorMessage: "model test-model does not exist"}}, wantCode: exitFailure, wantErrHas: "does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := fakechat.New(tt.replies...)
+			defer fake.Close()
+			home := newHome(t, fake, "")
+			code, out, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "hi", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tt.wantCode, out, errOut)
+			}
+			if tt.wantOut != "" && out != tt.wantOut {
+				t.Errorf("stdout %q, want %q", out, tt.wantOut)
+			}
+			if tt.wantErrHas != "" && !strings.Contains(errOut, tt.wantErrHas) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.wantErrHas)
+			}
+			if got := fake.Requests()[0].Messages(); fakechat.TextOf(got[len(got)-1]) != "hi" {
+				t.Errorf("last message sent %v, want the user's question", got[len(got)-1])
+			}
+		})
+	}
+}
+
+func TestToolCallIntoHermesTools(t *testing.T) {
+	fake := fakechat.New(
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_1", Name: "skills_list", Arguments: `{}`}}},
+		fakechat.Reply{Text: "You have interop skills."},
+	)
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	if err := os.CopyFS(home, os.DirFS("../hermes-tools-mcp/testdata/home")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "which skills?", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK || out != "You have interop skills.\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "⚙ skills_list") {
+		t.Errorf("stderr does not show the tool call: %q", errOut)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	msgs := reqs[1].Messages()
+	last := msgs[len(msgs)-1]
+	if last["role"] != "tool" || !strings.Contains(fakechat.TextOf(last), "interop-alpha") {
+		t.Errorf("tool result sent to the model = %v, want skills_list output naming interop-alpha", last)
+	}
+}
+
+func TestInteractive(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "first answer"}, fakechat.Reply{Text: "second answer"})
+	defer fake.Close()
+	home := newHome(t, fake, "mcp_servers:\n  broken:\n    command: /nonexistent/mcp-server\n")
+	stdin := "hello\n/help\nand again\n/quit\nnever read\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK {
+		t.Fatalf("exit %d; stdout %q stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{"test-model (openai) on the native runtime", "first answer\n", "/codex-runtime [arg]", "second answer\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "MCP server broken is unavailable") {
+		t.Errorf("the failed server is not reported: %q", errOut)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	var texts []string
+	for _, m := range reqs[1].Messages() {
+		texts = append(texts, m["role"].(string)+":"+fakechat.TextOf(m))
+	}
+	joined := strings.Join(texts, "|")
+	if !strings.Contains(joined, "user:hello|assistant:first answer|user:and again") {
+		t.Errorf("second turn did not carry the history: %s", joined)
+	}
+	if !strings.Contains(fakechat.TextOf(reqs[0].Messages()[0]), "broken") {
+		t.Errorf("the model was not told about the failed server: %v", reqs[0].Messages()[0])
+	}
+}
+
+func TestCodexRuntimeCommand(t *testing.T) {
+	tests := []struct {
+		name    string
+		cmd     string
+		wantOut string
+		wantCfg string // substring config.yaml must (still) have
+	}{
+		{name: "show", cmd: "/codex-runtime", wantOut: "codex CLI: not available", wantCfg: "# my settings"},
+		{name: "on without codex", cmd: "/codex-runtime on", wantOut: "Cannot enable codex_app_server runtime", wantCfg: "# my settings"},
+		{name: "off", cmd: "/codex-runtime off", wantOut: "openai_runtime already set to auto", wantCfg: "# my settings"},
+		{name: "bad arg", cmd: "/codex-runtime sideways", wantOut: "", wantCfg: "# my settings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := fakechat.New()
+			defer fake.Close()
+			home := newHome(t, fake, "")
+			code, out, errOut := runCLI(t, testDeps(nil), tt.cmd+"\n", "chat", "--hermes-home", home,
+				"--hermes-tools-command", buildTools(t), "--codex-bin", "/nonexistent/codex")
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr %q", code, errOut)
+			}
+			if tt.wantOut != "" && !strings.Contains(out, tt.wantOut) {
+				t.Errorf("stdout lacks %q:\n%s\nstderr: %s", tt.wantOut, out, errOut)
+			}
+			if tt.wantOut == "" && !strings.Contains(errOut, "usage: /codex-runtime") {
+				t.Errorf("bad argument not explained: %q", errOut)
+			}
+			cfg, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+			if !strings.Contains(string(cfg), tt.wantCfg) || strings.Contains(string(cfg), "codex_app_server") {
+				t.Errorf("config.yaml after %s:\n%s", tt.cmd, cfg)
+			}
+		})
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	home := t.TempDir() // no config.yaml: no model
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"no model", []string{"chat", "-q", "hi", "--hermes-home", home, "--hermes-tools-command", "/bin/true"}, "no model configured"},
+		{"tools missing", []string{"chat", "-q", "hi", "--hermes-home", home, "--model", "m", "--hermes-tools-command", "/nonexistent/hermes-tools-mcp"}, "--hermes-tools-command"},
+		{"bad flag", []string{"chat", "--nope"}, "flag provided but not defined"},
+		{"stray arg", []string{"chat", "hello"}, "quote the question"},
+		{"unknown command", []string{"talk"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, testDeps(nil), "", tt.args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("exit %d stderr %q; want %d and %q", code, errOut, exitUsage, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestInterruptThenExit(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "partial", Hang: true})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	ints := make(chan os.Signal)
+	d := testDeps(nil)
+	d.interrupts = ints
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runDeps(context.Background(), []string{"chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t)}, pr, &out, &errb, d)
+	}()
+	if _, err := io.WriteString(pw, "tell me\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return strings.Contains(out.String(), "partial") })
+	ints <- os.Interrupt // interrupts the turn
+	waitFor(t, func() bool { return strings.Contains(errb.String(), "interrupted") })
+	ints <- os.Interrupt // arms the exit at the prompt
+	ints <- os.Interrupt // exits
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("hermes did not exit after two Ctrl+C at the prompt")
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestApprover(t *testing.T) {
+	cmdReq := bridge.ApprovalRequest{Kind: bridge.ApproveCommand, Command: "/bin/bash -lc 'echo hello > foo.txt'", Cwd: "/work/x"}
+	patchReq := bridge.ApprovalRequest{Kind: bridge.ApproveFileChange, Command: "apply_patch: 1 add, 1 update", Changes: "1 add, 1 update: /tmp/new.py, /tmp/old.py", GrantRoot: "/tmp"}
+	tests := []struct {
+		name    string
+		tty     bool
+		allow   bool
+		input   string
+		req     bridge.ApprovalRequest
+		want    bridge.Decision
+		wantOut []string
+	}{
+		{name: "no tty denies", req: cmdReq, want: bridge.DecisionDeny, wantOut: []string{"denied", "--yes-commands"}},
+		{name: "no tty with flag allows once", allow: true, req: cmdReq, want: bridge.DecisionOnce, wantOut: []string{"allowed (--yes-commands)"}},
+		{name: "tty once", tty: true, input: "1\n", req: cmdReq, want: bridge.DecisionOnce,
+			wantOut: []string{"Dangerous Command", "echo hello > foo.txt", "1. Allow once", "2. Allow for this session", "3. Deny", "/work/x"}},
+		{name: "tty session", tty: true, input: "session\n", req: cmdReq, want: bridge.DecisionSession},
+		{name: "tty re-asks then denies", tty: true, input: "maybe\n3\n", req: cmdReq, want: bridge.DecisionDeny, wantOut: []string{"Please answer"}},
+		{name: "tty eof denies", tty: true, input: "", req: cmdReq, want: bridge.DecisionDeny},
+		{name: "tty flag still asks", tty: true, allow: true, input: "3\n", req: cmdReq, want: bridge.DecisionDeny},
+		{name: "patch summary", tty: true, input: "1\n", req: patchReq, want: bridge.DecisionOnce,
+			wantOut: []string{"File Change", "1 add, 1 update: /tmp/new.py, /tmp/old.py", "write access to /tmp"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			ls := &lineSource{r: strings.NewReader(tt.input), stop: make(chan struct{})}
+			defer close(ls.stop)
+			a := &approver{out: &out, lines: ls, tty: tt.tty, allowNoTTY: tt.allow}
+			got, err := a.Approve(context.Background(), tt.req)
+			if err != nil || got != tt.want {
+				t.Fatalf("Approve = %q, %v; want %q", got, err, tt.want)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("prompt lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestApproverCancelledDenies(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ls := &lineSource{r: pr, stop: make(chan struct{})}
+	defer close(ls.stop)
+	a := &approver{out: io.Discard, lines: ls, tty: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, _ := a.Approve(ctx, bridge.ApprovalRequest{Command: "rm -rf /"}); got != bridge.DecisionDeny {
+		t.Errorf("cancelled prompt = %q, want deny", got)
+	}
+}
+
+func TestCodexProgress(t *testing.T) {
+	tests := []struct {
+		method, params, want string
+	}{
+		{"item/started", `{"item":{"type":"commandExecution","id":"1","command":"ls  -la"}}`, "⚙ exec ls -la"},
+		{"item/started", `{"item":{"type":"mcpToolCall","id":"2","server":"hermes-tools","tool":"skills_list"}}`, "⚙ hermes-tools.skills_list"},
+		{"item/started", `{"item":{"type":"dynamicToolCall","id":"3","tool":"memory"}}`, "⚙ memory"},
+		{"item/started", `{"item":{"type":"fileChange","id":"4"}}`, "⚙ apply_patch"},
+		{"item/started", `{"item":{"type":"agentMessage","id":"5"}}`, ""},
+		{"item/completed", `{"item":{"type":"commandExecution","id":"1","command":"ls"}}`, ""},
+		{"item/started", `not json`, ""},
+	}
+	for _, tt := range tests {
+		if got := codexProgress(bridge.Notification{Method: tt.method, Params: []byte(tt.params)}); got != tt.want {
+			t.Errorf("%s %s = %q, want %q", tt.method, tt.params, got, tt.want)
+		}
+	}
+}
+
+func TestNewStartsFresh(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "a1"}, fakechat.Reply{Text: "a2"})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	code, out, errOut := runCLI(t, testDeps(nil), "remember me\n/new\nwho?\n/bogus\n", "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %q", code, errOut)
+	}
+	if n := strings.Count(out, "on the native runtime · session"); n != 2 {
+		t.Errorf("%d banners, want 2 (one per conversation):\n%s", n, out)
+	}
+	if !strings.Contains(errOut, "unknown command /bogus") {
+		t.Errorf("unknown command not reported: %q", errOut)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for _, m := range reqs[1].Messages() {
+		if strings.Contains(fakechat.TextOf(m), "remember me") {
+			t.Errorf("the new conversation still carries the old history: %v", reqs[1].Messages())
+		}
+	}
+}
+
+// A codex that only answers --version is enough for /codex-runtime on: the
+// switch is saved (comments kept), the migration runs, and the next
+// conversation (/new) is on the codex runtime.
+func TestCodexRuntimeOnWithFakeCodex(t *testing.T) {
+	fake := fakechat.New()
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	codex := filepath.Join(t.TempDir(), "codex")
+	script := "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo 'codex-cli 0.169.0'; exit 0; fi\necho 'fake codex: no app-server' >&2\nexit 1\n"
+	if err := os.WriteFile(codex, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	codexHome := t.TempDir()
+	code, out, errOut := runCLI(t, testDeps(nil), "/codex-runtime on\n/new\n", "chat", "--hermes-home", home,
+		"--hermes-tools-command", buildTools(t), "--codex-bin", codex, "--codex-home", codexHome)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %q", code, errOut)
+	}
+	for _, want := range []string{"openai_runtime: auto → codex_app_server", "codex CLI: 0.169.0", "Effective from the next session", "(openai) on the codex_app_server runtime"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if !strings.Contains(string(cfg), "# my settings") || !strings.Contains(string(cfg), "openai_runtime: codex_app_server") {
+		t.Errorf("config.yaml:\n%s", cfg)
+	}
+	if _, err := os.Stat(filepath.Join(codexHome, "config.toml")); err != nil {
+		t.Errorf("migration did not write config.toml: %v", err)
+	}
+}
