@@ -29,6 +29,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/agent"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
+	"github.com/hermes-go/hermes/agentcore/statedb"
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
@@ -95,6 +96,8 @@ type options struct {
 	codexBin    string
 	codexHome   string
 	yesCommands bool
+	resume      string
+	noHistory   bool
 	showVersion bool
 }
 
@@ -121,6 +124,8 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.provider, "provider", "", "provider for this run (default: model.provider in config.yaml)")
 	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for the codex runtime (default: $CODEX_BIN, else codex on PATH)")
 	fs.StringVar(&o.codexHome, "codex-home", "", "CODEX_HOME for codex (default: $CODEX_HOME, else codex's ~/.codex)")
+	fs.StringVar(&o.resume, "resume", "", "continue the stored session with this id (ids are printed when a chat starts)")
+	fs.BoolVar(&o.noHistory, "no-history", false, "do not record this chat in $HERMES_HOME/state.db")
 	fs.BoolVar(&o.yesCommands, "yes-commands", false, "without a terminal to ask, allow codex's command and patch approvals instead of denying them")
 	fs.Usage = func() { usage(fs.Output()); fs.PrintDefaults() }
 	if err := fs.Parse(args[1:]); err != nil {
@@ -172,6 +177,27 @@ func runDeps(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		ctx: ctx, opts: o, deps: d, home: home, out: out, errw: errw, lines: lines,
 		approver: &approver{out: errw, lines: lines, tty: d.isTTY(stdin), allowNoTTY: o.yesCommands},
 	}
+	if o.resume != "" && o.noHistory {
+		fmt.Fprintln(stderr, "hermes: --resume needs the session history; drop --no-history")
+		return exitUsage
+	}
+	if !o.noHistory {
+		// Chats are recorded in state.db beside the Python Hermes' own, so
+		// session_search finds them and --resume can continue them. A
+		// state.db this build cannot write (a newer Hermes schema, say)
+		// costs the history, not the chat.
+		store, err := statedb.Open(ctx, home, statedb.Options{})
+		switch {
+		case err != nil && o.resume != "":
+			fmt.Fprintf(stderr, "hermes: cannot resume: %v\n", err)
+			return exitUsage
+		case err != nil:
+			fmt.Fprintf(errw, "⚠ this chat will not be saved: %v\n", err)
+		default:
+			c.store = store
+			defer store.Close()
+		}
+	}
 	if o.query != "" {
 		return c.oneShot()
 	}
@@ -188,6 +214,7 @@ type cli struct {
 	errw     *syncWriter
 	lines    *lineSource
 	approver *approver
+	store    agentcore.Store // nil: nothing recorded
 
 	// streamed says the current turn printed answer text, so the final
 	// response is not printed twice. Written by the runtime's callback
@@ -197,11 +224,12 @@ type cli struct {
 }
 
 func (c *cli) start() (*agent.Conversation, error) {
-	return agent.Start(c.ctx, agent.Options{
+	conv, err := agent.Start(c.ctx, agent.Options{
 		HermesHome: c.home, Model: c.opts.model, Provider: c.opts.provider,
 		Getenv: c.deps.getenv, Environ: c.deps.environ(),
 		ToolsBinary: c.opts.toolsCmd, CodexBinary: c.opts.codexBin, CodexHome: c.opts.codexHome,
 		Approver: c.approver,
+		Store:    c.store, SessionID: c.opts.resume, Resume: c.opts.resume != "",
 		OnText: func(delta string) {
 			c.mu.Lock()
 			c.streamed = true
@@ -218,6 +246,12 @@ func (c *cli) start() (*agent.Conversation, error) {
 		},
 		OnNotice: func(msg string) { c.errw.write("⚠ " + msg + "\n") },
 	})
+	if err == nil {
+		// --resume applies to the first conversation only; /new starts a
+		// fresh one.
+		c.opts.resume = ""
+	}
+	return conv, err
 }
 
 func (c *cli) oneShot() int {
@@ -227,6 +261,9 @@ func (c *cli) oneShot() int {
 		return exitUsage
 	}
 	defer c.closeConv(conv)
+	if c.store != nil {
+		c.errw.write(fmt.Sprintf("session %s (continue it with --resume %s)\n", conv.Meta().ID, conv.Meta().ID))
+	}
 	if _, ok := c.turn(conv, c.opts.query); !ok {
 		return exitFailure
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -424,5 +425,40 @@ func TestCodexRuntimeOnWithFakeCodex(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(codexHome, "config.toml")); err != nil {
 		t.Errorf("migration did not write config.toml: %v", err)
+	}
+}
+
+// A chat is recorded in state.db and --resume continues it: the second
+// run's model request carries the first run's exchange.
+func TestResumeFromStateDB(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "The capital is Paris."}, fakechat.Reply{Text: "About 2 million people."})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	tools := buildTools(t)
+	code, _, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "Capital of France?", "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	m := regexp.MustCompile(`session (\S+) \(continue it with --resume`).FindStringSubmatch(errOut)
+	if m == nil {
+		t.Fatalf("no session id reported: %q", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, "state.db")); err != nil {
+		t.Fatalf("state.db not written: %v", err)
+	}
+	code, out, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "How many people live there?", "--resume", m[1], "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK || out != "About 2 million people.\n" {
+		t.Fatalf("resume: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	var texts []string
+	for _, msg := range fake.Requests()[1].Messages() {
+		texts = append(texts, fakechat.TextOf(msg))
+	}
+	joined := strings.Join(texts, "|")
+	if !strings.Contains(joined, "Capital of France?|The capital is Paris.|How many people live there?") {
+		t.Errorf("resumed request lacks the earlier exchange: %q", joined)
+	}
+	if code, _, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "x", "--resume", "nope", "--no-history", "--hermes-home", home); code != exitUsage || !strings.Contains(errOut, "--no-history") {
+		t.Errorf("--resume with --no-history: exit %d %q", code, errOut)
 	}
 }
