@@ -33,6 +33,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore/codexrt"
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
 	"github.com/hermes-go/hermes/agentcore/native"
+	"github.com/hermes-go/hermes/agentcore/nudge"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
@@ -126,6 +127,13 @@ type Conversation struct {
 	history []agentcore.Message
 	thread  string // codex thread id last stored
 
+	// Nudges: every few turns a background review (on the native runtime)
+	// saves what is worth remembering. reviews is nil when no review can
+	// run (the codex runtime, for now).
+	counters    *nudge.Counters
+	reviews     *nudge.Reviewer
+	stopReviews context.CancelFunc
+
 	closeOnce sync.Once
 	closeErr  error
 	closed    chan struct{}
@@ -195,6 +203,14 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 		_ = c.Close()
 		return nil, err
 	}
+	ncfg, err := nudge.LoadConfig(opts.HermesHome)
+	if err != nil {
+		c.notice(fmt.Sprintf("nudge settings ignored: %v", err))
+		ncfg = nudge.DefaultConfig()
+	}
+	c.counters = nudge.New(ncfg)
+	// A resumed conversation continues its count, as the original does.
+	c.counters.Rehydrate(nudge.UserTurns(c.history))
 	if c.store != nil && !opts.Resume {
 		if err := c.store.CreateSession(ctx, c.meta); err != nil {
 			// A conversation the store cannot hold is still worth having;
@@ -275,6 +291,19 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	if err != nil {
 		return fmt.Errorf("native runtime: %w", err)
 	}
+	// The review is a separate, silent turn over the same tools (memory
+	// lives in hermes-tools), never streamed to the user.
+	run, err := nudge.NativeRunner(native.Options{Config: cfg, Tools: c.mcp, SystemPrompt: prompt})
+	if err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.stopReviews = cancel
+	c.reviews = nudge.NewReviewer(rctx, run, func(out nudge.Outcome) {
+		if out.Err != nil {
+			c.notice(fmt.Sprintf("background review failed: %v", out.Err))
+		}
+	})
 	return nil
 }
 
@@ -415,7 +444,25 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 	}
 	res.SessionID = c.meta.ID
 	c.record(ctx, res, added)
+	c.nudge(res, added)
 	return res, nil
+}
+
+// reviewGrace bounds how long Close waits for a background review.
+const reviewGrace = 30 * time.Second
+
+// nudge counts the turn and starts a background review when one is due.
+func (c *Conversation) nudge(res agentcore.Result, added []agentcore.Message) {
+	if c.counters == nil {
+		return
+	}
+	due := c.counters.AfterTurn(res, nudge.CalledTools(added))
+	if !due.Any() || c.reviews == nil {
+		return
+	}
+	if _, err := c.reviews.Start(c.history, due); err != nil {
+		c.notice(fmt.Sprintf("background review not started: %v", err))
+	}
 }
 
 // record stores what the turn added. Store failures are notices: the answer
@@ -455,6 +502,17 @@ func (c *Conversation) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		var errs []error
+		if c.reviews != nil {
+			// A running review is given reviewGrace to finish (it is what
+			// keeps the memory current), then cancelled: it must not
+			// outlive the MCP clients it uses.
+			timer := time.AfterFunc(reviewGrace, c.stopReviews)
+			if err := c.reviews.Close(); err != nil {
+				errs = append(errs, err)
+			}
+			timer.Stop()
+			c.stopReviews()
+		}
 		if c.codex != nil {
 			if err := c.codex.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("close codex: %w", err))

@@ -237,3 +237,42 @@ func TestCodexSelected(t *testing.T) {
 		t.Errorf("stored session %+v", s)
 	}
 }
+
+// With memory.nudge_interval 2, the second user turn starts a background
+// review: a silent extra model request carrying the transcript and the
+// memory-review prompt. Close waits for it.
+func TestMemoryNudgeStartsBackgroundReview(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "a1"}, fakechat.Reply{Text: "a2"}, fakechat.Reply{Text: "nothing to save"})
+	defer fake.Close()
+	home := writeConfig(t, "model: {default: m, provider: openai, base_url: "+fake.BaseURL()+", api_key: k}\nmemory: {nudge_interval: 2}\nskills: {creation_nudge_interval: 0}\n")
+	var streamed strings.Builder
+	c, err := Start(context.Background(), Options{HermesHome: home, Getenv: noEnv, SkipHermesTools: true,
+		OnText: func(s string) { streamed.WriteString(s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"I prefer tabs over spaces.", "Format this file."} {
+		if _, err := c.Turn(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(); err != nil { // waits for the review
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 2 turns + 1 review", len(reqs))
+	}
+	msgs := reqs[2].Messages()
+	var texts []string
+	for _, m := range msgs {
+		texts = append(texts, fakechat.TextOf(m))
+	}
+	all := strings.Join(texts, "|")
+	if !strings.Contains(all, "I prefer tabs over spaces.") || !strings.Contains(fakechat.TextOf(msgs[len(msgs)-1]), "consider saving to memory") {
+		t.Errorf("review request lacks the transcript or the prompt: %q", all)
+	}
+	if strings.Contains(streamed.String(), "nothing to save") {
+		t.Error("the review's answer was streamed to the user")
+	}
+}
