@@ -31,12 +31,14 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/codexrt"
+	"github.com/hermes-go/hermes/agentcore/delegate"
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
 	"github.com/hermes-go/hermes/agentcore/native"
 	"github.com/hermes-go/hermes/agentcore/nudge"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
 // The runtimes a conversation can run on, as recorded in SessionMeta.Runtime.
@@ -130,6 +132,13 @@ type Conversation struct {
 	// Nudges: every few turns a background review (on the native runtime)
 	// saves what is worth remembering. reviews is nil when no review can
 	// run (the codex runtime, for now).
+	// Sub-agents for codex's delegate_task, started on first use.
+	subOnce sync.Once
+	subErr  error
+	subRun  delegate.RunFunc
+	subMu   sync.Mutex
+	subMCP  *mcpclients.Manager
+
 	counters    *nudge.Counters
 	reviews     *nudge.Reviewer
 	stopReviews context.CancelFunc
@@ -284,8 +293,14 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	if prompt == "" {
 		prompt = DefaultSystemPrompt
 	}
+	// delegate_task runs sub-agents on the same tools, minus itself.
+	dt := delegate.Tool(delegate.Options{Run: delegate.NativeRunner(native.Options{Config: cfg, Tools: c.mcp})})
+	tools, err := delegate.ParentTools(c.mcp, dt)
+	if err != nil {
+		return fmt.Errorf("delegate_task: %w", err)
+	}
 	c.native, err = native.New(native.Options{
-		Config: cfg, Tools: c.mcp, SystemPrompt: prompt, Notes: notes,
+		Config: cfg, Tools: tools, SystemPrompt: prompt, Notes: notes,
 		OnText: o.OnText, OnToolCall: o.OnToolCall,
 	})
 	if err != nil {
@@ -327,6 +342,7 @@ func (c *Conversation) startCodex() error {
 		HermesHome: o.HermesHome, SessionID: c.meta.ID,
 		Model: c.meta.Model, Provider: c.meta.Provider, Cwd: o.Cwd,
 		ResumeThreadID: c.thread, Approver: o.Approver, OnEvent: onEvent, Logger: o.Logger,
+		ExtraTools: []tooldef.Tool{delegate.Tool(delegate.Options{Run: c.codexSubagent})},
 	})
 	if err != nil {
 		return fmt.Errorf("codex runtime: %w (%s)", err, codexrt.FallbackHint)
@@ -448,6 +464,47 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 	return res, nil
 }
 
+// codexSubagent runs one delegated task for codex. Sub-agents run on the
+// native runtime (codex owns its own loop and cannot nest one), so they need
+// an OpenAI-compatible model in config.yaml; without one the task fails with
+// that message and codex carries on. Their MCP clients start on the first
+// delegation and stop with the conversation.
+func (c *Conversation) codexSubagent(ctx context.Context, goal, taskContext string) (agentcore.Result, error) {
+	c.subOnce.Do(func() {
+		o := c.opts
+		cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
+		if err != nil {
+			c.subErr = fmt.Errorf("sub-agents run on the native runtime, which needs model.base_url and api_key (or OPENAI_API_KEY): %w", err)
+			return
+		}
+		servers, problems, err := mcpclients.ServersFromConfig(o.HermesHome)
+		if err != nil {
+			c.subErr = err
+			return
+		}
+		mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv}
+		if !o.SkipHermesTools {
+			if mo.ToolsBinary, err = FindToolsBinary(o.ToolsBinary); err != nil {
+				c.subErr = err
+				return
+			}
+		}
+		mgr, err := mcpclients.Start(context.WithoutCancel(ctx), mo)
+		if err != nil {
+			c.subErr = err
+			return
+		}
+		c.subMu.Lock()
+		c.subMCP = mgr
+		c.subMu.Unlock()
+		c.subRun = delegate.NativeRunner(native.Options{Config: cfg, Tools: mgr})
+	})
+	if c.subErr != nil {
+		return agentcore.Result{}, c.subErr
+	}
+	return c.subRun(ctx, goal, taskContext)
+}
+
 // reviewGrace bounds how long Close waits for a background review.
 const reviewGrace = 30 * time.Second
 
@@ -521,6 +578,14 @@ func (c *Conversation) Close() error {
 		if c.mcp != nil {
 			if err := c.mcp.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("close MCP clients: %w", err))
+			}
+		}
+		c.subMu.Lock()
+		sub := c.subMCP
+		c.subMu.Unlock()
+		if sub != nil {
+			if err := sub.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close sub-agent MCP clients: %w", err))
 			}
 		}
 		c.closeErr = errors.Join(errs...)

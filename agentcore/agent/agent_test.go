@@ -276,3 +276,41 @@ func TestMemoryNudgeStartsBackgroundReview(t *testing.T) {
 		t.Error("the review's answer was streamed to the user")
 	}
 }
+
+// The native runtime offers delegate_task, and a delegated task runs as a
+// sub-agent whose request does not offer delegate_task again.
+func TestNativeDelegates(t *testing.T) {
+	fake := fakechat.New(
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "c1", Name: "delegate_task", Arguments: `{"goal":"Count to three."}`}}},
+		fakechat.Reply{Text: "1, 2, 3"},
+		fakechat.Reply{Text: "The sub-agent counted: 1, 2, 3."},
+	)
+	defer fake.Close()
+	c, err := Start(context.Background(), Options{HermesHome: nativeHome(t, fake), Getenv: noEnv, SkipHermesTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Turn(context.Background(), "Delegate counting to three.")
+	if err != nil || !res.Completed || res.FinalResponse != "The sub-agent counted: 1, 2, 3." {
+		t.Fatalf("turn: %+v %v", res, err)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want parent, sub-agent, parent", len(reqs))
+	}
+	has := func(names []string, n string) bool {
+		for _, x := range names {
+			if x == n {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(reqs[0].ToolNames(), "delegate_task") || has(reqs[1].ToolNames(), "delegate_task") {
+		t.Errorf("parent tools %v, sub-agent tools %v", reqs[0].ToolNames(), reqs[1].ToolNames())
+	}
+	if last := reqs[1].Messages(); !strings.Contains(fakechat.TextOf(last[len(last)-1]), "Count to three.") {
+		t.Errorf("sub-agent did not get the goal: %v", last)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/bridge"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
 // FallbackHint tells the user how to leave the codex runtime when it keeps
@@ -61,6 +62,9 @@ type Config struct {
 	Model, Provider string
 	// Cwd is the thread's working directory; empty means ours.
 	Cwd string
+	// ExtraTools are more in-process tools to offer codex (delegate_task),
+	// next to the agent-loop toolsets.
+	ExtraTools []tooldef.Tool
 	// ResumeThreadID resumes a stored codex thread on the first turn.
 	ResumeThreadID string
 	// Approver answers codex's command and patch approvals; nil declines
@@ -118,7 +122,11 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, resume: cfg.ResumeThreadID}
 	if cfg.HermesHome != "" {
-		tools, err := DynamicTools(AgentToolsets(cfg.HermesHome, cfg.SessionID), cfg.Logger)
+		sets := AgentToolsets(cfg.HermesHome, cfg.SessionID)
+		if len(cfg.ExtraTools) > 0 {
+			sets = append(sets, tooldef.Toolset{Name: "extra", Description: "in-process agent tools", Tools: cfg.ExtraTools})
+		}
+		tools, err := DynamicTools(sets, cfg.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("codex runtime: %w", err)
 		}
