@@ -83,6 +83,8 @@ type Options struct {
 	// CodexBinary and CodexHome are passed to the codex runtime (empty:
 	// $CODEX_BIN or PATH, and the environment's CODEX_HOME).
 	CodexBinary, CodexHome string
+	// CodexArgs are extra `codex app-server` arguments (-c overrides).
+	CodexArgs []string
 	// Cwd is the codex thread's working directory; empty means ours.
 	Cwd string
 	// Approver answers codex's command and patch approvals; nil denies.
@@ -135,7 +137,7 @@ type Conversation struct {
 	// Sub-agents for codex's delegate_task, started on first use.
 	subOnce sync.Once
 	subErr  error
-	subRun  delegate.RunFunc
+	subCfg  native.Config
 	subMu   sync.Mutex
 	subMCP  *mcpclients.Manager
 
@@ -338,7 +340,7 @@ func (c *Conversation) startCodex() error {
 		}
 	}
 	rt, err := codexrt.New(codexrt.Config{
-		Binary: o.CodexBinary, Environ: o.Environ, CodexHome: o.CodexHome,
+		Binary: o.CodexBinary, Args: o.CodexArgs, Environ: o.Environ, CodexHome: o.CodexHome,
 		HermesHome: o.HermesHome, SessionID: c.meta.ID,
 		Model: c.meta.Model, Provider: c.meta.Provider, Cwd: o.Cwd,
 		ResumeThreadID: c.thread, Approver: o.Approver, OnEvent: onEvent, Logger: o.Logger,
@@ -348,6 +350,13 @@ func (c *Conversation) startCodex() error {
 		return fmt.Errorf("codex runtime: %w (%s)", err, codexrt.FallbackHint)
 	}
 	c.codex = rt
+	rctx, cancel := context.WithCancel(context.Background())
+	c.stopReviews = cancel
+	c.reviews = nudge.NewReviewer(rctx, c.codexReview, func(out nudge.Outcome) {
+		if out.Err != nil {
+			c.notice(fmt.Sprintf("background review failed: %v", out.Err))
+		}
+	})
 	return nil
 }
 
@@ -445,6 +454,9 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 			return res, fmt.Errorf("codex turn: %w", err)
 		}
 		added = res.Messages
+		// codex keeps the thread; the copy here feeds the background
+		// reviews, which run natively and need the transcript.
+		c.history = append(c.history, res.Messages...)
 	} else {
 		prev := len(c.history)
 		res, err = c.native.RunTurn(ctx, c.history, text)
@@ -470,11 +482,36 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 // that message and codex carries on. Their MCP clients start on the first
 // delegation and stop with the conversation.
 func (c *Conversation) codexSubagent(ctx context.Context, goal, taskContext string) (agentcore.Result, error) {
+	cfg, mgr, err := c.nativeSide(ctx)
+	if err != nil {
+		return agentcore.Result{}, err
+	}
+	return delegate.NativeRunner(native.Options{Config: cfg, Tools: mgr})(ctx, goal, taskContext)
+}
+
+// codexReview runs a background memory/skill review for a codex
+// conversation; like sub-agents, reviews run on the native runtime.
+func (c *Conversation) codexReview(ctx context.Context, history []agentcore.Message, prompt string) (agentcore.Result, error) {
+	cfg, mgr, err := c.nativeSide(ctx)
+	if err != nil {
+		return agentcore.Result{}, err
+	}
+	run, err := nudge.NativeRunner(native.Options{Config: cfg, Tools: mgr, SystemPrompt: DefaultSystemPrompt})
+	if err != nil {
+		return agentcore.Result{}, err
+	}
+	return run(ctx, history, prompt)
+}
+
+// nativeSide starts, once, what a codex conversation needs to run native
+// turns beside codex: the model config and MCP clients (hermes-tools and
+// the user's servers). They stop with the conversation.
+func (c *Conversation) nativeSide(ctx context.Context) (native.Config, *mcpclients.Manager, error) {
 	c.subOnce.Do(func() {
 		o := c.opts
 		cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
 		if err != nil {
-			c.subErr = fmt.Errorf("sub-agents run on the native runtime, which needs model.base_url and api_key (or OPENAI_API_KEY): %w", err)
+			c.subErr = fmt.Errorf("this runs on the native runtime, which needs model.base_url and api_key (or OPENAI_API_KEY): %w", err)
 			return
 		}
 		servers, problems, err := mcpclients.ServersFromConfig(o.HermesHome)
@@ -497,12 +534,12 @@ func (c *Conversation) codexSubagent(ctx context.Context, goal, taskContext stri
 		c.subMu.Lock()
 		c.subMCP = mgr
 		c.subMu.Unlock()
-		c.subRun = delegate.NativeRunner(native.Options{Config: cfg, Tools: mgr})
+		c.subCfg = cfg
 	})
 	if c.subErr != nil {
-		return agentcore.Result{}, c.subErr
+		return native.Config{}, nil, c.subErr
 	}
-	return c.subRun(ctx, goal, taskContext)
+	return c.subCfg, c.subMCP, nil
 }
 
 // reviewGrace bounds how long Close waits for a background review.

@@ -1,0 +1,76 @@
+//go:build unix
+
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/agentcore/codexrt"
+	"github.com/hermes-go/hermes/internal/codextest"
+	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/fakeresponses"
+)
+
+// A conversation on the codex runtime (real codex, fake Responses model)
+// with memory.nudge_interval 1: after the turn, the background review runs
+// on the native runtime (fake chat model) with codex's transcript.
+func TestCodexConversationReviewRunsNatively(t *testing.T) {
+	bin := codextest.Binary(t)
+	responses := fakeresponses.New(t)
+	responses.Enqueue(fakeresponses.Text("Tabs it is."))
+	chat := fakechat.New(fakechat.Reply{Text: "Saved nothing."})
+	defer chat.Close()
+
+	home := codextest.NewHome(t)
+	hermesHome := t.TempDir()
+	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" +
+		"  base_url: " + chat.BaseURL() + "\n  api_key: k\nmemory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 0\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
+	getenv := func(k string) string {
+		for _, kv := range env {
+			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
+				return v
+			}
+		}
+		return ""
+	}
+	c, err := Start(context.Background(), Options{
+		HermesHome: hermesHome, Getenv: getenv, Environ: env, SkipHermesTools: true,
+		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Meta().Runtime != RuntimeCodex {
+		t.Fatalf("runtime %q, want codex", c.Meta().Runtime)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := c.Turn(ctx, "I prefer tabs over spaces.")
+	if err != nil || !res.Completed || res.FinalResponse != "Tabs it is." {
+		t.Fatalf("codex turn: %+v %v", res, err)
+	}
+	if err := c.Close(); err != nil { // waits for the review
+		t.Fatal(err)
+	}
+	reqs := chat.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d native requests, want the one review (notices %v)", len(reqs), c.Notices())
+	}
+	var texts []string
+	for _, m := range reqs[0].Messages() {
+		texts = append(texts, fakechat.TextOf(m))
+	}
+	all := strings.Join(texts, "|")
+	if !strings.Contains(all, "I prefer tabs over spaces.|Tabs it is.") || !strings.Contains(all, "consider saving to memory") {
+		t.Errorf("review request: %q", all)
+	}
+}
