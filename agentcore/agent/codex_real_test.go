@@ -74,3 +74,62 @@ func TestCodexConversationReviewRunsNatively(t *testing.T) {
 		t.Errorf("review request: %q", all)
 	}
 }
+
+// A codex conversation is recorded with its thread id; resuming the session
+// in a new process continues the same codex thread (thread/resume), so the
+// model sees the earlier exchange.
+func TestCodexConversationResumesThread(t *testing.T) {
+	bin := codextest.Binary(t)
+	responses := fakeresponses.New(t)
+	responses.Enqueue(fakeresponses.Text("Noted: the codeword is heron."), fakeresponses.Text("The codeword was heron."))
+	home := codextest.NewHome(t)
+	hermesHome := t.TempDir()
+	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\nmemory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
+	store := newMemStore()
+	opts := Options{
+		HermesHome: hermesHome, Getenv: noEnv, Environ: env, SkipHermesTools: true, Store: store,
+		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Turn(ctx, "Remember the codeword heron.")
+	if err != nil || !res.Completed {
+		t.Fatalf("first turn: %+v %v", res, err)
+	}
+	id := c.Meta().ID
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	meta, _, _ := store.LoadSession(ctx, id)
+	if meta.CodexThreadID == "" || meta.CodexThreadID != res.CodexThreadID {
+		t.Fatalf("stored thread %q, turn thread %q", meta.CodexThreadID, res.CodexThreadID)
+	}
+
+	opts.SessionID, opts.Resume = id, true
+	r, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res2, err := r.Turn(ctx, "What was the codeword?")
+	if err != nil || !res2.Completed || res2.CodexThreadID != meta.CodexThreadID {
+		t.Fatalf("resumed turn: %+v %v (want thread %s)", res2, err, meta.CodexThreadID)
+	}
+	if len(r.Notices()) != 0 {
+		t.Errorf("unexpected notices: %v", r.Notices())
+	}
+	reqs := responses.Requests()
+	users := strings.Join(reqs[len(reqs)-1].UserTexts(), "|")
+	if !strings.Contains(users, "Remember the codeword heron.") || !strings.Contains(users, "What was the codeword?") {
+		t.Errorf("the resumed thread's request lacks the earlier turn: %q", users)
+	}
+}
