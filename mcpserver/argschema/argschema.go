@@ -93,8 +93,11 @@ func describe(ve *jsonschema.ValidationError) string {
 	where := argumentName(ve.InstanceLocation)
 	switch k := ve.ErrorKind.(type) {
 	case *kind.Required:
-		names := make([]string, len(k.Missing))
-		for i, m := range k.Missing {
+		// The validator reports these from a map; sort them so the same
+		// mistake always reads the same.
+		missing := slices.Sorted(slices.Values(k.Missing))
+		names := make([]string, len(missing))
+		for i, m := range missing {
 			names[i] = quote(joinPath(ve.InstanceLocation, m))
 		}
 		noun := "argument"
@@ -103,8 +106,9 @@ func describe(ve *jsonschema.ValidationError) string {
 		}
 		return fmt.Sprintf("missing required %s %s", noun, strings.Join(names, ", "))
 	case *kind.AdditionalProperties:
-		names := make([]string, len(k.Properties))
-		for i, p := range k.Properties {
+		props := slices.Sorted(slices.Values(k.Properties))
+		names := make([]string, len(props))
+		for i, p := range props {
 			names[i] = quote(joinPath(ve.InstanceLocation, p))
 		}
 		noun := "argument"
