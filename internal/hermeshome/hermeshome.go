@@ -102,16 +102,29 @@ type Config struct {
 // file that does not parse is an error naming the file and the line.
 func LoadConfig(home string) (Config, error) {
 	var cfg Config
+	err := Decode(home, &cfg)
+	return cfg, err
+}
+
+// Decode reads <home>/config.yaml into v, a struct of the keys the caller
+// needs (each package reads its own section; unknown keys are fine). A
+// missing file, or an empty home, leaves v as it is: the defaults. A file
+// that does not parse is an error naming the file and the line: ignoring
+// it could turn a setting such as a URL refusal into its default.
+func Decode(home string, v any) error {
+	if home == "" {
+		return nil
+	}
 	path := filepath.Join(home, ConfigFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cfg, nil
+		return nil
 	}
 	if err != nil {
-		return cfg, fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		return cfg, fmt.Errorf("parse %s: %w (fix the YAML, or move the file aside to start from defaults)", path, err)
+	if err := yaml.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("parse %s: %w (fix the YAML, or move the file aside to start from defaults)", path, err)
 	}
-	return cfg, nil
+	return nil
 }

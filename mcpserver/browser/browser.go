@@ -19,16 +19,13 @@ package browser
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
 // Environment variables the toolset reads.
@@ -102,21 +99,8 @@ type fileConfig struct {
 // ignoring it could turn a refusal of private URLs into an allowance.
 func readConfig(home string) (fileConfig, error) {
 	var c fileConfig
-	if home == "" {
-		return c, nil
-	}
-	path := filepath.Join(home, "config.yaml")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return c, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return c, fmt.Errorf("parse %s (fix the YAML, or move the file aside): %w", path, err)
-	}
-	return c, nil
+	err := hermeshome.Decode(home, &c)
+	return c, err
 }
 
 func resolveSettings(opts Options) (settings, error) {

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -29,6 +28,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"gopkg.in/yaml.v3"
 
+	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -185,21 +185,8 @@ func (m *mainModel) UnmarshalYAML(n *yaml.Node) error {
 
 func loadConfig(home string) (config, error) {
 	var c config
-	if home == "" {
-		return c, nil
-	}
-	path := filepath.Join(home, "config.yaml")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return c, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return c, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
-	}
-	return c, nil
+	err := hermeshome.Decode(home, &c)
+	return c, err
 }
 
 const defaultOpenAIBase = "https://api.openai.com/v1"

@@ -3,13 +3,9 @@ package web
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
@@ -26,21 +22,8 @@ type config struct {
 // loadConfig reads <home>/config.yaml; a missing file is the defaults.
 func loadConfig(home string) (config, error) {
 	var c config
-	if home == "" {
-		return c, nil
-	}
-	path := filepath.Join(home, "config.yaml")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return c, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return c, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
-	}
-	return c, nil
+	err := hermeshome.Decode(home, &c)
+	return c, err
 }
 
 func (c config) policy() urlguard.Policy {
