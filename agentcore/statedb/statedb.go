@@ -29,7 +29,6 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -42,14 +41,14 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/bridge"
+	"github.com/hermes-go/hermes/internal/hermesstate"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 )
 
 // SchemaVersion is the hermes_state.py schema this store writes.
-const SchemaVersion = 16
+const SchemaVersion = hermesstate.SchemaVersion
 
-//go:embed schema_v16.sql
-var schemaSQL string
+var schemaSQL = hermesstate.SchemaV16
 
 // metaKeyPrefix namespaces our state_meta keys so they can never collide
 // with the keys Hermes itself keeps there.

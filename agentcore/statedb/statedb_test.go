@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/hermesstate"
+
 	_ "modernc.org/sqlite"
 
 	"github.com/hermes-go/hermes/agentcore"
@@ -183,10 +185,7 @@ func TestErrors(t *testing.T) {
 // edit.
 func hermesFile(t *testing.T, edit func(string) string) string {
 	t.Helper()
-	schema, err := os.ReadFile(filepath.Join("..", "..", "mcpserver", "sessions", "testdata", "state_v16.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := []byte(hermesstate.SchemaV16)
 	home := t.TempDir()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "state.db"))
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/internal/hermesstate"
+
 	_ "modernc.org/sqlite"
 )
 
@@ -91,10 +93,7 @@ var filler = []string{"alpha", "build", "cache", "debug", "error", "feature", "g
 // reading it leaves no -wal/-shm files behind.
 func buildStateDB(t testing.TB, path string, bulkSessions, bulkMsgs int, wal bool) {
 	t.Helper()
-	ddl, err := os.ReadFile(filepath.Join("testdata", "state_v16.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ddl := []byte(hermesstate.SchemaV16)
 	os.Remove(path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {

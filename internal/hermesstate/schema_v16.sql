@@ -1,7 +1,7 @@
--- The state.db schema at Hermes SCHEMA_VERSION 16 (hermes_state.py), created
--- when state.db does not exist yet. Same reconstruction as
--- mcpserver/sessions/testdata/state_v16.sql, which the session_search reader
--- is tested against. An existing file is never altered.
+-- The state.db schema at Hermes SCHEMA_VERSION 16 (hermes_state.py),
+-- reconstructed from its column lists: what the agent creates when state.db
+-- does not exist yet, and what the session_search tests build. An existing
+-- file is never altered.
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 INSERT INTO schema_version (version) VALUES (16);
 
