@@ -24,7 +24,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -38,6 +37,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/toolsbin"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -364,23 +364,11 @@ func (c *Conversation) startCodex() error {
 // next to the running executable (where a release installs it), else on
 // PATH.
 func FindToolsBinary(override string) (string, error) {
-	if override != "" {
-		p, err := exec.LookPath(override)
-		if err != nil {
-			return "", fmt.Errorf("--hermes-tools-command %s: %w", override, err)
-		}
-		return filepath.Abs(p)
+	p, err := toolsbin.Find(override)
+	if err != nil {
+		return "", fmt.Errorf("%w (--hermes-tools-command)", err)
 	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), ToolsBinaryName)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(ToolsBinaryName); err == nil {
-		return filepath.Abs(p)
-	}
-	return "", errors.New(ToolsBinaryName + " not found next to hermes or on PATH; install it (go install github.com/hermes-go/hermes/cmd/hermes-tools-mcp@latest) or pass --hermes-tools-command")
+	return p, nil
 }
 
 // NewSessionID returns an id in the Python Hermes' shape

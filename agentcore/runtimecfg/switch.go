@@ -7,15 +7,14 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/toolsbin"
 	"github.com/hermes-go/hermes/mcpserver"
 )
 
@@ -246,9 +245,6 @@ func CodexHomeDir(dir string, getenv func(string) string) (string, error) {
 	return filepath.Abs(dir)
 }
 
-// discoverTimeout bounds a plugin/list round trip through codex.
-const discoverTimeout = 20 * time.Second
-
 // migrate writes Hermes' managed block into $CODEX_HOME/config.toml the
 // way hermes-migrate does: the hermes-tools callback, the user's MCP
 // servers, installed plugins and the default permission profile, written
@@ -316,30 +312,7 @@ func (s *Switch) plugins(ctx context.Context, codexHome string, existing []byte)
 }
 
 func (s *Switch) discoverPlugins(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
-	bin, err := bridge.FindBinary(binary)
-	if err != nil {
-		return nil, err
-	}
-	log := s.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	kept := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "CODEX_HOME=") {
-			kept = append(kept, kv)
-		}
-	}
-	cfg := bridge.Config{Binary: bin, Env: append(kept, "CODEX_HOME="+codexHome), Logger: log}
-	found, err := bridge.DiscoverPlugins(ctx, cfg, discoverTimeout)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]configmigrate.Plugin, 0, len(found))
-	for _, p := range found {
-		out = append(out, configmigrate.Plugin{Name: p.Name, Marketplace: p.Marketplace, Enabled: p.Enabled})
-	}
-	return out, nil
+	return configmigrate.DiscoverPlugins(ctx, binary, codexHome, env, s.Logger)
 }
 
 // hermesTools builds the hermes-tools callback entry as hermes-migrate
@@ -366,26 +339,11 @@ func (s *Switch) hermesTools() (configmigrate.Server, error) {
 }
 
 func (s *Switch) findHermesTools() (string, error) {
-	if s.HermesToolsCommand != "" {
-		p, err := filepath.Abs(s.HermesToolsCommand)
-		if err != nil {
-			return "", err
-		}
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			return "", fmt.Errorf("hermes-tools-mcp %s: not an executable file", p)
-		}
-		return p, nil
+	p, err := toolsbin.Find(s.HermesToolsCommand)
+	if err != nil {
+		return "", fmt.Errorf("%w; codex will not get Hermes' tools until it is installed and /codex-runtime on runs again", err)
 	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "hermes-tools-mcp")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("hermes-tools-mcp"); err == nil {
-		return filepath.Abs(p)
-	}
-	return "", errors.New("hermes-tools-mcp not found next to hermes or on PATH, so codex will not get Hermes' tools; install it (go install github.com/hermes-go/hermes/cmd/hermes-tools-mcp@latest) and run /codex-runtime on again")
+	return p, nil
 }
 
 func migrationLines(m *Migration) []string {

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 
-	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/atomicfile"
@@ -154,40 +151,8 @@ func writeOwnership(home string, o ownership) error {
 	return atomicfile.Write(filepath.Join(home, stateFile), append(data, '\n'), atomicfile.Options{Mode: 0o600})
 }
 
-// discoverPlugins runs `codex app-server` against codexHome and asks it for
-// the installed plugins. Codex gets the user's environment (its real HOME
-// holds the personal marketplace) with CODEX_HOME pointing at the home
-// being migrated.
+// discoverPlugins asks codex, run with the user's environment, for the
+// plugins installed in codexHome.
 func discoverPlugins(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
-	bin, err := bridge.FindBinary(binary)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := bridge.CheckVersion(ctx, bin); err != nil {
-		return nil, err
-	}
-	cfg := bridge.Config{
-		Binary: bin,
-		Env:    append(withoutVar(env, "CODEX_HOME"), "CODEX_HOME="+codexHome),
-		Logger: slog.New(slog.DiscardHandler),
-	}
-	found, err := bridge.DiscoverPlugins(ctx, cfg, discoverTimeout)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]configmigrate.Plugin, 0, len(found))
-	for _, p := range found {
-		out = append(out, configmigrate.Plugin{Name: p.Name, Marketplace: p.Marketplace, Enabled: p.Enabled})
-	}
-	return out, nil
-}
-
-func withoutVar(env []string, name string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, name+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return configmigrate.DiscoverPlugins(ctx, binary, codexHome, env, nil)
 }

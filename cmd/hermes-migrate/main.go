@@ -21,12 +21,12 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/toolsbin"
 	"github.com/hermes-go/hermes/internal/unidiff"
 	"github.com/hermes-go/hermes/mcpserver"
 )
@@ -283,30 +283,18 @@ func hermesToolsServer(o options, d deps) (configmigrate.Server, string, error) 
 	return configmigrate.HermesToolsServer(opts), home, nil
 }
 
-// findHermesTools locates hermes-tools-mcp: the flag, then the directory of
-// this binary (they are installed together), then PATH. The path written
-// is absolute, because clients start servers with a minimal environment.
+// findHermesTools locates hermes-tools-mcp (the flag, beside this binary,
+// PATH). The path written is absolute: clients start servers with a
+// minimal environment.
 func findHermesTools(o options, d deps) (string, error) {
-	if o.hermesToolsCommand != "" {
-		p, err := filepath.Abs(o.hermesToolsCommand)
-		if err != nil {
-			return "", err
-		}
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			return "", fmt.Errorf("--hermes-tools-command %s: not an executable file", p)
-		}
-		return p, nil
+	p, err := toolsbin.Locator{Executable: d.executable, LookPath: d.lookPath}.Find(o.hermesToolsCommand)
+	if err != nil && o.hermesToolsCommand != "" {
+		return "", fmt.Errorf("--hermes-tools-command %w", err)
 	}
-	if self, err := d.executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "hermes-tools-mcp")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
+	if err != nil {
+		return "", fmt.Errorf("%w (--hermes-tools-command)", err)
 	}
-	if p, err := d.lookPath("hermes-tools-mcp"); err == nil {
-		return filepath.Abs(p)
-	}
-	return "", errors.New("hermes-tools-mcp not found next to hermes-migrate or on PATH; install it (go install github.com/hermes-go/hermes/cmd/hermes-tools-mcp@latest) or pass --hermes-tools-command")
+	return p, nil
 }
 
 func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) {
@@ -465,8 +453,5 @@ func writeHuman(w io.Writer, r clientReport) {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 }
-
-// discoverTimeout bounds a plugin/list round trip through codex.
-const discoverTimeout = 20 * time.Second
 
 func buildVersion() string { return buildinfo.Version(version) }
