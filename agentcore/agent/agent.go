@@ -50,9 +50,6 @@ const (
 // Source is the SessionMeta.Source of conversations started here.
 const Source = "cli"
 
-// ToolsBinaryName is the executable name of Hermes' MCP tool server.
-const ToolsBinaryName = "hermes-tools-mcp"
-
 // DefaultSystemPrompt is sent on the native runtime when Options names none.
 // Codex brings its own instructions, so it is not used there.
 const DefaultSystemPrompt = "You are Hermes, a helpful assistant running in the user's terminal. " +
