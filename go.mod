@@ -8,11 +8,12 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.43.0
 	golang.org/x/tools v0.52.0
 	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.61.1
 )
+
+require golang.org/x/text v0.43.0 // indirect
 
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.1

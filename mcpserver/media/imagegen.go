@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -25,7 +23,7 @@ import (
 // retired). image_gen.model, OPENAI_IMAGE_MODEL and FAL_IMAGE_MODEL
 // override them.
 const (
-	defaultOpenAIImageModel = openai.ImageModelGPTImage2
+	defaultOpenAIImageModel = "gpt-image-2"
 	defaultFALModel         = "fal-ai/flux/schnell"
 	defaultFALBase          = "https://fal.run"
 )
@@ -209,17 +207,22 @@ func (g *imageGen) generate(ctx context.Context, conf imageConf, prompt, aspect 
 	timeout := g.e.callTimeout(0)
 	switch conf.provider {
 	case "openai":
-		size := map[string]openai.ImageGenerateParamsSize{
-			"landscape": openai.ImageGenerateParamsSize1536x1024,
-			"square":    openai.ImageGenerateParamsSize1024x1024,
-			"portrait":  openai.ImageGenerateParamsSize1024x1536,
-		}[aspect]
-		svc := openai.NewImageService(g.e.openaiOptions(conf.baseURL, conf.apiKey, timeout)...)
-		resp, err := svc.Generate(ctx, openai.ImageGenerateParams{
-			Prompt: prompt, Model: conf.model, Size: size, N: openai.Int(1),
-		})
+		req := map[string]any{"prompt": prompt, "model": conf.model, "n": 1}
+		if size, ok := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]; ok {
+			req["size"] = size
+		}
+		raw, err := g.e.postOpenAI(ctx, conf.baseURL, conf.apiKey, "images/generations", req, timeout)
 		if err != nil {
 			return nil, apiError("the image model "+conf.model, conf.baseURL, "OPENAI_API_KEY", err)
+		}
+		var resp struct {
+			Data []struct {
+				B64JSON string `json:"b64_json"`
+				URL     string `json:"url"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &resp); err != nil {
+			return nil, fmt.Errorf("the image model %s answered with something other than an images response: %w", conf.model, err)
 		}
 		if len(resp.Data) == 0 {
 			return nil, fmt.Errorf("the image model %s returned no image", conf.model)

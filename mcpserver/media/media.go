@@ -7,7 +7,8 @@
 //
 // Provider settings come from $HERMES_HOME/config.yaml (auxiliary.vision,
 // image_gen, tts) and the environment, read on every call so edits apply
-// without a restart. OpenAI-compatible calls go through openai-go; model
+// without a restart. OpenAI-compatible calls are plain JSON POSTs (openaicompat.go says
+// why not openai-go here); model
 // names always come from configuration, with defaults that are current
 // models, never retired ones.
 package media
@@ -24,8 +25,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
@@ -191,30 +190,11 @@ func loadConfig(home string) (config, error) {
 
 const defaultOpenAIBase = "https://api.openai.com/v1"
 
-// openaiOptions builds request options from explicit values only. The
-// services are built with these alone, not through openai.NewClient, which
-// would also read OPENAI_* from the process environment behind our
-// Getenv.
-func (e *env) openaiOptions(baseURL, apiKey string, timeout time.Duration) []option.RequestOption {
-	return []option.RequestOption{
-		option.WithHTTPClient(e.client),
-		option.WithBaseURL(strings.TrimRight(baseURL, "/") + "/"),
-		option.WithAPIKey(apiKey),
-		option.WithRequestTimeout(timeout),
-		// One retry covers a dropped connection; more would multiply a
-		// slow provider's latency past what a tool call should take.
-		option.WithMaxRetries(1),
-	}
-}
-
-// apiError turns an openai-go error into a sentence naming what to fix.
+// apiError turns a provider error into a sentence naming what to fix.
 func apiError(what, baseURL, keyHint string, err error) error {
-	var ae *openai.Error
+	var ae *statusError
 	if errors.As(err, &ae) {
 		msg := ae.Message
-		if msg == "" {
-			msg = strings.TrimSpace(ae.RawJSON())
-		}
 		out := fmt.Sprintf("%s at %s returned HTTP %d: %s", what, baseURL, ae.StatusCode, redact.String(msg))
 		switch {
 		case ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden:

@@ -18,8 +18,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -35,7 +33,7 @@ const (
 // listed one has an announced shutdown, 2027-01-06); tts.openai.model
 // replaces it. The ElevenLabs voice is one of its premade voices.
 const (
-	defaultOpenAITTSModel = openai.SpeechModelGPT4oMiniTTS
+	defaultOpenAITTSModel = "gpt-4o-mini-tts"
 	defaultOpenAIVoice    = "alloy"
 	defaultElevenVoice    = "pNInz6obpgDQGcFmaJgB"
 	defaultElevenModel    = "eleven_multilingual_v2"
@@ -275,24 +273,18 @@ func checkWAV(b []byte) error {
 func (s *tts) openai(ctx context.Context, conf ttsConf, text, format string) ([]byte, error) {
 	o := conf.c.TTS.OpenAI
 	model := firstSet(o.Model, defaultOpenAITTSModel)
-	params := openai.AudioSpeechNewParams{
-		Input:          text,
-		Model:          model,
-		Voice:          openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(firstSet(o.Voice, defaultOpenAIVoice))},
-		ResponseFormat: openai.AudioSpeechNewParamsResponseFormat(format),
+	params := map[string]any{
+		"input":           text,
+		"model":           model,
+		"voice":           firstSet(o.Voice, defaultOpenAIVoice),
+		"response_format": format,
 	}
 	if o.Speed > 0 {
-		params.Speed = openai.Float(o.Speed)
+		params["speed"] = o.Speed
 	}
-	svc := openai.NewAudioSpeechService(s.e.openaiOptions(conf.baseURL, conf.apiKey, s.e.callTimeout(0))...)
-	resp, err := svc.New(ctx, params)
+	audio, err := s.e.postOpenAI(ctx, conf.baseURL, conf.apiKey, "audio/speech", params, s.e.callTimeout(0))
 	if err != nil {
 		return nil, apiError("the speech model "+model, conf.baseURL, "OPENAI_API_KEY", err)
-	}
-	defer resp.Body.Close()
-	audio, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("read the speech audio: %w", err)
 	}
 	if len(audio) == 0 {
 		return nil, errors.New("the speech model returned no audio")

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -134,21 +132,32 @@ func (v *Vision) Analyze(ctx context.Context, image []byte, question string) (st
 }
 
 func (v *Vision) ask(ctx context.Context, conf visionConf, dataURL, prompt string) (string, error) {
-	svc := openai.NewChatCompletionService(v.e.openaiOptions(conf.baseURL, conf.apiKey, conf.timeout)...)
-	resp, err := svc.New(ctx, openai.ChatCompletionNewParams{
-		Model: conf.model,
-		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
-				openai.TextContentPart(prompt),
-				openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL}),
-			}),
-		},
-	})
+	raw, err := v.e.postOpenAI(ctx, conf.baseURL, conf.apiKey, "chat/completions", map[string]any{
+		"model": conf.model,
+		"messages": []any{map[string]any{
+			"role": "user",
+			"content": []any{
+				map[string]any{"type": "text", "text": prompt},
+				map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL}},
+			},
+		}},
+	}, conf.timeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
 		return "", apiError("the vision model "+conf.model, conf.baseURL, conf.keyHint, err)
+	}
+	var resp struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+				Refusal string `json:"refusal"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return "", fmt.Errorf("the vision model %s answered with something other than a chat completion: %w", conf.model, err)
 	}
 	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
 		if len(resp.Choices) > 0 && resp.Choices[0].Message.Refusal != "" {
