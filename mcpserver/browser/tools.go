@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
@@ -342,12 +343,12 @@ func (s *Session) back(ctx context.Context, c *call, _ json.RawMessage) (tooldef
 
 // --- acting on refs ---
 
-var refRE = regexp.MustCompile(`^@?(?:ref=)?(e\d+)$`)
+var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@?(?:ref=)?(e\d+)$`) })
 
 // parseRef accepts @e5, e5, ref=e5 and [ref=e5].
 func parseRef(s string) (string, int, bool) {
 	s = strings.Trim(strings.TrimSpace(s), "[]")
-	m := refRE.FindStringSubmatch(s)
+	m := refRE().FindStringSubmatch(s)
 	if m == nil {
 		return "", 0, false
 	}

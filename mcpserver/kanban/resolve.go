@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
@@ -17,7 +18,7 @@ import (
 const DefaultBoard = "default"
 
 // boardSlugRE is Hermes' rule for board slugs: they are directory names.
-var boardSlugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9\-_]{0,63}$`)
+var boardSlugRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9\-_]{0,63}$`) })
 
 // BoardRef says which database a call uses and why.
 type BoardRef struct {
@@ -98,7 +99,7 @@ func ResolveBoard(home, board string, getenv func(string) string) (BoardRef, err
 
 func slugRef(root, raw string) (BoardRef, error) {
 	slug := strings.ToLower(strings.TrimSpace(raw))
-	if !boardSlugRE.MatchString(slug) {
+	if !boardSlugRE().MatchString(slug) {
 		return BoardRef{}, inputErrorf("invalid board slug '%s': must be 1-64 chars, lowercase alphanumerics / hyphens / underscores, not starting with '-' or '_'", raw)
 	}
 	if slug == DefaultBoard {

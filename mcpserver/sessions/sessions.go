@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -212,7 +213,7 @@ func failure(format string, a ...any) tooldef.Result {
 	return tooldef.Failure(map[string]any{"success": false, "error": fmt.Sprintf(format, a...)})
 }
 
-var profileRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var profileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 // statePath finds the state.db to read: this home's, or a named profile's
 // under the shared Hermes root.
@@ -221,7 +222,7 @@ func (k *kit) statePath(profile string) (string, error) {
 	if profile == "" {
 		return filepath.Join(k.opts.Home, "state.db"), nil
 	}
-	if !profileRE.MatchString(profile) {
+	if !profileRE().MatchString(profile) {
 		return "", fmt.Errorf("invalid profile name '%s': use lowercase letters, digits, '-' and '_'", profile)
 	}
 	root := k.opts.Home

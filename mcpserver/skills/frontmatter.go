@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -26,7 +27,7 @@ const (
 // after the opening "---". It requires a newline after the closing fence,
 // so a file that ends right at "---" has no frontmatter; we keep that quirk
 // so both implementations agree on every file.
-var closingFence = regexp.MustCompile(`\n---\s*\n`)
+var closingFence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n---\s*\n`) })
 
 // document is a SKILL.md split into its frontmatter and body.
 type document struct {
@@ -72,7 +73,7 @@ func parseDocument(content string) document {
 	if !strings.HasPrefix(content, "---") {
 		return doc
 	}
-	loc := closingFence.FindStringIndex(content[3:])
+	loc := closingFence().FindStringIndex(content[3:])
 	if loc == nil {
 		return doc
 	}
@@ -98,7 +99,7 @@ func parseDocument(content string) document {
 
 // openingFence is the strict first line of a frontmatter block: "---" alone
 // on the line, as YAML-aware readers of SKILL.md (Agent Skills hosts) expect.
-var openingFence = regexp.MustCompile(`^---[ \t]*\r?\n`)
+var openingFence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---[ \t]*\r?\n`) })
 
 // ParseFrontmatter parses the frontmatter of a complete SKILL.md strictly,
 // the way Agent Skills hosts read it: the file must open with a "---" line
@@ -110,13 +111,13 @@ var openingFence = regexp.MustCompile(`^---[ \t]*\r?\n`)
 // the MCP skills extension. Values are JSON-safe as in Skill.Fields.
 func ParseFrontmatter(content []byte) (map[string]any, error) {
 	text := string(content)
-	if !openingFence.MatchString(text) {
+	if !openingFence().MatchString(text) {
 		return nil, errors.New("SKILL.md does not begin with a --- frontmatter line")
 	}
 	if !utf8.ValidString(text) {
 		return nil, errors.New("SKILL.md is not valid UTF-8")
 	}
-	loc := closingFence.FindStringIndex(text[3:])
+	loc := closingFence().FindStringIndex(text[3:])
 	if loc == nil {
 		return nil, errors.New("SKILL.md frontmatter has no closing --- line")
 	}
@@ -158,7 +159,7 @@ var coreScalars = map[string]*regexp.Regexp{
 
 // decimalLeadingZeros finds the zeros yaml.v3 takes for a YAML 1.1 octal
 // prefix (0777 is 511 there); in YAML 1.2 the number is decimal 777.
-var decimalLeadingZeros = regexp.MustCompile(`^([-+]?)0+([0-9])`)
+var decimalLeadingZeros = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([-+]?)0+([0-9])`) })
 
 // coreSchema re-resolves untagged plain scalars with the YAML 1.2 core
 // schema: one that schema would read as a string is made a string, so the
@@ -171,7 +172,7 @@ func coreSchema(n *yaml.Node) {
 		if re, ok := coreScalars[n.Tag]; !ok || !re.MatchString(n.Value) {
 			n.Tag = "!!str"
 		} else if n.Tag == "!!int" {
-			n.Value = decimalLeadingZeros.ReplaceAllString(n.Value, "$1$2")
+			n.Value = decimalLeadingZeros().ReplaceAllString(n.Value, "$1$2")
 		}
 	}
 	for _, c := range n.Content {

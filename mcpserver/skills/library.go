@@ -243,7 +243,7 @@ func (l *Library) Lookup(ctx context.Context, name string) (Skill, error) {
 }
 
 // namespaceRE is what the original accepts before the ':' of "plugin:skill".
-var namespaceRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var namespaceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // normalizeName validates a lookup name and returns it as a clean
 // slash-separated relative path. Names are joined onto skill roots, so
@@ -260,7 +260,7 @@ func normalizeName(name string) (string, error) {
 		return "", userErrorf(ErrInvalidName, "Skill name cannot contain '..' path traversal components. Pass a name from skills_list, e.g. 'my-skill' or 'category/my-skill'.")
 	}
 	if ns, bare, ok := strings.Cut(name, ":"); ok {
-		if !namespaceRE.MatchString(ns) {
+		if !namespaceRE().MatchString(ns) {
 			return "", userErrorf(ErrInvalidName, "Invalid namespace '%s' in '%s'. Namespaces must match [a-zA-Z0-9_-]+.", ns, name)
 		}
 		name = ns + "/" + bare

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
@@ -38,7 +39,7 @@ type envRequirement struct {
 	Optional    bool   `json:"optional,omitempty"`
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // readiness checks a skill's declared needs against this machine.
 func (l *Library) readiness(fields map[string]any) readiness {
@@ -168,7 +169,7 @@ func requiredEnv(fields map[string]any) []envRequirement {
 	seen := map[string]bool{}
 	for _, e := range entries {
 		name := strings.TrimSpace(e.name)
-		if name == "" || seen[name] || !envNameRE.MatchString(name) {
+		if name == "" || seen[name] || !envNameRE().MatchString(name) {
 			continue
 		}
 		seen[name] = true

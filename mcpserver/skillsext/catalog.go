@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/mcpserver/skills"
@@ -22,7 +23,7 @@ const (
 
 // nameRE is the Agent Skills name rule: lowercase letters, digits and
 // single hyphens, not at either end.
-var nameRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`) })
 
 // skillFile is the file that makes a directory a skill.
 const skillFile = "SKILL.md"
@@ -152,7 +153,7 @@ func (x *Extension) admit(s skills.Skill, roots []string) (e *entry, reason stri
 	switch {
 	case name == "":
 		return nil, "its frontmatter has no name", nil
-	case utf8.RuneCountInString(name) > maxNameLen || !nameRE.MatchString(name):
+	case utf8.RuneCountInString(name) > maxNameLen || !nameRE().MatchString(name):
 		return nil, fmt.Sprintf("its name %q breaks the Agent Skills rule (at most %d lowercase letters, digits and single hyphens)", name, maxNameLen), nil
 	case name != dir:
 		return nil, fmt.Sprintf("its name %q differs from its directory name %q", name, dir), nil
