@@ -18,7 +18,7 @@ all: build
 
 # All binaries land in bin/: hermes-migrate and hermes find hermes-tools-mcp beside them.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/hermes-tools-mcp ./cmd/hermes-migrate ./cmd/hermes
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/hermes-tools-mcp ./cmd/hermes-tools-worker ./cmd/hermes-migrate ./cmd/hermes
 
 run: build
 	@echo "hermes-tools-mcp: serving MCP on stdio (HERMES_HOME=$${HERMES_HOME:-~/.hermes}); Ctrl+D to stop" >&2

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/codextest"
 	"github.com/hermes-go/hermes/internal/fakeresponses"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 // realSession is a Session on the real codex, with its fake model and
@@ -151,10 +151,9 @@ func TestRealSessionTextTurn(t *testing.T) {
 // elicitation), which the session accepts for hermes-tools only.
 func TestRealSessionMCPTool(t *testing.T) {
 	t.Parallel()
-	toolsBin := filepath.Join(t.TempDir(), "hermes-tools-mcp")
-	build := exec.Command("go", "build", "-o", toolsBin, "../cmd/hermes-tools-mcp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build hermes-tools-mcp: %v\n%s", err, out)
+	toolsBin, err := toolsbuild.Build(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	hermesHome := filepath.Join(t.TempDir(), "hermes")
 	if err := os.CopyFS(hermesHome, os.DirFS("../cmd/hermes-tools-mcp/testdata/home")); err != nil {

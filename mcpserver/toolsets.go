@@ -1,19 +1,23 @@
 package mcpserver
 
 import (
+	"io"
+	"log/slog"
 	"os"
 	"slices"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/internal/toolsbin"
+	browserspec "github.com/hermes-go/hermes/mcpserver/browser/spec"
 	"github.com/hermes-go/hermes/mcpserver/kanban"
-	mediapkg "github.com/hermes-go/hermes/mcpserver/media"
+	mediaspec "github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/sessions"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/todo"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/web"
+	webspec "github.com/hermes-go/hermes/mcpserver/web/spec"
+	"github.com/hermes-go/hermes/mcpserver/worker"
 )
 
 // Env is what toolsets need to know about the process they run in.
@@ -31,21 +35,34 @@ type Env struct {
 	// BrowserPath is the Chromium binary from the command line; empty means
 	// $CHROME_PATH, then discovery.
 	BrowserPath string
+	// WorkerPath is the hermes-tools-worker binary that runs the web,
+	// browser and media tools; empty means $HERMES_TOOLS_WORKER, else the
+	// copy beside this program, else PATH. Without one those tools are
+	// hidden, with the reason and the fix.
+	WorkerPath string
+	// WorkerLogLevel is passed to the worker's --log-level; empty means
+	// its default.
+	WorkerLogLevel string
+	// WorkerStderr receives the worker's logs; nil means os.Stderr.
+	WorkerStderr io.Writer
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
 }
 
 // Toolbox is every toolset this build ships, with the resources behind
-// them (a browser started on first use). Its owner closes it.
+// them (the worker process, started on first use). Its owner closes it.
 type Toolbox struct {
 	Toolsets []tooldef.Toolset
-	browser  *browser.Session
+	worker   *worker.Client
 }
 
-// Close releases the toolbox's resources: no Chromium outlives it.
+// Close releases the toolbox's resources: no worker (and so no Chromium)
+// outlives it.
 func (t *Toolbox) Close() error {
-	if t == nil || t.browser == nil {
+	if t == nil || t.worker == nil {
 		return nil
 	}
-	return t.browser.Close()
+	return t.worker.Close()
 }
 
 // Builtin returns every toolset this build ships, in presentation order
@@ -63,28 +80,27 @@ func Builtin(env Env) (*Toolbox, error) {
 			return nil, err
 		}
 	}
-	mo := mediapkg.Options{Home: env.Home, Getenv: getenv}
-	browserOpts := browser.Options{Home: env.Home, Getenv: getenv, ExecPath: env.BrowserPath}
+	wk := newWorker(env, getenv)
+	bind := wk.Handler
+	mo := mediaspec.Options{Home: env.Home, Getenv: getenv}
+	bo := browserspec.Options{Home: env.Home, Getenv: getenv, ExecPath: env.BrowserPath}
 	// browser_vision shares vision_analyze's model; without one it is
 	// hidden with the same reason.
-	if err := mediapkg.NewVision(mo).Check(); err != nil {
-		browserOpts.VisionUnavailable = err.Error()
-	} else {
-		browserOpts.Vision = mediapkg.VisionFunc(mo)
+	if err := mediaspec.VisionCheck(mo); err != nil {
+		bo.VisionUnavailable = err.Error()
 	}
-	br := browser.New(browserOpts)
 	toolsets := []tooldef.Toolset{
 		// Web, vision, image and speech tools are on by default: each hides
 		// itself (with the reason in `doctor`) until its backend is
 		// configured, and web_extract and espeak-ng speech need no key.
-		web.Toolset(web.Options{Home: env.Home, Getenv: getenv}),
+		webspec.Toolset(webspec.Options{Home: env.Home, Getenv: getenv}, bind),
 		// The browser is on by default too: Chromium starts only on the
 		// first browser call, and the tools hide when none is installed.
-		br.Toolset(),
-		mediapkg.VisionToolset(mo),
-		mediapkg.ImageToolset(mo),
+		browserspec.Toolset(bo, bind),
+		mediaspec.VisionToolset(mo, bind),
+		mediaspec.ImageToolset(mo, bind),
 		lib.Toolset(),
-		mediapkg.TTSToolset(mo),
+		mediaspec.TTSToolset(mo, bind),
 		// Stateful toolsets keep their state in durable stores shared with
 		// the Python Hermes (kanban.db, memories/, state.db) or of their
 		// own (hermes-tools/todo.db), so every MCP process sees the same
@@ -109,7 +125,71 @@ func Builtin(env Env) (*Toolbox, error) {
 		sessions.Toolset(sessions.Options{Home: env.Home, Getenv: getenv}),
 		todo.Toolset(todo.Options{Home: env.Home, Getenv: getenv}),
 	}
-	return &Toolbox{Toolsets: toolsets, browser: br}, nil
+	// Tools served by the worker are hidden, with the fix, when there is no
+	// worker binary to serve them.
+	if wk.unavailable != nil {
+		for i := range toolsets {
+			if forwarded[toolsets[i].Name] {
+				toolsets[i] = requireWorker(toolsets[i], wk.unavailable)
+			}
+		}
+	}
+	return &Toolbox{Toolsets: toolsets, worker: wk.Client}, nil
+}
+
+// forwarded are the toolsets that run in hermes-tools-worker; Builtin
+// declares them here from their spec packages, so this binary never links
+// their implementations (cmd/hermes-tools-mcp tests that).
+var forwarded = map[string]bool{"web": true, "browser": true, "vision": true, "image_gen": true, "tts": true}
+
+type workerHandle struct {
+	*worker.Client
+	unavailable error
+}
+
+func newWorker(env Env, getenv func(string) string) workerHandle {
+	path, err := toolsbin.FindWorker(firstNonEmpty(env.WorkerPath, getenv("HERMES_TOOLS_WORKER")))
+	args := []string{"--hermes-home", env.Home}
+	if env.BrowserPath != "" {
+		args = append(args, "--browser-path", env.BrowserPath)
+	}
+	if env.WorkerLogLevel != "" {
+		args = append(args, "--log-level", env.WorkerLogLevel)
+	}
+	stderr := env.WorkerStderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	c := worker.New(worker.Config{Path: path, Unavailable: err, Args: args, Stderr: stderr, Logger: env.Logger})
+	return workerHandle{Client: c, unavailable: err}
+}
+
+// requireWorker makes every tool of ts report reason when it is otherwise
+// available.
+func requireWorker(ts tooldef.Toolset, reason error) tooldef.Toolset {
+	tools := slices.Clone(ts.Tools)
+	for i := range tools {
+		own := tools[i].Check
+		tools[i].Check = func() error {
+			if own != nil {
+				if err := own(); err != nil {
+					return err
+				}
+			}
+			return reason
+		}
+	}
+	ts.Tools = tools
+	return ts
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // EnvVarNames returns, sorted and without duplicates, every environment

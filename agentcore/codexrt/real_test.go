@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/codextest"
 	"github.com/hermes-go/hermes/internal/fakeresponses"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 // One turn in which the model calls skills_list of hermes-tools-mcp (an
@@ -29,11 +29,9 @@ func TestRealCodexMCPAndDynamicTool(t *testing.T) {
 	t.Parallel()
 	bin := codextest.Binary(t)
 	root := codextest.RepoRoot(t)
-	toolsBin := filepath.Join(t.TempDir(), "hermes-tools-mcp")
-	build := exec.Command("go", "build", "-o", toolsBin, "./cmd/hermes-tools-mcp")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build hermes-tools-mcp: %v\n%s", err, out)
+	toolsBin, err := toolsbuild.Build(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	hermesHome := filepath.Join(t.TempDir(), "hermes")
 	if err := os.CopyFS(hermesHome, os.DirFS(filepath.Join(root, "cmd/hermes-tools-mcp/testdata/home"))); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 // toolsBin is hermes-tools-mcp built once for the package's tests.
@@ -30,10 +31,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	toolsBin = filepath.Join(dir, "hermes-tools-mcp")
-	if out, err := exec.Command("go", "build", "-o", toolsBin, "github.com/hermes-go/hermes/cmd/hermes-tools-mcp").CombinedOutput(); err != nil {
+	if toolsBin, err = toolsbuild.Build(context.Background(), dir); err != nil {
 		os.RemoveAll(dir)
-		panic("building hermes-tools-mcp: " + err.Error() + "\n" + string(out))
+		panic("building hermes-tools-mcp: " + err.Error())
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -3,7 +3,6 @@ package native
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 var toolsBin string
@@ -24,10 +24,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	toolsBin = filepath.Join(dir, "hermes-tools-mcp")
-	if out, err := exec.Command("go", "build", "-o", toolsBin, "github.com/hermes-go/hermes/cmd/hermes-tools-mcp").CombinedOutput(); err != nil {
+	if toolsBin, err = toolsbuild.Build(context.Background(), dir); err != nil {
 		os.RemoveAll(dir)
-		panic("building hermes-tools-mcp: " + err.Error() + "\n" + string(out))
+		panic("building hermes-tools-mcp: " + err.Error())
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/codextest"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 // TestRealCodexLoadsMigratedConfig migrates into a fresh CODEX_HOME, with
@@ -58,10 +59,9 @@ func TestRealCodexLoadsMigratedConfig(t *testing.T) {
 
 	// The real hermes-tools-mcp, and a Hermes home whose config.yaml has a
 	// user server (a second hermes-tools-mcp, exposing skills only).
-	toolsBin := filepath.Join(t.TempDir(), "hermes-tools-mcp")
-	build := exec.Command("go", "build", "-o", toolsBin, "../hermes-tools-mcp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build hermes-tools-mcp: %v\n%s", err, out)
+	toolsBin, err := toolsbuild.Build(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	hermesHome := filepath.Join(t.TempDir(), "hermes")
 	if err := os.CopyFS(hermesHome, os.DirFS("../hermes-tools-mcp/testdata/home")); err != nil {

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 const benchSpawns = 21
@@ -243,23 +247,100 @@ func vmHWM(b *testing.B, pid int) float64 {
 	return 0
 }
 
-// benchBinaries builds the server as `make build` does and the baseline.
+// benchBinaries builds the server and its worker as `make build` does, and
+// the baseline.
 func benchBinaries(b *testing.B) (ours, base string) {
 	b.Helper()
 	dir := b.TempDir()
-	ours = filepath.Join(dir, "hermes-tools-mcp")
 	base = filepath.Join(dir, "baseline")
-	for _, bld := range [][]string{
-		{"build", "-trimpath", "-ldflags", "-s -w", "-o", ours, "."},
-		{"build", "-trimpath", "-ldflags", "-s -w", "-o", base, "./testdata/baseline"},
-	} {
-		cmd := exec.Command("go", bld...)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go %v: %v\n%s", bld, err, out)
-		}
+	b.Setenv("CGO_ENABLED", "0")
+	ours, err := toolsbuild.Build(b.Context(), dir, "-trimpath", "-ldflags", "-s -w")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", base, "./testdata/baseline")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build the baseline: %v\n%s", err, out)
 	}
 	return ours, base
+}
+
+// BenchmarkForwardedCall measures what moving the web, browser and media
+// toolsets into hermes-tools-worker costs their calls: the first call in a
+// session (which starts the worker), later calls (one extra stdio hop), and
+// the worker's peak RSS. web_extract reads a page served on 127.0.0.1 with
+// the keyless extractor, so nothing leaves the machine.
+func BenchmarkForwardedCall(b *testing.B) {
+	ours, _ := benchBinaries(b)
+	home := benchHome(b, 0)
+	// The page is on loopback, which web_extract refuses unless allowed.
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("web:\n  allow_private_urls: true\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<html><head><title>Bench</title></head><body><article><h1>Bench page</h1><p>"+strings.Repeat("Some text to extract. ", 200)+"</p></article></body></html>")
+	}))
+	defer page.Close()
+	call := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"web_extract","arguments":{"urls":[%q]}}}`, id, page.URL)
+	}
+	const sessions, calls = 5, 200
+	var first, later []float64
+	var workerRSS float64
+	for s := range sessions {
+		c := startBenchClient(b, ours, "--hermes-home", home, "--toolsets", "web")
+		c.handshake(b)
+		for i := range calls {
+			start := time.Now()
+			resp := c.roundTrip(b, call(i+10))
+			d := msSince(start)
+			if i == 0 {
+				if !bytes.Contains(resp, []byte("Bench page")) {
+					b.Fatalf("web_extract did not read the page: %s", resp)
+				}
+				first = append(first, d)
+			} else {
+				later = append(later, d)
+			}
+		}
+		if s == 0 {
+			workerRSS = workerPeakRSS(b, c.cmd.Process.Pid)
+		}
+		c.closeAndRSS(b)
+	}
+	b.ReportMetric(median(first), "first-call-ms")
+	b.ReportMetric(percentile(later, 50), "call-p50-ms")
+	b.ReportMetric(percentile(later, 95), "call-p95-ms")
+	b.ReportMetric(workerRSS, "worker-peak-rss-MB")
+}
+
+// workerPeakRSS is the VmHWM of the server's hermes-tools-worker child.
+func workerPeakRSS(b *testing.B, serverPID int) float64 {
+	b.Helper()
+	// Each thread lists the children it forked; any of them may have
+	// started the worker.
+	files, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", serverPID))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("list the server's threads: %v", err)
+	}
+	var data []byte
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatalf("read the server's children: %v", err)
+		}
+		data = append(data, d...)
+	}
+	for _, f := range strings.Fields(string(data)) {
+		var pid int
+		fmt.Sscan(f, &pid)
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && strings.HasSuffix(exe, "hermes-tools-worker") {
+			return vmHWM(b, pid)
+		}
+	}
+	b.Fatalf("no hermes-tools-worker child among %q", data)
+	return 0
 }
 
 // benchHome writes a Hermes home with n skills, half of them in categories.

@@ -34,6 +34,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 const (
@@ -622,42 +624,18 @@ func serverBinary(t *testing.T) string {
 }
 
 func buildServer() (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	// One directory per user and build flavour, reused across runs (go build
-	// is incremental); the binary is renamed into place so that concurrent
-	// runs never see a half-written file.
+	// is incremental).
 	flavour := "plain"
-	args := []string{"build"}
+	var flags []string
 	if raceEnabled() {
 		flavour = "race"
-		args = append(args, "-race")
+		flags = append(flags, "-race")
 	}
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hermes-interop-%d-%s", os.Getuid(), flavour))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(dir, "hermes-tools-mcp-*.tmp")
-	if err != nil {
-		return "", err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	args = append(args, "-o", tmp.Name(), "github.com/hermes-go/hermes/cmd/hermes-tools-mcp")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool, args...)
-	cmd.WaitDelay = interopWaitDelay
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	final := filepath.Join(dir, "hermes-tools-mcp")
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return "", err
-	}
-	return final, nil
+	return toolsbuild.Build(ctx, dir, flags...)
 }
 
 // raceEnabled reports whether this test binary was built with -race.

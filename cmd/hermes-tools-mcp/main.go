@@ -25,6 +25,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/protostdout"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 )
@@ -98,7 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	out := stdout
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout {
-		if out, err = reserveStdout(); err != nil {
+		if out, err = protostdout.Reserve(); err != nil {
 			fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
 			return exitFailure
 		}
@@ -206,7 +207,7 @@ func configure(opts options) (setup, error) {
 	if opts.excludeTools != "" {
 		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
 	}
-	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath}
+	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath, WorkerLogLevel: opts.logLevel}
 	// One skills library for the skills toolset and the skills extension.
 	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)

@@ -5,10 +5,8 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 // newHome writes a config.yaml pointing the openai provider at the fake.
@@ -44,15 +43,10 @@ func buildTools(t *testing.T) string {
 			toolsErr = err
 			return
 		}
-		toolsBin = filepath.Join(dir, "hermes-tools-mcp")
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", toolsBin, "../hermes-tools-mcp").CombinedOutput()
-		if err != nil {
-			toolsErr = err
-			toolsBin = string(out)
-		}
+		toolsBin, toolsErr = toolsbuild.Build(context.Background(), dir)
 	})
 	if toolsErr != nil {
-		t.Fatalf("build hermes-tools-mcp: %v\n%s", toolsErr, toolsBin)
+		t.Fatalf("build hermes-tools-mcp: %v", toolsErr)
 	}
 	return toolsBin
 }

@@ -15,9 +15,14 @@
 // ref from a page that has since navigated or reloaded, or whose element
 // left the DOM, gives "stale ref, take a new snapshot" instead of acting on
 // whatever element now has the number.
+//
+// The tools' declarations and availability checks live in the light
+// package spec, which the MCP front process serves without linking this
+// one; Session.Toolset binds them to this package's handlers.
 package browser
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"os"
@@ -25,16 +30,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver/browser/spec"
 )
 
-// Environment variables the toolset reads.
+// Environment variables the toolset reads; spec declares them.
 const (
 	// EnvCDPURL attaches to a running browser (ws:// or http:// DevTools
 	// address) instead of launching Chromium.
-	EnvCDPURL = "BROWSER_CDP_URL"
+	EnvCDPURL = spec.EnvCDPURL
 	// EnvChromePath overrides Chromium discovery.
-	EnvChromePath = "CHROME_PATH"
+	EnvChromePath = spec.EnvChromePath
 )
 
 // VisionFunc answers a question about a PNG screenshot with a vision model.
@@ -77,56 +82,35 @@ type Options struct {
 
 // settings is Options resolved against the environment and config.yaml.
 type settings struct {
-	execPath     string
-	cdpURL       string
+	browser      spec.Browser
 	allowPrivate bool
 	callTimeout  time.Duration
 	shotDir      string
 	extraFlags   map[string]any
 }
 
-// fileConfig is the part of config.yaml this package reads.
-type fileConfig struct {
-	Browser struct {
-		AllowPrivateURLs *bool   `yaml:"allow_private_urls"`
-		CDPURL           string  `yaml:"cdp_url"`
-		CommandTimeout   float64 `yaml:"command_timeout"`
-	} `yaml:"browser"`
-}
-
-// readConfig reads browser.* from Home/config.yaml. A missing file is the
-// defaults; a broken one is an error naming the file, because silently
-// ignoring it could turn a refusal of private URLs into an allowance.
-func readConfig(home string) (fileConfig, error) {
-	var c fileConfig
-	err := hermeshome.Decode(home, &c)
-	return c, err
-}
-
+// resolveSettings reads config.yaml's browser section and resolves which
+// browser to drive through spec, the code the availability checks use, so
+// a call drives the browser the checks found.
 func resolveSettings(opts Options) (settings, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	cfg, err := readConfig(opts.Home)
+	cfg, err := spec.ReadConfig(opts.Home)
 	if err != nil {
 		return settings{}, err
 	}
 	s := settings{allowPrivate: true, callTimeout: 30 * time.Second, extraFlags: opts.ExtraFlags}
-	if cfg.Browser.AllowPrivateURLs != nil {
-		s.allowPrivate = *cfg.Browser.AllowPrivateURLs
+	if cfg.AllowPrivateURLs != nil {
+		s.allowPrivate = *cfg.AllowPrivateURLs
 	}
 	if opts.AllowPrivateURLs != nil {
 		s.allowPrivate = *opts.AllowPrivateURLs
 	}
-	if cfg.Browser.CommandTimeout > 0 {
-		s.callTimeout = time.Duration(cfg.Browser.CommandTimeout * float64(time.Second))
+	if cfg.CommandTimeout > 0 {
+		s.callTimeout = time.Duration(cfg.CommandTimeout * float64(time.Second))
 	}
 	if opts.CallTimeout > 0 {
 		s.callTimeout = opts.CallTimeout
 	}
-	s.cdpURL = firstNonEmpty(opts.CDPURL, getenv(EnvCDPURL), cfg.Browser.CDPURL)
-	s.execPath = firstNonEmpty(opts.ExecPath, getenv(EnvChromePath))
+	s.browser = spec.ResolveBrowser(opts.specOptions(), cfg)
 	s.shotDir = opts.ScreenshotDir
 	if s.shotDir == "" {
 		if opts.Home != "" {
@@ -138,13 +122,15 @@ func resolveSettings(opts Options) (settings, error) {
 	return s, nil
 }
 
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
+// specOptions is what the declarations and their checks need of opts.
+// browser_vision is hidden exactly when there is no Vision backend, with
+// VisionUnavailable (or spec's generic reason) as the reason.
+func (opts Options) specOptions() spec.Options {
+	so := spec.Options{Home: opts.Home, Getenv: opts.Getenv, ExecPath: opts.ExecPath, CDPURL: opts.CDPURL}
+	if opts.Vision == nil {
+		so.VisionUnavailable = cmp.Or(opts.VisionUnavailable, spec.NoVisionModel)
 	}
-	return ""
+	return so
 }
 
 // Session owns the browser of one server process and the tab the tools

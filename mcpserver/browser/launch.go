@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/hermes-go/hermes/mcpserver/browser/spec"
 )
 
 // startTimeout bounds launching (or attaching to) the browser. A cold
@@ -25,38 +27,11 @@ const startTimeout = 30 * time.Second
 // closeTimeout bounds the graceful shutdown before everything is killed.
 const closeTimeout = 5 * time.Second
 
-// candidates are tried in order when no path is configured. The Debian
-// package's real binary comes first: /usr/bin/chromium is a shell wrapper
-// that adds flags from /etc/chromium.d (extensions among them) we do not
-// want; it execs the same binary, so either works. headless-shell is
-// faster to start but is a different build, so it is a fallback only.
-var candidates = []string{
-	"/usr/lib/chromium/chromium",
-	"chromium",
-	"chromium-browser",
-	"google-chrome",
-	"google-chrome-stable",
-	"chromium-headless-shell",
-	"headless_shell",
-}
-
 // FindChromium returns the browser binary: path when non-empty (it must
-// exist), else the first of the usual names found.
+// exist), else the first of the usual names found. The discovery lives in
+// spec, where the availability check that hides the tools uses it too.
 func FindChromium(path string) (string, error) {
-	if path != "" {
-		p, err := exec.LookPath(path)
-		if err != nil {
-			return "", fmt.Errorf("browser binary %q not found (fix %s or the --browser-path flag): %w", path, EnvChromePath, err)
-		}
-		return p, nil
-	}
-	for _, c := range candidates {
-		if p, err := exec.LookPath(c); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("no Chromium found: install it (Debian: apt-get install -y chromium), set " +
-		EnvChromePath + " to a Chrome/Chromium binary, or set " + EnvCDPURL + " to attach to a running browser")
+	return spec.FindChromium(path)
 }
 
 // launchFlags keep Chromium headless, quiet and on this machine: no
@@ -123,17 +98,17 @@ type runningBrowser struct {
 	others []*tab // earlier tabs, closed with the browser
 }
 
-// startBrowser launches Chromium, or attaches to set.cdpURL, on a context
-// of its own: the browser's life must not end with the call that happened
-// to start it.
+// startBrowser launches Chromium, or attaches to set.browser.CDPURL, on a
+// context of its own: the browser's life must not end with the call that
+// happened to start it.
 func startBrowser(set settings) (*runningBrowser, error) {
 	rb := &runningBrowser{}
 	var allocCtx context.Context
-	if set.cdpURL != "" {
+	if set.browser.CDPURL != "" {
 		rb.attached = true
-		allocCtx, rb.allocCancel = remote.NewAllocator(context.Background(), set.cdpURL)
+		allocCtx, rb.allocCancel = remote.NewAllocator(context.Background(), set.browser.CDPURL)
 	} else {
-		path, err := FindChromium(set.execPath)
+		path, err := FindChromium(set.browser.ExecPath)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +145,7 @@ func startBrowser(set settings) (*runningBrowser, error) {
 		if err != nil {
 			rb.kill()
 			if rb.attached {
-				return nil, fmt.Errorf("attach to the browser at %s (check %s / browser.cdp_url and that the browser runs with remote debugging): %w", set.cdpURL, EnvCDPURL, err)
+				return nil, fmt.Errorf("attach to the browser at %s (check %s / browser.cdp_url and that the browser runs with remote debugging): %w", set.browser.CDPURL, EnvCDPURL, err)
 			}
 			return nil, fmt.Errorf("start Chromium (check that it runs: chromium --headless --no-sandbox about:blank): %w", err)
 		}

@@ -23,73 +23,59 @@ import (
 
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/mcpserver/browser/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
-// Snapshot size limits. 8000 is the Python Hermes' threshold; a caller may
-// ask for more, up to maxSnapshotChars.
+// Snapshot size limits; spec declares them in browser_snapshot's schema.
 const (
-	defaultSnapshotChars = 8000
-	maxSnapshotChars     = 200000
+	defaultSnapshotChars = spec.DefaultSnapshotChars
+	maxSnapshotChars     = spec.MaxSnapshotChars
 )
 
-// Toolset returns the ten browser tools served by this session.
+// Toolset returns the ten browser tools served by this session: spec's
+// declarations and checks, with this session's handlers.
 func (s *Session) Toolset() tooldef.Toolset {
-	// Every tool acts on (or reads) pages from the web, so all are
-	// open-world.
-	act := tooldef.Hints{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true}
-	move := tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true}
-	read := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true}
-	check := s.checkBrowser
-	tool := func(name, title, desc, schema string, h tooldef.Hints, fn handler) tooldef.Tool {
-		return tooldef.Tool{Name: name, Title: title, Description: desc, InputSchema: json.RawMessage(schema),
-			Hints: h, Handler: s.wrap(name, fn), Check: check}
+	handlers := map[string]handler{
+		spec.ToolNavigate:  s.navigate,
+		spec.ToolSnapshot:  s.snapshot,
+		spec.ToolClick:     s.click,
+		spec.ToolType:      s.typeText,
+		spec.ToolPress:     s.press,
+		spec.ToolScroll:    s.scroll,
+		spec.ToolBack:      s.back,
+		spec.ToolGetImages: s.images,
+		spec.ToolConsole:   s.console,
+		spec.ToolVision:    s.vision,
 	}
-	// browser_vision saves its screenshot under the Hermes home (and prunes
-	// old ones), so it is not read-only, though it changes no page.
-	see := tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true}
-	vision := tool("browser_vision", "Look at the page", visionDesc, visionSchema, see, s.vision)
-	vision.Check = s.checkVision
-	return tooldef.Toolset{
-		Name:        "browser",
-		Description: "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, read the console.",
-		Default:     true,
-		EnvVars:     []string{EnvCDPURL, EnvChromePath},
-		Tools: []tooldef.Tool{
-			tool("browser_navigate", "Open a URL", navigateDesc, navigateSchema, move, s.navigate),
-			tool("browser_snapshot", "Read the page", snapshotDesc, snapshotSchema, read, s.snapshot),
-			tool("browser_click", "Click an element", clickDesc, clickSchema, act, s.click),
-			tool("browser_type", "Type into a field", typeDesc, typeSchema, act, s.typeText),
-			tool("browser_press", "Press a key", pressDesc, pressSchema, act, s.press),
-			tool("browser_scroll", "Scroll the page", scrollDesc, scrollSchema, move, s.scroll),
-			tool("browser_back", "Go back", backDesc, emptySchema, move, s.back),
-			tool("browser_get_images", "List images", imagesDesc, emptySchema, read, s.images),
-			tool("browser_console", "Console and JavaScript", consoleDesc, consoleSchema, act, s.console),
-			vision,
-		},
-	}
+	return spec.Toolset(s.opts.specOptions(), func(name string) tooldef.Handler {
+		fn, ok := handlers[name]
+		if !ok {
+			// A tool declared in spec without a handler here is a
+			// programming error every test of the toolset trips over.
+			panic("browser: no handler for the declared tool " + name)
+		}
+		return s.wrap(name, fn)
+	})
 }
 
+// checkBrowser is the tools' availability check on the settings this
+// session resolved at New (the same check spec.Toolset declares).
 func (s *Session) checkBrowser() error {
 	if s.setErr != nil {
 		return s.setErr
 	}
-	if s.set.cdpURL != "" {
-		return nil
-	}
-	_, err := FindChromium(s.set.execPath)
-	return err
+	return s.set.browser.Check()
 }
 
+// checkVision is browser_vision's availability check, for the handler to
+// explain itself should it be called while hidden.
 func (s *Session) checkVision() error {
 	if err := s.checkBrowser(); err != nil {
 		return err
 	}
-	if s.opts.Vision == nil {
-		if s.opts.VisionUnavailable != "" {
-			return errors.New(s.opts.VisionUnavailable)
-		}
-		return errors.New("browser_vision needs a vision model: configure the vision backend (OPENAI_API_KEY with VISION_MODEL, or auxiliary.vision in config.yaml)")
+	if reason := s.opts.specOptions().VisionUnavailable; reason != "" {
+		return errors.New(reason)
 	}
 	return nil
 }

@@ -15,17 +15,8 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-)
-
-// Defaults when neither config.yaml nor the environment names a model:
-// current models at the time of writing (dall-e-* and gpt-image-1 are
-// retired). image_gen.model, OPENAI_IMAGE_MODEL and FAL_IMAGE_MODEL
-// override them.
-const (
-	defaultOpenAIImageModel = "gpt-image-2"
-	defaultFALModel         = "fal-ai/flux/schnell"
-	defaultFALBase          = "https://fal.run"
 )
 
 // maxInlineImage bounds the image sent back as MCP image content; larger
@@ -34,87 +25,11 @@ const maxInlineImage = 8 << 20
 
 type imageGen struct{ e *env }
 
-// imageConf is a resolved image backend.
-type imageConf struct {
-	provider, model, baseURL, apiKey string
-}
-
-func (g *imageGen) resolve() (imageConf, error) {
-	c, err := loadConfig(g.e.home)
-	if err != nil {
-		return imageConf{}, err
-	}
-	getenv := g.e.getenv
-	provider := strings.ToLower(strings.TrimSpace(c.ImageGen.Provider))
-	if provider == "" {
-		// Unset: the in-tree FAL path when FAL_KEY is there, as in the
-		// Python Hermes, else OpenAI when its key is.
-		switch {
-		case getenv("FAL_KEY") != "":
-			provider = "fal"
-		case getenv("OPENAI_API_KEY") != "":
-			provider = "openai"
-		default:
-			return imageConf{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
-		}
-	}
-	conf := imageConf{provider: provider, model: c.ImageGen.Model, baseURL: c.ImageGen.BaseURL}
-	switch provider {
-	case "fal":
-		conf.apiKey = getenv("FAL_KEY")
-		if conf.apiKey == "" {
-			return conf, errors.New("image_gen.provider is fal but FAL_KEY is not set")
-		}
-		conf.model = firstSet(conf.model, getenv("FAL_IMAGE_MODEL"), defaultFALModel)
-		conf.baseURL = firstSet(conf.baseURL, getenv("FAL_BASE_URL"), defaultFALBase)
-	case "openai":
-		conf.apiKey = getenv("OPENAI_API_KEY")
-		conf.baseURL = firstSet(conf.baseURL, getenv("OPENAI_BASE_URL"), defaultOpenAIBase)
-		if conf.apiKey == "" && strings.Contains(conf.baseURL, "api.openai.com") {
-			return conf, errors.New("image_gen.provider is openai but OPENAI_API_KEY is not set")
-		}
-		conf.model = firstSet(conf.model, getenv("OPENAI_IMAGE_MODEL"), defaultOpenAIImageModel)
-	default:
-		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal)", c.ImageGen.Provider)
-	}
-	return conf, nil
-}
-
-func firstSet(v ...string) string {
-	for _, s := range v {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func (g *imageGen) check() error {
-	_, err := g.resolve()
-	return err
-}
-
-// ImageToolset returns the `image_gen` toolset.
+// ImageToolset returns the `image_gen` toolset: spec's declaration with
+// this package's handler.
 func ImageToolset(opts Options) tooldef.Toolset {
 	g := &imageGen{e: newEnv(opts)}
-	return tooldef.Toolset{
-		Name:        "image_gen",
-		Description: "Generate images from text prompts (OpenAI-compatible images API or FAL).",
-		Default:     true,
-		EnvVars:     []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"},
-		Tools: []tooldef.Tool{{
-			Name:         "image_generate",
-			Title:        "Generate an image",
-			Description:  imageDescription,
-			InputSchema:  json.RawMessage(imageInputSchema),
-			OutputSchema: json.RawMessage(imageOutputSchema),
-			// Writes a new file under HERMES_HOME (never replacing one)
-			// and calls a remote API; each call makes a new image.
-			Hints:   tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
-			Handler: g.handle,
-			Check:   g.check,
-		}},
-	}
+	return spec.ImageToolset(g.e.specOpts, bindOne(spec.ImageGenerateTool, g.handle))
 }
 
 type imageArgs struct {
@@ -137,7 +52,7 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	fail := func(kind string, err error) (tooldef.Result, error) {
 		return tooldef.Failure(map[string]any{"success": false, "image": nil, "error": err.Error(), "error_type": kind}), nil
 	}
-	conf, err := g.resolve()
+	conf, err := spec.ResolveImage(g.e.specOpts)
 	if err != nil {
 		return fail("provider_not_configured", err)
 	}
@@ -154,7 +69,7 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	mt := http.DetectContentType(img)
 	ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}[mt]
 	if ext == "" {
-		return fail("provider_contract", fmt.Errorf("the %s provider returned something that is not an image (%s)", conf.provider, mt))
+		return fail("provider_contract", fmt.Errorf("the %s provider returned something that is not an image (%s)", conf.Provider, mt))
 	}
 	dir, err := g.e.cacheDir("images")
 	if err != nil {
@@ -165,8 +80,8 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 		return tooldef.Result{}, fmt.Errorf("save the generated image: %w", err)
 	}
 	res := tooldef.OK(map[string]any{
-		"success": true, "image": path, "model": conf.model, "prompt": args.Prompt,
-		"aspect_ratio": aspect, "provider": conf.provider,
+		"success": true, "image": path, "model": conf.Model, "prompt": args.Prompt,
+		"aspect_ratio": aspect, "provider": conf.Provider,
 	})
 	if len(img) <= maxInlineImage {
 		res.Images = []tooldef.Image{{MIMEType: mt, Data: img}}
@@ -177,11 +92,11 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 // reportProgress tells the client the call is alive while the provider
 // works: elapsed seconds, no total (it is unknown). The returned stop
 // waits for the reporter to finish, so no update follows the result.
-func (g *imageGen) reportProgress(ctx context.Context, conf imageConf) (stop func()) {
+func (g *imageGen) reportProgress(ctx context.Context, conf spec.ImageBackend) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	start := time.Now()
-	tooldef.ReportProgress(ctx, 0, 0, "Generating image with "+conf.provider+" ("+conf.model+")")
+	tooldef.ReportProgress(ctx, 0, 0, "Generating image with "+conf.Provider+" ("+conf.Model+")")
 	wg.Go(func() {
 		t := time.NewTicker(g.e.every)
 		defer t.Stop()
@@ -203,17 +118,17 @@ func (g *imageGen) reportProgress(ctx context.Context, conf imageConf) (stop fun
 	}
 }
 
-func (g *imageGen) generate(ctx context.Context, conf imageConf, prompt, aspect string) ([]byte, error) {
+func (g *imageGen) generate(ctx context.Context, conf spec.ImageBackend, prompt, aspect string) ([]byte, error) {
 	timeout := g.e.callTimeout(0)
-	switch conf.provider {
-	case "openai":
-		req := map[string]any{"prompt": prompt, "model": conf.model, "n": 1}
+	switch conf.Provider {
+	case spec.ImageOpenAI:
+		req := map[string]any{"prompt": prompt, "model": conf.Model, "n": 1}
 		if size, ok := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]; ok {
 			req["size"] = size
 		}
-		raw, err := g.e.postOpenAI(ctx, conf.baseURL, conf.apiKey, "images/generations", req, timeout)
+		raw, err := g.e.postOpenAI(ctx, conf.BaseURL, conf.APIKey, "images/generations", req, timeout)
 		if err != nil {
-			return nil, apiError("the image model "+conf.model, conf.baseURL, "OPENAI_API_KEY", err)
+			return nil, apiError("the image model "+conf.Model, conf.BaseURL, "OPENAI_API_KEY", err)
 		}
 		var resp struct {
 			Data []struct {
@@ -222,10 +137,10 @@ func (g *imageGen) generate(ctx context.Context, conf imageConf, prompt, aspect 
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(raw, &resp); err != nil {
-			return nil, fmt.Errorf("the image model %s answered with something other than an images response: %w", conf.model, err)
+			return nil, fmt.Errorf("the image model %s answered with something other than an images response: %w", conf.Model, err)
 		}
 		if len(resp.Data) == 0 {
-			return nil, fmt.Errorf("the image model %s returned no image", conf.model)
+			return nil, fmt.Errorf("the image model %s returned no image", conf.Model)
 		}
 		if b64 := resp.Data[0].B64JSON; b64 != "" {
 			b, err := base64.StdEncoding.DecodeString(b64)
@@ -237,26 +152,26 @@ func (g *imageGen) generate(ctx context.Context, conf imageConf, prompt, aspect 
 		if resp.Data[0].URL != "" {
 			return g.fetchResult(ctx, resp.Data[0].URL, timeout)
 		}
-		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.model)
-	case "fal":
+		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.Model)
+	case spec.ImageFAL:
 		return g.fal(ctx, conf, prompt, aspect, timeout)
 	}
-	return nil, fmt.Errorf("image provider %q is not supported", conf.provider)
+	return nil, fmt.Errorf("image provider %q is not supported", conf.Provider)
 }
 
 // fal calls FAL's synchronous endpoint, POST <base>/<model>, and downloads
 // the image it links to.
-func (g *imageGen) fal(ctx context.Context, conf imageConf, prompt, aspect string, timeout time.Duration) ([]byte, error) {
+func (g *imageGen) fal(ctx context.Context, conf spec.ImageBackend, prompt, aspect string, timeout time.Duration) ([]byte, error) {
 	ctx2, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	size := map[string]string{"landscape": "landscape_16_9", "square": "square_hd", "portrait": "portrait_16_9"}[aspect]
 	body, _ := json.Marshal(map[string]any{"prompt": prompt, "image_size": size, "num_images": 1, "enable_safety_checker": true})
-	u := strings.TrimRight(conf.baseURL, "/") + "/" + strings.Trim(conf.model, "/")
+	u := strings.TrimRight(conf.BaseURL, "/") + "/" + strings.Trim(conf.Model, "/")
 	req, err := http.NewRequestWithContext(ctx2, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("FAL URL %s: %w (check FAL_BASE_URL and image_gen.model)", u, err)
 	}
-	req.Header.Set("Authorization", "Key "+conf.apiKey)
+	req.Header.Set("Authorization", "Key "+conf.APIKey)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := g.e.client.Do(req)
@@ -281,11 +196,11 @@ func (g *imageGen) fal(ctx context.Context, conf imageConf, prompt, aspect strin
 		case http.StatusUnauthorized, http.StatusForbidden:
 			hint = " (check FAL_KEY)"
 		case http.StatusNotFound:
-			hint = " (check image_gen.model / FAL_IMAGE_MODEL names a FAL model, e.g. " + defaultFALModel + ")"
+			hint = " (check image_gen.model / FAL_IMAGE_MODEL names a FAL model, e.g. " + spec.DefaultFALModel + ")"
 		case http.StatusTooManyRequests:
 			hint = " (rate limited; wait and retry)"
 		}
-		return nil, fmt.Errorf("FAL model %s returned HTTP %d: %s%s", conf.model, resp.StatusCode, msg, hint)
+		return nil, fmt.Errorf("FAL model %s returned HTTP %d: %s%s", conf.Model, resp.StatusCode, msg, hint)
 	}
 	var out struct {
 		Images []struct {
@@ -293,7 +208,7 @@ func (g *imageGen) fal(ctx context.Context, conf imageConf, prompt, aspect strin
 		} `json:"images"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil || len(out.Images) == 0 || out.Images[0].URL == "" {
-		return nil, fmt.Errorf("FAL model %s returned no image URL", conf.model)
+		return nil, fmt.Errorf("FAL model %s returned no image URL", conf.Model)
 	}
 	return g.fetchResult(ctx, out.Images[0].URL, timeout)
 }
@@ -329,38 +244,3 @@ func (g *imageGen) fetchResult(ctx context.Context, u string, timeout time.Durat
 	}
 	return b, nil
 }
-
-const imageDescription = "Generate an image from a text prompt with the image model the user configured " +
-	"(OpenAI-compatible images API or FAL). The image is saved under the Hermes home; the result gives its " +
-	"absolute path in `image` and shows the image itself. Describe subject, style, composition and lighting " +
-	"in the prompt."
-
-const imageInputSchema = `{
-  "type": "object",
-  "properties": {
-    "prompt": {
-      "type": "string",
-      "description": "The text prompt describing the desired image. Be detailed and descriptive."
-    },
-    "aspect_ratio": {
-      "type": "string",
-      "enum": ["landscape", "square", "portrait"],
-      "description": "The aspect ratio of the generated image. 'landscape' is 16:9 wide, 'portrait' is 16:9 tall, 'square' is 1:1.",
-      "default": "landscape"
-    }
-  },
-  "required": ["prompt"]
-}`
-
-const imageOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "success": {"const": true},
-    "image": {"type": "string"},
-    "model": {"type": "string"},
-    "prompt": {"type": "string"},
-    "aspect_ratio": {"type": "string"},
-    "provider": {"type": "string"}
-  },
-  "required": ["success", "image", "model", "prompt", "aspect_ratio", "provider"]
-}`

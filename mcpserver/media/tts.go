@@ -2,6 +2,7 @@ package media
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -19,14 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-)
-
-// Provider names as reported in results.
-const (
-	ttsEspeak     = "espeak-ng"
-	ttsOpenAI     = "openai"
-	ttsElevenLabs = "elevenlabs"
 )
 
 // Defaults. gpt-4o-mini-tts is the SDK's current speech model (every
@@ -37,87 +32,21 @@ const (
 	defaultOpenAIVoice    = "alloy"
 	defaultElevenVoice    = "pNInz6obpgDQGcFmaJgB"
 	defaultElevenModel    = "eleven_multilingual_v2"
-	defaultElevenBase     = "https://api.elevenlabs.io"
 	defaultEspeakVoice    = "en-us"
 	defaultEspeakSpeed    = 170
 )
 
 // Character caps per provider (the Python Hermes' limits); longer text is
 // truncated.
-var ttsMaxChars = map[string]int{ttsOpenAI: 4096, ttsElevenLabs: 5000, ttsEspeak: 5000}
+var ttsMaxChars = map[string]int{spec.TTSOpenAI: 4096, spec.TTSElevenLabs: 5000, spec.TTSEspeak: 5000}
 
 type tts struct{ e *env }
 
-type ttsConf struct {
-	provider string
-	c        config
-	apiKey   string
-	baseURL  string
-	espeak   string // path to espeak-ng
-}
-
-// resolve maps tts.provider to a backend. Unset and "edge" (Hermes'
-// default, a Microsoft service this build does not speak) use espeak-ng.
-func (s *tts) resolve() (ttsConf, error) {
-	c, err := loadConfig(s.e.home)
-	if err != nil {
-		return ttsConf{}, err
-	}
-	conf := ttsConf{c: c}
-	switch p := strings.ToLower(strings.TrimSpace(c.TTS.Provider)); p {
-	case "", "edge", "espeak", "espeak-ng", "local":
-		conf.provider = ttsEspeak
-		path, err := s.e.lookPath("espeak-ng")
-		if err != nil {
-			return conf, errors.New("text_to_speech needs espeak-ng: install it (Debian/Ubuntu: apt-get install espeak-ng), or set tts.provider in config.yaml to openai (OPENAI_API_KEY) or elevenlabs (ELEVENLABS_API_KEY)")
-		}
-		conf.espeak = path
-	case ttsOpenAI:
-		conf.provider = p
-		conf.apiKey = s.e.getenv("OPENAI_API_KEY")
-		conf.baseURL = firstSet(c.TTS.OpenAI.BaseURL, s.e.getenv("OPENAI_BASE_URL"), defaultOpenAIBase)
-		if conf.apiKey == "" && strings.Contains(conf.baseURL, "api.openai.com") {
-			return conf, errors.New("tts.provider is openai but OPENAI_API_KEY is not set")
-		}
-	case ttsElevenLabs:
-		conf.provider = p
-		conf.apiKey = s.e.getenv("ELEVENLABS_API_KEY")
-		conf.baseURL = firstSet(c.TTS.ElevenLabs.BaseURL, s.e.getenv("ELEVENLABS_BASE_URL"), defaultElevenBase)
-		if conf.apiKey == "" {
-			return conf, errors.New("tts.provider is elevenlabs but ELEVENLABS_API_KEY is not set")
-		}
-	default:
-		return conf, fmt.Errorf("tts.provider %q is not supported by hermes-tools (supported: espeak-ng, openai, elevenlabs)", c.TTS.Provider)
-	}
-	return conf, nil
-}
-
-func (s *tts) check() error {
-	_, err := s.resolve()
-	return err
-}
-
-// TTSToolset returns the `tts` toolset.
+// TTSToolset returns the `tts` toolset: spec's declaration with this
+// package's handler.
 func TTSToolset(opts Options) tooldef.Toolset {
 	s := &tts{e: newEnv(opts)}
-	return tooldef.Toolset{
-		Name:        "tts",
-		Description: "Turn text into speech audio files (espeak-ng locally, or OpenAI or ElevenLabs).",
-		Default:     true,
-		EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"},
-		Tools: []tooldef.Tool{{
-			Name:         "text_to_speech",
-			Title:        "Text to speech",
-			Description:  ttsDescription,
-			InputSchema:  json.RawMessage(ttsInputSchema),
-			OutputSchema: json.RawMessage(ttsOutputSchema),
-			// Creates a new audio file and never replaces one; the
-			// configured provider may be a remote API.
-			Hints:   tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
-			Handler: s.handle,
-			Check:   s.check,
-		}},
-	}
+	return spec.TTSToolset(s.e.specOpts, bindOne(spec.TextToSpeechTool, s.handle))
 }
 
 type ttsArgs struct {
@@ -134,41 +63,41 @@ func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 	if text == "" {
 		return tooldef.Errorf("Text is required"), nil
 	}
-	conf, err := s.resolve()
+	conf, err := spec.ResolveTTS(s.e.specOpts)
 	if err != nil {
-		return tooldef.Errorf("TTS configuration error (%s): %v", firstSet(conf.provider, "tts"), err), nil
+		return tooldef.Errorf("TTS configuration error (%s): %v", cmp.Or(conf.Provider, "tts"), err), nil
 	}
-	if n := ttsMaxChars[conf.provider]; utf8.RuneCountInString(text) > n {
+	if n := ttsMaxChars[conf.Provider]; utf8.RuneCountInString(text) > n {
 		text = string([]rune(text)[:n])
 	}
-	format := map[string]string{ttsEspeak: "wav", ttsOpenAI: "mp3", ttsElevenLabs: "mp3"}[conf.provider]
+	format := map[string]string{spec.TTSEspeak: "wav", spec.TTSOpenAI: "mp3", spec.TTSElevenLabs: "mp3"}[conf.Provider]
 	path, err := s.outputPath(args.OutputPath, format)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	if conf.provider == ttsOpenAI {
+	if conf.Provider == spec.TTSOpenAI {
 		// OpenAI writes what the file name asks for.
 		if ext := strings.TrimPrefix(filepath.Ext(path), "."); openaiFormats[ext] {
 			format = ext
 		}
 	} else if ext := strings.TrimPrefix(filepath.Ext(path), "."); ext != format {
-		return tooldef.Errorf("%s produces %s audio: give output_path a .%s extension", conf.provider, format, format), nil
+		return tooldef.Errorf("%s produces %s audio: give output_path a .%s extension", conf.Provider, format, format), nil
 	}
 
 	var audio []byte
-	switch conf.provider {
-	case ttsEspeak:
+	switch conf.Provider {
+	case spec.TTSEspeak:
 		audio, err = s.espeak(ctx, conf, text, filepath.Dir(path))
-	case ttsOpenAI:
+	case spec.TTSOpenAI:
 		audio, err = s.openai(ctx, conf, text, format)
-	case ttsElevenLabs:
+	case spec.TTSElevenLabs:
 		audio, err = s.elevenlabs(ctx, conf, text)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return tooldef.Failure(map[string]any{"error": "Interrupted", "success": false}), nil
 		}
-		return tooldef.Errorf("TTS failed (%s): %v", conf.provider, err), nil
+		return tooldef.Errorf("TTS failed (%s): %v", conf.Provider, err), nil
 	}
 	if err := writeNew(path, audio); err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -183,7 +112,7 @@ func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 		tag = "[[audio_as_voice]]\n" + tag
 	}
 	return tooldef.OK(map[string]any{
-		"success": true, "file_path": path, "media_tag": tag, "provider": conf.provider, "voice_compatible": voice,
+		"success": true, "file_path": path, "media_tag": tag, "provider": conf.Provider, "voice_compatible": voice,
 	}), nil
 }
 
@@ -225,9 +154,9 @@ func (s *tts) outputPath(p, format string) (string, error) {
 // espeak runs espeak-ng writing a WAV file with -w (its --stdout WAV has
 // placeholder sizes some players reject). The text goes on stdin, never
 // through a shell or as an argument that could look like a flag.
-func (s *tts) espeak(ctx context.Context, conf ttsConf, text, dir string) ([]byte, error) {
-	voice := firstSet(conf.c.TTS.Espeak.Voice, defaultEspeakVoice)
-	speed := conf.c.TTS.Espeak.Speed
+func (s *tts) espeak(ctx context.Context, conf spec.TTSBackend, text, dir string) ([]byte, error) {
+	voice := cmp.Or(conf.Settings.Espeak.Voice, defaultEspeakVoice)
+	speed := conf.Settings.Espeak.Speed
 	if speed <= 0 {
 		speed = defaultEspeakSpeed
 	}
@@ -241,7 +170,7 @@ func (s *tts) espeak(ctx context.Context, conf ttsConf, text, dir string) ([]byt
 
 	ctx, cancel := context.WithTimeout(ctx, s.e.callTimeout(0))
 	defer cancel()
-	cmd := exec.CommandContext(ctx, conf.espeak, "-v", voice, "-s", strconv.Itoa(speed), "-w", tmpName, "--stdin")
+	cmd := exec.CommandContext(ctx, conf.Espeak, "-v", voice, "-s", strconv.Itoa(speed), "-w", tmpName, "--stdin")
 	cmd.Stdin = strings.NewReader(text)
 	cmd.WaitDelay = 2 * time.Second
 	var stderr bytes.Buffer
@@ -270,21 +199,21 @@ func checkWAV(b []byte) error {
 	return nil
 }
 
-func (s *tts) openai(ctx context.Context, conf ttsConf, text, format string) ([]byte, error) {
-	o := conf.c.TTS.OpenAI
-	model := firstSet(o.Model, defaultOpenAITTSModel)
+func (s *tts) openai(ctx context.Context, conf spec.TTSBackend, text, format string) ([]byte, error) {
+	o := conf.Settings.OpenAI
+	model := cmp.Or(o.Model, defaultOpenAITTSModel)
 	params := map[string]any{
 		"input":           text,
 		"model":           model,
-		"voice":           firstSet(o.Voice, defaultOpenAIVoice),
+		"voice":           cmp.Or(o.Voice, defaultOpenAIVoice),
 		"response_format": format,
 	}
 	if o.Speed > 0 {
 		params["speed"] = o.Speed
 	}
-	audio, err := s.e.postOpenAI(ctx, conf.baseURL, conf.apiKey, "audio/speech", params, s.e.callTimeout(0))
+	audio, err := s.e.postOpenAI(ctx, conf.BaseURL, conf.APIKey, "audio/speech", params, s.e.callTimeout(0))
 	if err != nil {
-		return nil, apiError("the speech model "+model, conf.baseURL, "OPENAI_API_KEY", err)
+		return nil, apiError("the speech model "+model, conf.BaseURL, "OPENAI_API_KEY", err)
 	}
 	if len(audio) == 0 {
 		return nil, errors.New("the speech model returned no audio")
@@ -293,18 +222,18 @@ func (s *tts) openai(ctx context.Context, conf ttsConf, text, format string) ([]
 }
 
 // elevenlabs calls POST /v1/text-to-speech/{voice_id} and gets MP3 back.
-func (s *tts) elevenlabs(ctx context.Context, conf ttsConf, text string) ([]byte, error) {
-	el := conf.c.TTS.ElevenLabs
+func (s *tts) elevenlabs(ctx context.Context, conf spec.TTSBackend, text string) ([]byte, error) {
+	el := conf.Settings.ElevenLabs
 	ctx, cancel := context.WithTimeout(ctx, s.e.callTimeout(0))
 	defer cancel()
-	body, _ := json.Marshal(map[string]any{"text": text, "model_id": firstSet(el.ModelID, defaultElevenModel)})
-	u := strings.TrimRight(conf.baseURL, "/") + "/v1/text-to-speech/" + url.PathEscape(firstSet(el.VoiceID, defaultElevenVoice)) +
+	body, _ := json.Marshal(map[string]any{"text": text, "model_id": cmp.Or(el.ModelID, defaultElevenModel)})
+	u := strings.TrimRight(conf.BaseURL, "/") + "/v1/text-to-speech/" + url.PathEscape(cmp.Or(el.VoiceID, defaultElevenVoice)) +
 		"?output_format=mp3_44100_128"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("ElevenLabs URL: %w (check ELEVENLABS_BASE_URL)", err)
 	}
-	req.Header.Set("xi-api-key", conf.apiKey)
+	req.Header.Set("xi-api-key", conf.APIKey)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "audio/mpeg")
 	resp, err := s.e.client.Do(req)
@@ -346,35 +275,3 @@ func (s *tts) elevenlabs(ctx context.Context, conf ttsConf, text string) ([]byte
 	}
 	return data, nil
 }
-
-const ttsDescription = "Convert text to speech audio. Saves an audio file (under the Hermes home's " +
-	"cache/audio unless output_path is given; existing files are never overwritten) and returns its path " +
-	"in file_path and a media_tag (MEDIA:<path>) that chat front-ends turn into an audio attachment. The " +
-	"voice and provider are configured by the user; very long text is truncated to the provider's limit."
-
-const ttsInputSchema = `{
-  "type": "object",
-  "properties": {
-    "text": {
-      "type": "string",
-      "description": "The text to convert to speech. Keep under 4000 characters."
-    },
-    "output_path": {
-      "type": "string",
-      "description": "Optional file path for the audio (absolute, ~/..., or relative to the Hermes audio cache). Must not exist yet. Defaults to a new file in <HERMES_HOME>/cache/audio/."
-    }
-  },
-  "required": ["text"]
-}`
-
-const ttsOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "success": {"const": true},
-    "file_path": {"type": "string"},
-    "media_tag": {"type": "string"},
-    "provider": {"type": "string"},
-    "voice_compatible": {"type": "boolean"}
-  },
-  "required": ["success", "file_path", "media_tag", "provider", "voice_compatible"]
-}`

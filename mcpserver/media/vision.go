@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -38,83 +39,28 @@ func VisionFunc(opts Options) func(ctx context.Context, image []byte, question s
 	return NewVision(opts).Analyze
 }
 
-// visionConf is a resolved vision endpoint.
+// visionConf is a resolved vision endpoint with this process's bound on
+// one call.
 type visionConf struct {
-	baseURL, apiKey, model, keyHint string
-	timeout, download               time.Duration
-	allowPrivate                    bool
+	spec.VisionBackend
+	timeout time.Duration
 }
 
-// resolve picks the endpoint, key and model. Provider "auto" follows the
-// main model's endpoint when config.yaml gives one (as Hermes' auto does),
-// else OpenAI; "openrouter" uses OpenRouter; anything else must be an
-// OpenAI-compatible server named by auxiliary.vision.base_url.
+// resolve resolves the endpoint the way the check does (spec.ResolveVision)
+// and applies the Timeout option.
 func (v *Vision) resolve() (visionConf, error) {
-	c, err := loadConfig(v.e.home)
+	b, err := spec.ResolveVision(v.e.specOpts)
 	if err != nil {
 		return visionConf{}, err
 	}
-	aux := c.Auxiliary.Vision
-	getenv := v.e.getenv
-	provider := strings.ToLower(strings.TrimSpace(aux.Provider))
-	if provider == "" || provider == "main" {
-		provider = "auto"
-	}
-	conf := visionConf{
-		baseURL: aux.BaseURL, apiKey: aux.APIKey, keyHint: "auxiliary.vision.api_key in config.yaml",
-		timeout: v.e.callTimeout(aux.Timeout), allowPrivate: c.Web.AllowPrivateURLs,
-	}
-	conf.download = 30 * time.Second
-	if aux.DownloadTimeout > 0 {
-		conf.download = time.Duration(aux.DownloadTimeout * float64(time.Second))
-	}
-	mainCompatible := map[string]bool{"": true, "auto": true, "openai": true, "custom": true}[strings.ToLower(c.Model.Provider)]
-	switch {
-	case conf.baseURL != "":
-	case provider == "openrouter":
-		conf.baseURL = "https://openrouter.ai/api/v1"
-		if conf.apiKey == "" {
-			conf.apiKey, conf.keyHint = getenv("OPENROUTER_API_KEY"), "OPENROUTER_API_KEY"
-		}
-	case provider == "auto" && mainCompatible && c.Model.BaseURL != "":
-		conf.baseURL = c.Model.BaseURL
-		if conf.apiKey == "" {
-			conf.apiKey, conf.keyHint = c.Model.APIKey, "model.api_key in config.yaml"
-		}
-	case provider == "auto" || provider == "openai" || provider == "custom":
-		conf.baseURL = getenv("OPENAI_BASE_URL")
-	default:
-		return conf, fmt.Errorf("auxiliary.vision.provider %q is not supported by hermes-tools: use openai, openrouter, or set auxiliary.vision.base_url to an OpenAI-compatible endpoint", aux.Provider)
-	}
-	if conf.baseURL == "" {
-		conf.baseURL = defaultOpenAIBase
-	}
-	if conf.apiKey == "" && provider != "openrouter" {
-		conf.apiKey, conf.keyHint = getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"
-	}
-	// A local OpenAI-compatible server may need no key; the hosted APIs do.
-	hosted := strings.Contains(conf.baseURL, "api.openai.com") || strings.Contains(conf.baseURL, "openrouter.ai")
-	if conf.apiKey == "" && hosted {
-		return conf, fmt.Errorf("vision needs an API key: set %s (or auxiliary.vision.base_url and api_key in config.yaml for another OpenAI-compatible server)", conf.keyHint)
-	}
-	conf.model = getenv("AUXILIARY_VISION_MODEL")
-	if conf.model == "" {
-		conf.model = aux.Model
-	}
-	if conf.model == "" && provider == "auto" && mainCompatible && aux.BaseURL == "" {
-		conf.model = c.Model.Name
-	}
-	if conf.model == "" {
-		return conf, errors.New("no vision model configured: set auxiliary.vision.model in config.yaml (or AUXILIARY_VISION_MODEL) to a vision-capable model your provider serves")
-	}
-	return conf, nil
+	return visionConf{VisionBackend: b, timeout: v.e.callTimeout(b.Timeout)}, nil
 }
 
 // Check reports whether a vision model is configured; its error says what
-// to set.
+// to set. It is spec.VisionCheck, which the front process runs without
+// this package.
 func (v *Vision) Check() error {
-	_, err := v.resolve()
-	return err
+	return spec.VisionCheck(v.e.specOpts)
 }
 
 // Analyze sends the image with the question, verbatim, and returns the
@@ -132,8 +78,8 @@ func (v *Vision) Analyze(ctx context.Context, image []byte, question string) (st
 }
 
 func (v *Vision) ask(ctx context.Context, conf visionConf, dataURL, prompt string) (string, error) {
-	raw, err := v.e.postOpenAI(ctx, conf.baseURL, conf.apiKey, "chat/completions", map[string]any{
-		"model": conf.model,
+	raw, err := v.e.postOpenAI(ctx, conf.BaseURL, conf.APIKey, "chat/completions", map[string]any{
+		"model": conf.Model,
 		"messages": []any{map[string]any{
 			"role": "user",
 			"content": []any{
@@ -146,7 +92,7 @@ func (v *Vision) ask(ctx context.Context, conf visionConf, dataURL, prompt strin
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", apiError("the vision model "+conf.model, conf.baseURL, conf.keyHint, err)
+		return "", apiError("the vision model "+conf.Model, conf.BaseURL, conf.KeyHint, err)
 	}
 	var resp struct {
 		Choices []struct {
@@ -157,13 +103,13 @@ func (v *Vision) ask(ctx context.Context, conf visionConf, dataURL, prompt strin
 		} `json:"choices"`
 	}
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return "", fmt.Errorf("the vision model %s answered with something other than a chat completion: %w", conf.model, err)
+		return "", fmt.Errorf("the vision model %s answered with something other than a chat completion: %w", conf.Model, err)
 	}
 	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
 		if len(resp.Choices) > 0 && resp.Choices[0].Message.Refusal != "" {
 			return "", fmt.Errorf("the vision model refused: %s", resp.Choices[0].Message.Refusal)
 		}
-		return "", fmt.Errorf("the vision model %s returned no answer; check that it accepts images", conf.model)
+		return "", fmt.Errorf("the vision model %s returned no answer; check that it accepts images", conf.Model)
 	}
 	return resp.Choices[0].Message.Content, nil
 }
@@ -182,26 +128,11 @@ func imageType(b []byte) (string, error) {
 	return "", fmt.Errorf("not a supported image (detected %s): vision models take PNG, JPEG, GIF and WebP", mt)
 }
 
-// VisionToolset returns the `vision` toolset.
+// VisionToolset returns the `vision` toolset: spec's declaration with
+// this package's handler.
 func VisionToolset(opts Options) tooldef.Toolset {
 	v := NewVision(opts)
-	return tooldef.Toolset{
-		Name:        "vision",
-		Description: "Look at images from URLs, files or data URLs with a vision model.",
-		Default:     true,
-		EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "AUXILIARY_VISION_MODEL"},
-		Tools: []tooldef.Tool{{
-			Name:         "vision_analyze",
-			Title:        "Analyze an image",
-			Description:  visionDescription,
-			InputSchema:  json.RawMessage(visionInputSchema),
-			OutputSchema: json.RawMessage(visionOutputSchema),
-			// Reads a file or URL and asks a remote model; changes nothing.
-			Hints:   tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-			Handler: v.handle,
-			Check:   v.Check,
-		}},
-	}
+	return spec.VisionToolset(v.e.specOpts, bindOne(spec.VisionAnalyzeTool, v.handle))
 }
 
 type visionArgs struct {
@@ -291,11 +222,11 @@ func (v *Vision) load(ctx context.Context, conf visionConf, ref string) ([]byte,
 }
 
 func (v *Vision) download(ctx context.Context, conf visionConf, raw string) ([]byte, error) {
-	policy := urlguard.Policy{AllowPrivate: conf.allowPrivate}
+	policy := urlguard.Policy{AllowPrivate: conf.AllowPrivateURLs}
 	if _, err := urlguard.CheckURL(ctx, raw, policy, v.e.resolver); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, conf.download)
+	ctx, cancel := context.WithTimeout(ctx, conf.DownloadTimeout)
 	defer cancel()
 	client := guardedClient(policy)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
@@ -312,7 +243,7 @@ func (v *Vision) download(ctx context.Context, conf visionConf, raw string) ([]b
 			}
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("the image did not download within %v (auxiliary.vision.download_timeout)", conf.download)
+			return nil, fmt.Errorf("the image did not download within %v (auxiliary.vision.download_timeout)", conf.DownloadTimeout)
 		}
 		return nil, fmt.Errorf("download the image: %v", err)
 	}
@@ -350,31 +281,3 @@ func guardedClient(p urlguard.Policy) *http.Client {
 		},
 	}
 }
-
-const visionDescription = "Analyze an image with a vision model and answer a question about it. The image can " +
-	"be an http(s) URL, an absolute local file path, or a data URL (data:image/png;base64,...). PNG, JPEG, GIF " +
-	"and WebP are supported. Returns a full description of the image followed by the answer to your question."
-
-const visionInputSchema = `{
-  "type": "object",
-  "properties": {
-    "image_url": {
-      "type": "string",
-      "description": "Image URL (http/https), absolute local file path, or data URL to analyze."
-    },
-    "question": {
-      "type": "string",
-      "description": "Your specific question or request about the image. The image is always fully described first."
-    }
-  },
-  "required": ["image_url", "question"]
-}`
-
-const visionOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "success": {"const": true},
-    "analysis": {"type": "string"}
-  },
-  "required": ["success", "analysis"]
-}`

@@ -158,3 +158,10 @@ func ReportProgress(ctx context.Context, progress, total float64, message string
 		fn(progress, total, message)
 	}
 }
+
+// WantsProgress reports whether the caller asked for progress updates, for
+// a layer that must decide whether to request them from elsewhere.
+func WantsProgress(ctx context.Context) bool {
+	fn, ok := ctx.Value(progressKey{}).(ProgressFunc)
+	return ok && fn != nil
+}

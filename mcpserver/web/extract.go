@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
 // Size caps. maxResultChars is the Python Hermes' cap on a web tool's
@@ -67,15 +68,15 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 	if len(urls) == 0 {
 		return tooldef.Errorf("urls is required: pass 1 to %d page URLs to read", maxURLs), nil
 	}
-	c, err := loadConfig(t.home)
+	c, err := spec.LoadConfig(t.home)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	backend, err := t.extractBackend(c)
+	backend, err := spec.ExtractBackend(c, t.getenv)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	policy := c.policy()
+	policy := urlPolicy(c)
 
 	rows := make([]extracted, len(urls))
 	// The policy check runs first, for every backend: a provider would
@@ -98,7 +99,7 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 
 	prog := newProgress(ctx, len(urls), len(urls)-len(pending))
 	switch backend {
-	case backendTavily, backendExa:
+	case spec.BackendTavily, spec.BackendExa:
 		// One batch request covers every URL.
 		batch := make([]string, len(pending))
 		for j, i := range pending {
@@ -119,7 +120,7 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 		var wg sync.WaitGroup
 		for _, i := range pending {
 			wg.Go(func() {
-				if backend == backendFirecrawl {
+				if backend == spec.BackendFirecrawl {
 					rows[i] = t.firecrawlScrape(ctx, rows[i].URL)
 				} else {
 					rows[i] = t.fetchPage(ctx, rows[i].URL, policy)
@@ -307,7 +308,7 @@ func (t *tools) firecrawlScrape(ctx context.Context, u string) (row extracted) {
 	}
 	body := map[string]any{"url": u, "formats": []string{"markdown"}, "onlyMainContent": true,
 		"timeout": t.timeout.Milliseconds()}
-	if err := t.postJSON(ctx, backendFirecrawl, t.baseURL(backendFirecrawl)+"/v2/scrape", firecrawlAuth(t.getenv), body, &resp); err != nil {
+	if err := t.postJSON(ctx, spec.BackendFirecrawl, t.baseURL(spec.BackendFirecrawl)+"/v2/scrape", firecrawlAuth(t.getenv), body, &resp); err != nil {
 		row.fail(err)
 		return row
 	}
@@ -332,7 +333,7 @@ func (t *tools) extractBatch(ctx context.Context, backend string, urls []string)
 	failed := map[string]string{}
 	base := t.baseURL(backend)
 	switch backend {
-	case backendTavily:
+	case spec.BackendTavily:
 		var resp struct {
 			Results []struct {
 				URL        string `json:"url"`
@@ -353,7 +354,7 @@ func (t *tools) extractBatch(ctx context.Context, backend string, urls []string)
 		for _, f := range resp.FailedResults {
 			failed[f.URL] = f.Error
 		}
-	case backendExa:
+	case spec.BackendExa:
 		var resp struct {
 			Results []struct {
 				ID    string `json:"id"`
@@ -400,7 +401,7 @@ func (t *tools) extractBatch(ctx context.Context, backend string, urls []string)
 			if msg == "" {
 				msg = "no content returned"
 			}
-			out[i].fail(fmt.Errorf("%s could not extract this URL: %s", displayNames[backend], msg))
+			out[i].fail(fmt.Errorf("%s could not extract this URL: %s", spec.DisplayName(backend), msg))
 		}
 	}
 	return out, nil

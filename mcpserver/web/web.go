@@ -8,11 +8,15 @@
 // or handed to a provider: URLs carrying secrets and cloud metadata
 // addresses are always refused, private and loopback addresses unless
 // config.yaml says web.allow_private_urls: true.
+//
+// The tools' declarations (descriptions, schemas, hints) and the check that
+// hides web_search, with the backend selection it shares with the handlers,
+// live in package spec, so the MCP front process can serve them without
+// linking this package's heavy HTML and PDF libraries.
 package web
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +25,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
 // Options configures the web toolset.
@@ -40,15 +45,6 @@ type Options struct {
 	Resolver urlguard.Resolver
 	// Timeout bounds one provider request or one page fetch; 0 means 30 s.
 	Timeout time.Duration
-}
-
-// Env vars read by this toolset, for Toolset.EnvVars.
-var envVars = []string{
-	"TAVILY_API_KEY", "TAVILY_BASE_URL",
-	"EXA_API_KEY", "EXA_BASE_URL",
-	"FIRECRAWL_API_KEY", "FIRECRAWL_API_URL",
-	"SEARXNG_URL",
-	"BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_BASE_URL",
 }
 
 // tools holds the resolved options shared by both handlers.
@@ -94,131 +90,27 @@ func newTools(opts Options) *tools {
 	return t
 }
 
-// Toolset returns the web toolset.
+// Toolset returns the web toolset: the declarations of package spec, bound
+// to this package's handlers.
 func Toolset(opts Options) tooldef.Toolset {
 	t := newTools(opts)
-	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true}
-	return tooldef.Toolset{
-		Name:        "web",
-		Description: "Search the web and read pages (HTML, PDF) as Markdown.",
-		Default:     true,
-		EnvVars:     envVars,
-		Tools: []tooldef.Tool{
-			{
-				Name:         "web_search",
-				Title:        "Search the web",
-				Description:  searchDescription,
-				InputSchema:  json.RawMessage(searchInputSchema),
-				OutputSchema: json.RawMessage(searchOutputSchema),
-				Hints:        hints,
-				Handler:      t.handleSearch,
-				Check:        t.checkSearch,
-			},
-			{
-				Name:         "web_extract",
-				Title:        "Read web pages",
-				Description:  extractDescription,
-				InputSchema:  json.RawMessage(extractInputSchema),
-				OutputSchema: json.RawMessage(extractOutputSchema),
-				Hints:        hints,
-				Handler:      t.handleExtract,
-			},
-		},
+	return spec.Toolset(spec.Options{Home: t.home, Getenv: t.getenv}, t.handler)
+}
+
+// handler binds a declared tool to its implementation. A name without one
+// is a declaration added to spec but not implemented here, a programming
+// error that the tests and every start-up catch at once.
+func (t *tools) handler(name string) tooldef.Handler {
+	switch name {
+	case spec.SearchTool:
+		return t.handleSearch
+	case spec.ExtractTool:
+		return t.handleExtract
 	}
+	panic("web: no handler for declared tool " + name)
 }
 
 // withTimeout bounds one outbound request.
 func (t *tools) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, t.timeout)
 }
-
-const searchDescription = "Search the web for information on any topic. Returns up to 5 relevant results " +
-	"by default (set limit for more, up to 100) with titles, URLs and descriptions. The query is passed " +
-	"to the search backend as written, so operators such as site:, filetype:, intitle:, -term and " +
-	"\"quoted phrases\" may work depending on the backend. Use web_extract to read a result in full."
-
-const extractDescription = "Extract content from web page URLs as Markdown. Also reads PDF files: pass " +
-	"the PDF link directly. Up to 5 URLs per call, fetched concurrently; each URL gets its own result, " +
-	"and a URL that cannot be read reports its own error without failing the others. Very long pages " +
-	"are truncated. URLs that carry API keys or tokens, and cloud metadata or private-network " +
-	"addresses, are refused. If a page needs JavaScript or a login and comes back empty, use the " +
-	"browser tools instead."
-
-const searchInputSchema = `{
-  "type": "object",
-  "properties": {
-    "query": {
-      "type": "string",
-      "description": "The search query to look up on the web. May include operators the backend supports, such as site:example.com, filetype:pdf, -term or \"exact phrase\"."
-    },
-    "limit": {
-      "type": "integer",
-      "description": "Maximum number of results to return (default 5).",
-      "default": 5,
-      "minimum": 1,
-      "maximum": 100
-    }
-  },
-  "required": ["query"]
-}`
-
-const searchOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "success": {"const": true},
-    "data": {
-      "type": "object",
-      "properties": {
-        "web": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "title": {"type": "string"},
-              "url": {"type": "string"},
-              "description": {"type": "string"},
-              "position": {"type": "integer", "minimum": 1}
-            },
-            "required": ["title", "url", "description", "position"]
-          }
-        }
-      },
-      "required": ["web"]
-    }
-  },
-  "required": ["success", "data"]
-}`
-
-const extractInputSchema = `{
-  "type": "object",
-  "properties": {
-    "urls": {
-      "type": "array",
-      "items": {"type": "string"},
-      "description": "List of URLs to extract content from (max 5 URLs per call)",
-      "maxItems": 5
-    }
-  },
-  "required": ["urls"]
-}`
-
-const extractOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "results": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {
-          "url": {"type": "string"},
-          "title": {"type": "string"},
-          "content": {"type": "string"},
-          "error": {"type": ["string", "null"]},
-          "blocked_by_policy": {"type": "boolean"}
-        },
-        "required": ["url", "title", "content", "error"]
-      }
-    }
-  },
-  "required": ["results"]
-}`

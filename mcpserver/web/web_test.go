@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
 // publicResolver answers every host with a public documentation address,
@@ -82,23 +84,23 @@ func (f *fixture) call(t *testing.T, ctx context.Context, name string, args any)
 
 func searchEnv(fake *fakeapis.Server, backend string) map[string]string {
 	switch backend {
-	case backendFirecrawl:
+	case spec.BackendFirecrawl:
 		return map[string]string{"FIRECRAWL_API_KEY": fakeapis.FirecrawlKey, "FIRECRAWL_API_URL": fake.Base(fakeapis.Firecrawl)}
-	case backendTavily:
+	case spec.BackendTavily:
 		return map[string]string{"TAVILY_API_KEY": fakeapis.TavilyKey, "TAVILY_BASE_URL": fake.Base(fakeapis.Tavily)}
-	case backendExa:
+	case spec.BackendExa:
 		return map[string]string{"EXA_API_KEY": fakeapis.ExaKey, "EXA_BASE_URL": fake.Base(fakeapis.Exa)}
-	case backendSearXNG:
+	case spec.BackendSearXNG:
 		return map[string]string{"SEARXNG_URL": fake.Base(fakeapis.SearXNG)}
-	case backendBrave:
+	case spec.BackendBrave:
 		return map[string]string{"BRAVE_SEARCH_API_KEY": fakeapis.BraveKey, "BRAVE_SEARCH_BASE_URL": fake.Base(fakeapis.Brave)}
 	}
 	return nil
 }
 
 var fakeProvider = map[string]string{
-	backendFirecrawl: fakeapis.Firecrawl, backendTavily: fakeapis.Tavily, backendExa: fakeapis.Exa,
-	backendSearXNG: fakeapis.SearXNG, backendBrave: fakeapis.Brave,
+	spec.BackendFirecrawl: fakeapis.Firecrawl, spec.BackendTavily: fakeapis.Tavily, spec.BackendExa: fakeapis.Exa,
+	spec.BackendSearXNG: fakeapis.SearXNG, spec.BackendBrave: fakeapis.Brave,
 }
 
 func TestSearchBackends(t *testing.T) {
@@ -110,11 +112,11 @@ func TestSearchBackends(t *testing.T) {
 		// body is a field the request must carry, for POST APIs.
 		bodyField string
 	}{
-		{backendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, `"limit":3`},
-		{backendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, `"max_results":3`},
-		{backendExa, "X-Api-Key", fakeapis.ExaKey, `"numResults":3`},
-		{backendSearXNG, "", "", ""},
-		{backendBrave, "X-Subscription-Token", fakeapis.BraveKey, ""},
+		{spec.BackendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, `"limit":3`},
+		{spec.BackendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, `"max_results":3`},
+		{spec.BackendExa, "X-Api-Key", fakeapis.ExaKey, `"numResults":3`},
+		{spec.BackendSearXNG, "", "", ""},
+		{spec.BackendBrave, "X-Subscription-Token", fakeapis.BraveKey, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.backend, func(t *testing.T) {
@@ -165,7 +167,7 @@ func TestSearchErrors(t *testing.T) {
 		want    []string
 	}
 	var tests []tc
-	for _, b := range []string{backendFirecrawl, backendTavily, backendExa, backendBrave} {
+	for _, b := range []string{spec.BackendFirecrawl, spec.BackendTavily, spec.BackendExa, spec.BackendBrave} {
 		wrongKey := searchEnv(fake, b)
 		wrongKey[keyEnv(b)] = "wrong-key"
 		tests = append(tests,
@@ -176,9 +178,9 @@ func TestSearchErrors(t *testing.T) {
 		)
 	}
 	tests = append(tests,
-		tc{"searxng/timeout", backendSearXNG, searchEnv(fake, backendSearXNG), "trigger-slow", []string{"did not answer"}},
-		tc{"searxng/500", backendSearXNG, searchEnv(fake, backendSearXNG), "trigger-500", []string{"HTTP 500"}},
-		tc{"searxng/bad-url", backendSearXNG, map[string]string{"SEARXNG_URL": fake.URL + "/nowhere"}, "q", []string{"HTTP 404", "check SEARXNG_URL"}},
+		tc{"searxng/timeout", spec.BackendSearXNG, searchEnv(fake, spec.BackendSearXNG), "trigger-slow", []string{"did not answer"}},
+		tc{"searxng/500", spec.BackendSearXNG, searchEnv(fake, spec.BackendSearXNG), "trigger-500", []string{"HTTP 500"}},
+		tc{"searxng/bad-url", spec.BackendSearXNG, map[string]string{"SEARXNG_URL": fake.URL + "/nowhere"}, "q", []string{"HTTP 404", "check SEARXNG_URL"}},
 	)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,7 +206,7 @@ func TestSearchErrors(t *testing.T) {
 	t.Run("searxng/json-disabled", func(t *testing.T) {
 		fake2 := fakeapis.Start(t)
 		fake2.SearXNGJSONDisabled = true
-		f := newFixtureWith(t, fake2, searchEnv(fake2, backendSearXNG), "", time.Second)
+		f := newFixtureWith(t, fake2, searchEnv(fake2, spec.BackendSearXNG), "", time.Second)
 		out, _ := f.call(t, context.Background(), "web_search", map[string]any{"query": "q"})
 		if msg, _ := out["error"].(string); !strings.Contains(msg, "HTTP 403") || !strings.Contains(msg, "settings.yml") {
 			t.Errorf("error = %q, want the settings.yml hint", msg)
@@ -212,14 +214,12 @@ func TestSearchErrors(t *testing.T) {
 	})
 }
 
+// The check itself is tested in spec; this checks the impl's toolset wires
+// it, and that a call made anyway gets the same reason.
 func TestSearchHiddenWithoutBackend(t *testing.T) {
 	f := newFixture(t, nil, "web:\n  backend: tavily\n")
-	err := f.tool(t, "web_search").Check()
-	if !errors.Is(err, errNoSearchBackend) {
+	if err := f.tool(t, "web_search").Check(); !errors.Is(err, spec.ErrNoSearchBackend) {
 		t.Fatalf("Check = %v, want the no-provider reason", err)
-	}
-	if !strings.Contains(err.Error(), "TAVILY_API_KEY") {
-		t.Errorf("reason %q does not say what to set", err)
 	}
 	// web_extract has a keyless path and stays available.
 	if f.tool(t, "web_extract").Check != nil {
@@ -231,51 +231,11 @@ func TestSearchHiddenWithoutBackend(t *testing.T) {
 	}
 }
 
-func TestBackendSelection(t *testing.T) {
+// Backend selection is tested in spec; this checks the handlers use it.
+func TestBackendSelectionInHandlers(t *testing.T) {
 	all := map[string]string{
 		"TAVILY_API_KEY": "t", "EXA_API_KEY": "e", "FIRECRAWL_API_KEY": "f",
 		"SEARXNG_URL": "http://127.0.0.1:1", "BRAVE_SEARCH_API_KEY": "b",
-	}
-	only := func(keys ...string) map[string]string {
-		m := map[string]string{}
-		for _, k := range keys {
-			m[k] = all[k]
-		}
-		return m
-	}
-	tests := []struct {
-		name                  string
-		env                   map[string]string
-		config                string
-		wantSearch, wantExtra string
-	}{
-		{"auto order: tavily first", all, "", backendTavily, backendTavily},
-		{"auto: exa before firecrawl", only("EXA_API_KEY", "FIRECRAWL_API_KEY"), "", backendExa, backendExa},
-		{"auto: firecrawl by URL alone", map[string]string{"FIRECRAWL_API_URL": "http://127.0.0.1:3002"}, "", backendFirecrawl, backendFirecrawl},
-		{"auto: searxng before brave, extract keyless", only("SEARXNG_URL", "BRAVE_SEARCH_API_KEY"), "", backendSearXNG, backendLocal},
-		{"auto: brave", only("BRAVE_SEARCH_API_KEY"), "", backendBrave, backendLocal},
-		{"web.backend wins", all, "web:\n  backend: exa\n", backendExa, backendExa},
-		{"web.search_backend over web.backend", all, "web:\n  backend: exa\n  search_backend: brave\n", backendBrave, backendExa},
-		{"search-only web.backend keeps auto extract", all, "web:\n  backend: searxng\n", backendSearXNG, backendTavily},
-		{"configured but unavailable falls through", only("EXA_API_KEY"), "web:\n  backend: tavily\n", backendExa, backendExa},
-		{"extract_backend local", all, "web:\n  extract_backend: local\n", backendTavily, backendLocal},
-		{"extract_backend firecrawl", all, "web:\n  extract_backend: firecrawl\n", backendTavily, backendFirecrawl},
-		{"nothing: keyless extract", nil, "", "", backendLocal},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, tt.env, tt.config)
-			tl := newTools(Options{Home: f.home, Getenv: func(k string) string { return tt.env[k] }})
-			c, err := loadConfig(f.home)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, _ := tl.searchBackend(c)
-			e, err := tl.extractBackend(c)
-			if s != tt.wantSearch || e != tt.wantExtra || err != nil {
-				t.Errorf("search, extract = %q, %q (%v); want %q, %q", s, e, err, tt.wantSearch, tt.wantExtra)
-			}
-		})
 	}
 	t.Run("search-only extract_backend", func(t *testing.T) {
 		f := newFixture(t, all, "web:\n  extract_backend: brave\n")
@@ -286,10 +246,43 @@ func TestBackendSelection(t *testing.T) {
 	})
 	t.Run("bad config.yaml", func(t *testing.T) {
 		f := newFixture(t, all, "web: [unclosed\n")
-		if err := f.tool(t, "web_search").Check(); err == nil || !strings.Contains(err.Error(), "config.yaml") {
-			t.Errorf("Check = %v, want it to name config.yaml", err)
+		for _, name := range []string{"web_search", "web_extract"} {
+			out, isErr := f.call(t, context.Background(), name, map[string]any{"query": "q", "urls": []string{"https://example.com/"}})
+			if msg, _ := out["error"].(string); !isErr || !strings.Contains(msg, "config.yaml") {
+				t.Errorf("%s = %v, want an error naming config.yaml", name, out)
+			}
 		}
 	})
+}
+
+// The toolset is spec's declarations with this package's handlers: nothing
+// declared here may drift from what the MCP front process serves.
+func TestToolsetIsSpec(t *testing.T) {
+	opts := Options{Home: t.TempDir(), Getenv: func(string) string { return "" }}
+	got := Toolset(opts)
+	var bound []string
+	want := spec.Toolset(spec.Options{Home: opts.Home, Getenv: opts.Getenv}, func(name string) tooldef.Handler {
+		bound = append(bound, name)
+		return nil
+	})
+	if got.Name != want.Name || got.Description != want.Description || got.Default != want.Default ||
+		!slices.Equal(got.EnvVars, want.EnvVars) || len(got.Tools) != len(want.Tools) {
+		t.Fatalf("toolset = %+v, want spec's %+v", got, want)
+	}
+	for i, g := range got.Tools {
+		w := want.Tools[i]
+		if g.Name != w.Name || g.Title != w.Title || g.Description != w.Description ||
+			string(g.InputSchema) != string(w.InputSchema) || string(g.OutputSchema) != string(w.OutputSchema) ||
+			g.Hints != w.Hints || (g.Check == nil) != (w.Check == nil) {
+			t.Errorf("tool %d = %+v, want spec's %+v", i, g, w)
+		}
+		if g.Handler == nil {
+			t.Errorf("%s has no handler", g.Name)
+		}
+		if bound[i] != g.Name {
+			t.Errorf("bind got %q for tool %s", bound[i], g.Name)
+		}
+	}
 }
 
 const allowPrivate = "web:\n  allow_private_urls: true\n"
@@ -440,9 +433,9 @@ func TestExtractAPIBackends(t *testing.T) {
 		path               string
 		titled             bool
 	}{
-		{backendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, "/v2/scrape", true},
-		{backendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, "/extract", false},
-		{backendExa, "X-Api-Key", fakeapis.ExaKey, "/contents", true},
+		{spec.BackendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, "/v2/scrape", true},
+		{spec.BackendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, "/extract", false},
+		{spec.BackendExa, "X-Api-Key", fakeapis.ExaKey, "/contents", true},
 	}
 	urls := []string{"https://example.com/a", "https://example.com/trigger-404", "http://169.254.169.254/"}
 	for _, tt := range tests {

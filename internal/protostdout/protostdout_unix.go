@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package protostdout
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// reserveStdout takes file descriptor 1 for the protocol and points fd 1 at
+// Reserve takes file descriptor 1 for the protocol and points fd 1 at
 // stderr. Anything that prints to "stdout" afterwards (a stray fmt.Print, a
 // child process inheriting fd 1) lands in the log instead of corrupting the
 // JSON-RPC stream.
-func reserveStdout() (*os.File, error) {
+func Reserve() (*os.File, error) {
 	fd, err := unix.Dup(1)
 	if err != nil {
 		return nil, fmt.Errorf("duplicate stdout: %w", err)

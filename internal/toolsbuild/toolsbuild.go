@@ -1,0 +1,51 @@
+// Package toolsbuild builds hermes-tools-mcp together with its
+// hermes-tools-worker, for tests that run the server as a real subprocess.
+// The two always go into one directory: the server finds its worker beside
+// itself, and a server built alone would hide the web, browser and media
+// tools for want of one.
+package toolsbuild
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/hermes-go/hermes/internal/toolsbin"
+)
+
+// Build compiles both binaries into dir (created if needed) and returns the
+// path of hermes-tools-mcp. extra are go build flags such as -race. The
+// binaries are built elsewhere and renamed into place, worker first, so a
+// concurrent reader of dir never sees a half-written file or a server
+// without its worker.
+func Build(ctx context.Context, dir string, extra ...string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	stage, err := os.MkdirTemp(dir, ".build-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(stage)
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	args := append([]string{"build"}, extra...)
+	args = append(args, "-o", stage+string(os.PathSeparator),
+		"github.com/hermes-go/hermes/cmd/"+toolsbin.Name, "github.com/hermes-go/hermes/cmd/"+toolsbin.WorkerName)
+	cmd := exec.CommandContext(ctx, goTool, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	for _, name := range []string{toolsbin.WorkerName, toolsbin.Name} {
+		if err := os.Rename(filepath.Join(stage, name), filepath.Join(dir, name)); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, toolsbin.Name), nil
+}

@@ -1,0 +1,124 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
+)
+
+// Environment variables the toolset reads.
+const (
+	// EnvCDPURL attaches to a running browser (ws:// or http:// DevTools
+	// address) instead of launching Chromium.
+	EnvCDPURL = "BROWSER_CDP_URL"
+	// EnvChromePath overrides Chromium discovery.
+	EnvChromePath = "CHROME_PATH"
+)
+
+// Config is the browser section of config.yaml. It is declared whole here,
+// not only the cdp_url the check needs, because a section that does not
+// decode hides the tools with the decode error: the front process and the
+// implementation must decode the same fields to agree on what a broken
+// config is.
+type Config struct {
+	// AllowPrivateURLs lets the browser open loopback and private-network
+	// pages; nil means the default (allowed).
+	AllowPrivateURLs *bool `yaml:"allow_private_urls"`
+	// CDPURL attaches to an existing browser.
+	CDPURL string `yaml:"cdp_url"`
+	// CommandTimeout bounds each tool call, in seconds; 0 means the
+	// default.
+	CommandTimeout float64 `yaml:"command_timeout"`
+}
+
+// ReadConfig reads browser.* from home/config.yaml. A missing file (or an
+// empty home) is the defaults; a broken one is an error naming the file,
+// because silently ignoring it could turn a refusal of private URLs into an
+// allowance.
+func ReadConfig(home string) (Config, error) {
+	var c struct {
+		Browser Config `yaml:"browser"`
+	}
+	err := hermeshome.Decode(home, &c)
+	return c.Browser, err
+}
+
+// Browser is the browser the tools would drive.
+type Browser struct {
+	// CDPURL, when set, is a running browser to attach to; no Chromium is
+	// launched and ExecPath is unused.
+	CDPURL string
+	// ExecPath is the configured Chromium binary; empty means discovery.
+	ExecPath string
+}
+
+// ResolveBrowser applies the precedence of the settings: an option (a
+// command-line flag) wins over the environment, which wins over
+// config.yaml (the Chromium path has no config key).
+func ResolveBrowser(opts Options, cfg Config) Browser {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return Browser{
+		CDPURL:   firstNonEmpty(opts.CDPURL, getenv(EnvCDPURL), cfg.CDPURL),
+		ExecPath: firstNonEmpty(opts.ExecPath, getenv(EnvChromePath)),
+	}
+}
+
+// Check reports whether the browser tools can work: attaching needs
+// nothing local (a browser that is down is reported by the first call, not
+// guessed at here), launching needs a Chromium binary.
+func (b Browser) Check() error {
+	if b.CDPURL != "" {
+		return nil
+	}
+	_, err := FindChromium(b.ExecPath)
+	return err
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// candidates are tried in order when no path is configured. The Debian
+// package's real binary comes first: /usr/bin/chromium is a shell wrapper
+// that adds flags from /etc/chromium.d (extensions among them) we do not
+// want; it execs the same binary, so either works. headless-shell is
+// faster to start but is a different build, so it is a fallback only.
+var candidates = []string{
+	"/usr/lib/chromium/chromium",
+	"chromium",
+	"chromium-browser",
+	"google-chrome",
+	"google-chrome-stable",
+	"chromium-headless-shell",
+	"headless_shell",
+}
+
+// FindChromium returns the browser binary: path when non-empty (it must
+// exist), else the first of the usual names found.
+func FindChromium(path string) (string, error) {
+	if path != "" {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return "", fmt.Errorf("browser binary %q not found (fix %s or the --browser-path flag): %w", path, EnvChromePath, err)
+		}
+		return p, nil
+	}
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no Chromium found: install it (Debian: apt-get install -y chromium), set " +
+		EnvChromePath + " to a Chrome/Chromium binary, or set " + EnvCDPURL + " to attach to a running browser")
+}
