@@ -1,10 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -16,9 +16,20 @@ type Registry struct {
 	toolsets []tooldef.Toolset
 }
 
-// toolNameRE is the name rule every MCP client accepts (Gemini CLI is the
-// strictest: [A-Za-z0-9_.-], at most 63 characters).
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,63}$`)
+// validToolName is the name rule every MCP client accepts (Gemini CLI is
+// the strictest: [A-Za-z0-9_.-], at most 63 characters).
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 63 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Reserved toolset names for --toolsets.
 const (
@@ -32,6 +43,7 @@ func NewRegistry(toolsets ...tooldef.Toolset) (*Registry, error) {
 	seenSets := map[string]bool{}
 	seenTools := map[string]string{}
 	var errs []error
+	out := make([]tooldef.Toolset, 0, len(toolsets))
 	for _, ts := range toolsets {
 		switch {
 		case ts.Name == "" || ts.Name == SelectAll || ts.Name == SelectDefault || strings.ContainsAny(ts.Name, ", "):
@@ -40,59 +52,131 @@ func NewRegistry(toolsets ...tooldef.Toolset) (*Registry, error) {
 			errs = append(errs, fmt.Errorf("toolset %q declared twice", ts.Name))
 		}
 		seenSets[ts.Name] = true
-		for _, t := range ts.Tools {
+		// The registry keeps its own copy of the declarations, with the
+		// schemas compacted: tools/list then sends them as they are.
+		ts.Tools = slices.Clone(ts.Tools)
+		for i, t := range ts.Tools {
 			if prev, dup := seenTools[t.Name]; dup {
 				errs = append(errs, fmt.Errorf("tool %q declared in toolsets %q and %q", t.Name, prev, ts.Name))
 			}
 			seenTools[t.Name] = ts.Name
-			if err := checkTool(t); err != nil {
+			checked, err := checkTool(t)
+			if err != nil {
 				errs = append(errs, fmt.Errorf("toolset %q: tool %q: %w", ts.Name, t.Name, err))
 			}
+			ts.Tools[i] = checked
 		}
+		out = append(out, ts)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Registry{toolsets: toolsets}, nil
+	return &Registry{toolsets: out}, nil
 }
 
-func checkTool(t tooldef.Tool) error {
-	if !toolNameRE.MatchString(t.Name) {
-		return errors.New("name must be 1-63 characters of [A-Za-z0-9_.-]")
+// checkTool checks a declaration and returns it with its schemas compacted.
+func checkTool(t tooldef.Tool) (tooldef.Tool, error) {
+	if !validToolName(t.Name) {
+		return t, errors.New("name must be 1-63 characters of [A-Za-z0-9_.-]")
 	}
 	if strings.TrimSpace(t.Description) == "" {
-		return errors.New("description is empty")
+		return t, errors.New("description is empty")
 	}
 	if t.Handler == nil {
-		return errors.New("handler is nil")
+		return t, errors.New("handler is nil")
 	}
 	if t.Hints.ReadOnly && t.Hints.Destructive {
-		return errors.New("hints say both read-only and destructive")
+		return t, errors.New("hints say both read-only and destructive")
 	}
-	if err := checkObjectSchema(t.InputSchema); err != nil {
-		return fmt.Errorf("input schema: %w", err)
+	var err error
+	if t.InputSchema, err = objectSchema(t.InputSchema); err != nil {
+		return t, fmt.Errorf("input schema: %w", err)
 	}
 	if len(t.OutputSchema) > 0 {
-		if err := checkObjectSchema(t.OutputSchema); err != nil {
-			return fmt.Errorf("output schema: %w", err)
+		if t.OutputSchema, err = objectSchema(t.OutputSchema); err != nil {
+			return t, fmt.Errorf("output schema: %w", err)
 		}
 	}
-	return nil
+	return t, nil
 }
 
-// checkObjectSchema enforces what MCP requires of tool schemas: a JSON
-// object whose type is "object".
-func checkObjectSchema(raw json.RawMessage) error {
-	var s struct {
-		Type string `json:"type"`
+// objectSchema enforces what MCP requires of tool schemas, a JSON object
+// whose type is "object", and returns it compacted. One pass validates and
+// compacts (the declarations are indented for reading); the type is then
+// read from the compact text without decoding the whole schema, which
+// start-up would otherwise pay for every tool.
+func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(raw))
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return fmt.Errorf("not a JSON object: %w", err)
+	compact := buf.Bytes()
+	if len(compact) == 0 || compact[0] != '{' {
+		return nil, errors.New("not a JSON object")
 	}
-	if s.Type != "object" {
-		return fmt.Errorf(`type is %q, MCP requires "object"`, s.Type)
+	typ, ok := topLevelMember(compact, "type")
+	if !ok || string(typ) != `"object"` {
+		if !ok {
+			typ = []byte("missing")
+		}
+		return nil, fmt.Errorf(`type is %s, MCP requires "object"`, typ)
 	}
-	return nil
+	return compact, nil
+}
+
+// topLevelMember returns the raw value of a top-level member of a compact,
+// valid JSON object, walking only its top level.
+func topLevelMember(obj []byte, name string) ([]byte, bool) {
+	i := 1 // past '{'
+	for i < len(obj) && obj[i] == '"' {
+		keyEnd := skipString(obj, i)
+		valueStart := keyEnd + 1 // past ':'
+		valueEnd := skipValue(obj, valueStart)
+		if string(obj[i+1:keyEnd-1]) == name {
+			return obj[valueStart:valueEnd], true
+		}
+		i = valueEnd + 1 // past ',' (or '}', ending the loop)
+	}
+	return nil, false
+}
+
+// skipString returns the index just past the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			j = skipString(b, j) - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j // the enclosing object ends: a scalar value ended here
+			}
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		case ',':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(b)
 }
 
 // Toolsets returns the registered toolsets.

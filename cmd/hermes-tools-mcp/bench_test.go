@@ -273,8 +273,9 @@ func benchBinaries(b *testing.B) (ours, base string) {
 func BenchmarkForwardedCall(b *testing.B) {
 	ours, _ := benchBinaries(b)
 	home := benchHome(b, 0)
-	// The page is on loopback, which web_extract refuses unless allowed.
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("web:\n  allow_private_urls: true\n"), 0o644); err != nil {
+	// The page is on loopback, which web_extract refuses unless allowed,
+	// and the extraction is the keyless one.
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("web:\n  allow_private_urls: true\n  extract_backend: local\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -343,10 +344,19 @@ func workerPeakRSS(b *testing.B, serverPID int) float64 {
 	return 0
 }
 
-// benchHome writes a Hermes home with n skills, half of them in categories.
+// benchHome writes a Hermes home with n skills, half of them in categories,
+// and a config.yaml like a user's (testdata/bench-config.yaml: a model, MCP
+// servers, auxiliary models, backends), which every toolset reads.
 func benchHome(b *testing.B, n int) string {
 	b.Helper()
 	home := b.TempDir()
+	config, err := os.ReadFile("testdata/bench-config.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), config, 0o644); err != nil {
+		b.Fatal(err)
+	}
 	for i := range n {
 		rel := fmt.Sprintf("skill-%02d", i)
 		if i%2 == 1 {
@@ -368,7 +378,7 @@ func benchHome(b *testing.B, n int) string {
 	// distrusts files modified within the last seconds (their mtime cannot
 	// prove they have not changed since), so age the tree as a user's is.
 	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(home, func(p string, _ fs.DirEntry, err error) error {
+	err = filepath.WalkDir(home, func(p string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@
 package hermeshome
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -115,7 +117,11 @@ func Decode(home string, v any) error {
 	if home == "" {
 		return nil
 	}
-	path := filepath.Join(home, ConfigFile)
+	return DecodeFile(filepath.Join(home, ConfigFile), v)
+}
+
+// DecodeFile is Decode for a config file at another path (a profile's).
+func DecodeFile(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -123,8 +129,46 @@ func Decode(home string, v any) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := yaml.Unmarshal(data, v); err != nil {
+	doc, err := parse(path, data)
+	if err == nil {
+		err = doc.Decode(v)
+	}
+	if err != nil {
 		return fmt.Errorf("parse %s: %w (fix the YAML, or move the file aside to start from defaults)", path, err)
 	}
 	return nil
+}
+
+// parsedConfigs remembers the last parse of each config file, keyed by its
+// exact content. Every toolset reads its own section on every check and
+// call, so that an edit applies without a restart; parsing a real
+// config.yaml once per reader cost the server's start-up ~3 ms (16 parses
+// before the first response). The file is still read each time, and a
+// parse is reused only for identical bytes, so the cache cannot serve a
+// stale value. Decoding from a shared node only reads it.
+var parsedConfigs = struct {
+	sync.Mutex
+	byPath map[string]parsedConfig
+}{byPath: map[string]parsedConfig{}}
+
+type parsedConfig struct {
+	data []byte
+	doc  *yaml.Node
+}
+
+func parse(path string, data []byte) (*yaml.Node, error) {
+	parsedConfigs.Lock()
+	p, ok := parsedConfigs.byPath[path]
+	parsedConfigs.Unlock()
+	if ok && bytes.Equal(p.data, data) {
+		return p.doc, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	parsedConfigs.Lock()
+	parsedConfigs.byPath[path] = parsedConfig{data: data, doc: &doc}
+	parsedConfigs.Unlock()
+	return &doc, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -78,4 +79,66 @@ unknown_future_key: 1
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+func TestDecodeReparsesOnlyChangedContent(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ConfigFile)
+	type section struct {
+		Web struct {
+			Backend string `yaml:"backend"`
+			Limit   int    `yaml:"limit"`
+		} `yaml:"web"`
+	}
+	tests := []struct {
+		name, file string
+		want       string // Backend, or the error's substring when wantErr
+		wantErr    bool
+	}{
+		{"first read", "web:\n  backend: firecrawl\n", "firecrawl", false},
+		{"same bytes again", "web:\n  backend: firecrawl\n", "firecrawl", false},
+		{"edited, same size", "web:\n  backend: searxng!\n", "searxng!", false},
+		{"empty file", "", "", false},
+		{"comments only", "# nothing yet\n", "", false},
+		{"type error names the line", "web:\n  backend: x\n  limit: lots\n", "line 3", true},
+		{"syntax error", "web: [\n", "parse " + path, true},
+		{"fixed again", "web:\n  backend: tavily\n", "tavily", false},
+	}
+	for _, tt := range tests {
+		if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var got section
+		err := Decode(home, &got)
+		if tt.wantErr {
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
+			}
+			continue
+		}
+		if err != nil || got.Web.Backend != tt.want {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, got.Web.Backend, err, tt.want)
+		}
+	}
+}
+
+func TestDecodeConcurrently(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ConfigFile), []byte("memory:\n  memory_char_limit: 2200\nweb:\n  backend: exa\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			var v struct {
+				Web struct {
+					Backend string `yaml:"backend"`
+				} `yaml:"web"`
+			}
+			if err := Decode(home, &v); err != nil || v.Web.Backend != "exa" {
+				t.Errorf("got %q, %v", v.Web.Backend, err)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -29,8 +29,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -168,17 +166,13 @@ func (k *kit) configPath() string {
 // and not in agent.disabled_toolsets. An unreadable file means no, as in
 // Hermes: gating must not be the thing that fails.
 func (k *kit) profileHasKanban() bool {
-	data, err := os.ReadFile(k.configPath())
-	if err != nil {
-		return false
-	}
 	var cfg struct {
 		Toolsets []any `yaml:"toolsets"`
 		Agent    struct {
 			DisabledToolsets []any `yaml:"disabled_toolsets"`
 		} `yaml:"agent"`
 	}
-	if yaml.Unmarshal(data, &cfg) != nil {
+	if hermeshome.DecodeFile(k.configPath(), &cfg) != nil {
 		return false
 	}
 	has := func(list []any) bool {

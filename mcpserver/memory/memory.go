@@ -13,14 +13,9 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -131,15 +126,8 @@ func (k *kit) configPath() string {
 
 func (k *kit) settings() (settings, error) {
 	var s settings
-	data, err := os.ReadFile(k.configPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return s, fmt.Errorf("read the memory settings: %w", err)
-	}
-	if err := yaml.Unmarshal(data, &s); err != nil {
-		return s, fmt.Errorf("parse the memory settings in %s: %w (fix the YAML)", k.configPath(), err)
+	if err := hermeshome.DecodeFile(k.configPath(), &s); err != nil {
+		return s, fmt.Errorf("the memory settings: %w", err)
 	}
 	return s, nil
 }

@@ -150,12 +150,14 @@ func ParseFrontmatter(content []byte) (map[string]any, error) {
 // scalars. yaml.v3 also resolves YAML 1.1 forms (timestamps such as
 // 2024-01-02, binary and underscored numbers) that 1.2 parsers, which hosts
 // use, read as strings.
-var coreScalars = map[string]*regexp.Regexp{
-	"!!null":  regexp.MustCompile(`^(~|null|Null|NULL|)$`),
-	"!!bool":  regexp.MustCompile(`^(true|True|TRUE|false|False|FALSE)$`),
-	"!!int":   regexp.MustCompile(`^([-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`),
-	"!!float": regexp.MustCompile(`^([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`),
-}
+var coreScalars = sync.OnceValue(func() map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{
+		"!!null":  regexp.MustCompile(`^(~|null|Null|NULL|)$`),
+		"!!bool":  regexp.MustCompile(`^(true|True|TRUE|false|False|FALSE)$`),
+		"!!int":   regexp.MustCompile(`^([-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`),
+		"!!float": regexp.MustCompile(`^([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`),
+	}
+})
 
 // decimalLeadingZeros finds the zeros yaml.v3 takes for a YAML 1.1 octal
 // prefix (0777 is 511 there); in YAML 1.2 the number is decimal 777.
@@ -169,7 +171,7 @@ func coreSchema(n *yaml.Node) {
 	if n.Kind == yaml.ScalarNode && n.Style&notPlain == 0 && n.Tag == "!!merge" {
 		n.Tag = "!!str" // 1.2 has no merge keys: "<<" is a key like any other
 	} else if n.Kind == yaml.ScalarNode && n.Style&notPlain == 0 && n.Tag != "!!str" {
-		if re, ok := coreScalars[n.Tag]; !ok || !re.MatchString(n.Value) {
+		if re, ok := coreScalars()[n.Tag]; !ok || !re.MatchString(n.Value) {
 			n.Tag = "!!str"
 		} else if n.Tag == "!!int" {
 			n.Value = decimalLeadingZeros().ReplaceAllString(n.Value, "$1$2")

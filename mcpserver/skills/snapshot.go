@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
 // Racy windows: a file written within one timestamp tick of our stat can
@@ -140,17 +140,13 @@ func statPath(p string) stamp {
 func (l *Library) readDisabled(snap *snapshot, platformEnv string) map[string]bool {
 	cfgPath := filepath.Join(l.home, "config.yaml")
 	snap.stamp(cfgPath)
-	data, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return nil
-	}
 	var cfg struct {
 		Skills struct {
 			Disabled         any            `yaml:"disabled"`
 			PlatformDisabled map[string]any `yaml:"platform_disabled"`
 		} `yaml:"skills"`
 	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
+	if err := hermeshome.DecodeFile(cfgPath, &cfg); err != nil {
 		return nil
 	}
 	out := map[string]bool{}
