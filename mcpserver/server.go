@@ -57,6 +57,8 @@ type Server struct {
 	// neither the extension's methods nor how to answer an unknown
 	// resource with the code the extension requires.
 	methods map[string]stdio.MethodFunc
+	// ready is closed once every tool is registered with mcp.
+	ready chan struct{}
 }
 
 // New builds the server. Tool schemas are compiled lazily, on a tool's first
@@ -85,17 +87,28 @@ func New(opts Options) *Server {
 		)
 	}
 	s := server.NewMCPServer(ServerName, opts.Version, mcpOpts...)
-	tools := make([]server.ServerTool, 0, len(enabled))
-	for _, e := range enabled {
-		tools = append(tools, serverTool(e.Tool, log))
-	}
-	s.AddTools(tools...)
-	return &Server{mcp: s, log: log, version: opts.Version, methods: methods}
+	// mcp-go re-encodes and decodes every schema as it registers a tool.
+	// That runs on another core while the handshake is answered (it needs
+	// only the capabilities and instructions set above); requests that need
+	// the tools wait for it.
+	ready := make(chan struct{})
+	go func() {
+		defer close(ready)
+		tools := make([]server.ServerTool, 0, len(enabled))
+		for _, e := range enabled {
+			tools = append(tools, serverTool(e.Tool, log))
+		}
+		s.AddTools(tools...)
+	}()
+	return &Server{mcp: s, log: log, version: opts.Version, methods: methods, ready: ready}
 }
 
-// MCP returns the underlying mcp-go server, for transports other than stdio
-// and for in-process clients in tests.
-func (s *Server) MCP() *server.MCPServer { return s.mcp }
+// MCP returns the underlying mcp-go server, with every tool registered, for
+// transports other than stdio and for in-process clients in tests.
+func (s *Server) MCP() *server.MCPServer {
+	<-s.ready
+	return s.mcp
+}
 
 // ServeStdio serves one client on in/out until EOF or ctx is done.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -103,6 +116,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		Logger:     s.log,
 		Methods:    s.methods,
 		ServerInfo: mcp.Implementation{Name: ServerName, Version: s.version},
+		Ready:      s.ready,
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -122,53 +123,79 @@ func Decode(home string, v any) error {
 
 // DecodeFile is Decode for a config file at another path (a profile's).
 func DecodeFile(path string, v any) error {
-	data, err := os.ReadFile(path)
+	doc, err := load(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return err
 	}
-	doc, err := parse(path, data)
-	if err == nil {
-		err = doc.Decode(v)
-	}
-	if err != nil {
+	if err := doc.Decode(v); err != nil {
 		return fmt.Errorf("parse %s: %w (fix the YAML, or move the file aside to start from defaults)", path, err)
 	}
 	return nil
 }
 
-// parsedConfigs remembers the last parse of each config file, keyed by its
-// exact content. Every toolset reads its own section on every check and
-// call, so that an edit applies without a restart; parsing a real
-// config.yaml once per reader cost the server's start-up ~3 ms (16 parses
-// before the first response). The file is still read each time, and a
-// parse is reused only for identical bytes, so the cache cannot serve a
-// stale value. Decoding from a shared node only reads it.
-var parsedConfigs = struct {
+// loadedConfigs remembers the last parse of each config file. Every
+// toolset reads its own section on every check and call, so that an edit
+// applies without a restart; parsing (and even reading) a real config.yaml
+// once per reader cost the server's start-up milliseconds: ~16 readers run
+// before the first response. A parse is reused while the file is
+// provably unchanged (same file, size and modification time, and that time
+// is not so close to when it was read that a same-tick edit could hide,
+// the rule git uses for its index), and otherwise while its bytes are
+// identical, so the cache never serves an edited file's old settings.
+// Decoding from a shared node only reads it.
+var loadedConfigs = struct {
 	sync.Mutex
-	byPath map[string]parsedConfig
-}{byPath: map[string]parsedConfig{}}
+	byPath map[string]loadedConfig
+}{byPath: map[string]loadedConfig{}}
 
-type parsedConfig struct {
-	data []byte
-	doc  *yaml.Node
+type loadedConfig struct {
+	info   fs.FileInfo
+	readAt time.Time
+	data   []byte
+	doc    *yaml.Node
 }
 
-func parse(path string, data []byte) (*yaml.Node, error) {
-	parsedConfigs.Lock()
-	p, ok := parsedConfigs.byPath[path]
-	parsedConfigs.Unlock()
-	if ok && bytes.Equal(p.data, data) {
-		return p.doc, nil
+// racyWindow is how close to a read a modification time must not be for
+// the file to be trusted unchanged by its metadata alone: coarser than any
+// file system's timestamp granularity in use.
+const racyWindow = 2 * time.Second
+
+func load(path string) (*yaml.Node, error) {
+	loadedConfigs.Lock()
+	prev, ok := loadedConfigs.byPath[path]
+	loadedConfigs.Unlock()
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, statError(path, err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+	if ok && os.SameFile(prev.info, info) && prev.info.Size() == info.Size() &&
+		prev.info.ModTime().Equal(info.ModTime()) && prev.readAt.Sub(info.ModTime()) > racyWindow {
+		return prev.doc, nil
 	}
-	parsedConfigs.Lock()
-	parsedConfigs.byPath[path] = parsedConfig{data: data, doc: &doc}
-	parsedConfigs.Unlock()
-	return &doc, nil
+	readAt := time.Now()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, statError(path, err)
+	}
+	doc := prev.doc
+	if !ok || !bytes.Equal(prev.data, data) {
+		doc = new(yaml.Node)
+		if err := yaml.Unmarshal(data, doc); err != nil {
+			return nil, fmt.Errorf("parse %s: %w (fix the YAML, or move the file aside to start from defaults)", path, err)
+		}
+	}
+	loadedConfigs.Lock()
+	loadedConfigs.byPath[path] = loadedConfig{info: info, readAt: readAt, data: data, doc: doc}
+	loadedConfigs.Unlock()
+	return doc, nil
+}
+
+func statError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return fmt.Errorf("read %s: %w", path, err)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -141,4 +142,52 @@ func TestDecodeConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+func TestDecodeSeesEditsOfAnAgedFile(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ConfigFile)
+	write := func(body string, mtime time.Time) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() string {
+		t.Helper()
+		var v struct {
+			Web struct {
+				Backend string `yaml:"backend"`
+			} `yaml:"web"`
+		}
+		if err := Decode(home, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Web.Backend
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	write("web:\n  backend: exa\n", hourAgo)
+	if got := read(); got != "exa" {
+		t.Fatalf("got %q", got)
+	}
+	if got := read(); got != "exa" { // served by metadata
+		t.Fatalf("got %q", got)
+	}
+	write("web:\n  backend: brave-free\n", hourAgo.Add(time.Minute)) // saved later, as an editor does
+	if got := read(); got != "brave-free" {
+		t.Errorf("after an edit: got %q", got)
+	}
+	write("web:\n  backend: searxng\n", time.Now()) // just now: the size differs too
+	if got := read(); got != "searxng" {
+		t.Errorf("after a fresh edit: got %q", got)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "" {
+		t.Errorf("after removal: got %q, want the default", got)
+	}
 }

@@ -63,6 +63,10 @@ type Options struct {
 	// 2026-07-28 requests, as mcp-go stamps its own; it should be the
 	// server's name and version.
 	ServerInfo mcp.Implementation
+	// Ready, when set, is closed once the MCPServer is fully set up.
+	// Requests other than initialize wait for it, so a server may finish
+	// registering its tools while the handshake is under way.
+	Ready <-chan struct{}
 }
 
 // Serve reads requests from in and writes responses to out until in reaches
@@ -82,6 +86,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 		inflight: map[string]*call{},
 		methods:  opts.Methods,
 		info:     opts.ServerInfo,
+		ready:    opts.Ready,
 	}
 	c.sess = &session{id: newSessionID(), out: c.out}
 	if err := srv.RegisterSession(ctx, c.sess); err != nil {
@@ -125,6 +130,7 @@ type conn struct {
 	sess *session
 	base context.Context
 
+	ready    <-chan struct{}
 	calls    sync.WaitGroup
 	mu       sync.Mutex
 	inflight map[string]*call // by canonical request id
@@ -259,6 +265,16 @@ func (c *conn) request(id json.RawMessage, method string, line []byte) {
 	go func() {
 		defer c.calls.Done()
 		defer cancel()
+		if c.ready != nil {
+			select {
+			case <-c.ready:
+			case <-ctx.Done():
+				c.mu.Lock()
+				delete(c.inflight, key)
+				c.mu.Unlock()
+				return // cancelled, or the connection ended, before the server was ready
+			}
+		}
 		resp := c.handle(ctx, id, method, line)
 		c.mu.Lock()
 		delete(c.inflight, key)

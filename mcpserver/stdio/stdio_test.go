@@ -29,11 +29,16 @@ type pipeClient struct {
 
 func startServe(t *testing.T, ctx context.Context, srv *server.MCPServer) *pipeClient {
 	t.Helper()
+	return startServeWith(t, ctx, srv, Options{})
+}
+
+func startServeWith(t *testing.T, ctx context.Context, srv *server.MCPServer, opts Options) *pipeClient {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &pipeClient{t: t, in: inW, lines: make(chan json.RawMessage, 8192), served: make(chan error, 1)}
 	go func() {
-		c.served <- Serve(ctx, srv, inR, outW, Options{})
+		c.served <- Serve(ctx, srv, inR, outW, opts)
 		outW.Close()
 	}()
 	go func() {
@@ -362,5 +367,35 @@ func TestMarshalToolResponseMatchesGeneric(t *testing.T) {
 		if bytes.Count(fast, []byte("\n")) != 1 || fast[len(fast)-1] != '\n' {
 			t.Errorf("case %d: not exactly one line: %q", i, fast)
 		}
+	}
+}
+
+// Requests wait for Options.Ready; the handshake does not, and a request
+// cancelled while it waits gets no answer.
+func TestRequestsWaitForReady(t *testing.T) {
+	srv := newTestServer(tool("echo", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("echo"), nil
+	}))
+	ready := make(chan struct{})
+	c := startServeWith(t, context.Background(), srv, Options{Ready: ready})
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	if _, resp := c.untilID("1"); !strings.Contains(string(resp), `"serverInfo"`) {
+		t.Fatalf("initialize: %s", resp)
+	}
+	c.send(callLine(2, "echo", ""))
+	c.send(callLine(3, "echo", ""))
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}` + "\n")
+	select {
+	case l := <-c.lines:
+		t.Fatalf("answered before the server was ready: %s", l)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(ready)
+	if _, resp := c.untilID("2"); !strings.Contains(string(resp), `"echo"`) {
+		t.Fatalf("tools/call after ready: %s", resp)
+	}
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n")
+	if before, _ := c.untilID("4"); len(before) != 0 {
+		t.Errorf("the cancelled request was answered: %s", before)
 	}
 }
