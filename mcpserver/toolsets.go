@@ -53,13 +53,19 @@ type Env struct {
 // them (the worker process, started on first use). Its owner closes it.
 type Toolbox struct {
 	Toolsets []tooldef.Toolset
-	worker   *worker.Client
+	worker   workerHandle
+}
+
+// Worker says which hermes-tools-worker the web, browser and media tools
+// run in, or why there is none.
+func (t *Toolbox) Worker() (path string, err error) {
+	return t.worker.path, t.worker.unavailable
 }
 
 // Close releases the toolbox's resources: no worker (and so no Chromium)
 // outlives it.
 func (t *Toolbox) Close() error {
-	if t == nil || t.worker == nil {
+	if t == nil || t.worker.Client == nil {
 		return nil
 	}
 	return t.worker.Close()
@@ -134,7 +140,7 @@ func Builtin(env Env) (*Toolbox, error) {
 			}
 		}
 	}
-	return &Toolbox{Toolsets: toolsets, worker: wk.Client}, nil
+	return &Toolbox{Toolsets: toolsets, worker: wk}, nil
 }
 
 // forwarded are the toolsets that run in hermes-tools-worker; Builtin
@@ -144,6 +150,7 @@ var forwarded = map[string]bool{"web": true, "browser": true, "vision": true, "i
 
 type workerHandle struct {
 	*worker.Client
+	path        string
 	unavailable error
 }
 
@@ -161,7 +168,7 @@ func newWorker(env Env, getenv func(string) string) workerHandle {
 		stderr = os.Stderr
 	}
 	c := worker.New(worker.Config{Path: path, Unavailable: err, Args: args, Stderr: stderr, Logger: env.Logger})
-	return workerHandle{Client: c, unavailable: err}
+	return workerHandle{Client: c, path: path, unavailable: err}
 }
 
 // requireWorker makes every tool of ts report reason when it is otherwise

@@ -88,6 +88,31 @@ func TestDoctorTable(t *testing.T) {
 	}
 }
 
+// Without a worker the tools it runs are hidden, and doctor says how to
+// install one; with one, doctor names it.
+func TestDoctorReportsTheWorker(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "hermes-tools-worker")
+	t.Setenv("HERMES_TOOLS_WORKER", missing)
+	code, stdout, stderr := runCLI(t, "", "doctor", "--hermes-home", fixtureHome(t), "--toolsets", "web,skills")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, re := range []string{`Worker:\s+none: .*not an executable file`, `(?m)^web_extract\s+web\s+hidden\s+.*hermes-tools-worker`, `(?m)^skills_list\s+skills\s+exposed`} {
+		if !regexp.MustCompile(re).MatchString(stdout) {
+			t.Errorf("doctor output lacks %s:\n%s", re, stdout)
+		}
+	}
+	fake := filepath.Join(t.TempDir(), "hermes-tools-worker")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HERMES_TOOLS_WORKER", fake)
+	code, stdout, stderr = runCLI(t, "", "doctor", "--hermes-home", fixtureHome(t), "--toolsets", "web")
+	if code != exitOK || !strings.Contains(stdout, "Worker:      "+fake) || !regexp.MustCompile(`(?m)^web_extract\s+web\s+exposed`).MatchString(stdout) {
+		t.Errorf("exit %d, doctor output:\n%s%s", code, stdout, stderr)
+	}
+}
+
 func TestDoctorJSON(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "", "doctor", "--json", "--hermes-home", fixtureHome(t), "--exclude-tools", "skill_view")
 	if code != exitOK {
