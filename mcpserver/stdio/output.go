@@ -167,15 +167,12 @@ func marshalLine(msg any) ([]byte, error) {
 	return buf.Bytes(), nil // Encode ends the value with '\n'
 }
 
-// marshalToolResponse writes a tools/call response in one pass. The generic
-// path costs three: CallToolResult.MarshalJSON builds a map and re-validates
-// structuredContent, and the outer encoder then re-validates all of that
-// output again. Tool results are the large messages (a skills listing, a
-// page snapshot), so they get a direct path; structuredContent made by the
-// server is already compact JSON and is copied as is.
-func marshalToolResponse(id mcp.RequestId, r *mcp.CallToolResult) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// startLine begins a response line written by hand, up to its id, and
+// returns the function that appends a value the way every line is encoded
+// (compact, no HTML escaping).
+func startLine(id mcp.RequestId) (*bytes.Buffer, func(any) error, error) {
+	buf := new(bytes.Buffer)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	value := func(v any) error {
 		if err := enc.Encode(v); err != nil {
@@ -185,7 +182,18 @@ func marshalToolResponse(id mcp.RequestId, r *mcp.CallToolResult) ([]byte, error
 		return nil
 	}
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	if err := value(id); err != nil {
+	return buf, value, value(id)
+}
+
+// marshalToolResponse writes a tools/call response in one pass. The generic
+// path costs three: CallToolResult.MarshalJSON builds a map and re-validates
+// structuredContent, and the outer encoder then re-validates all of that
+// output again. Tool results are the large messages (a skills listing, a
+// page snapshot), so they get a direct path; structuredContent made by the
+// server is already compact JSON and is copied as is.
+func marshalToolResponse(id mcp.RequestId, r *mcp.CallToolResult) ([]byte, error) {
+	buf, value, err := startLine(id)
+	if err != nil {
 		return nil, err
 	}
 	buf.WriteString(`,"result":{`)
@@ -247,18 +255,8 @@ func marshalToolList(id mcp.RequestId, r *mcp.ListToolsResult) (line []byte, ok 
 			return nil, false, nil
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	value := func(v any) error {
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		buf.Truncate(buf.Len() - 1) // drop Encode's newline
-		return nil
-	}
-	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	if err := value(id); err != nil {
+	buf, value, err := startLine(id)
+	if err != nil {
 		return nil, false, err
 	}
 	buf.WriteString(`,"result":`)
