@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -74,10 +75,12 @@ func New(opts Options) *Server {
 		server.WithLogging(),
 		server.WithInstructions(Instructions(enabled)),
 	}
-	var methods map[string]stdio.MethodFunc
+	// tools/list is answered by this package (see toolsList), so methods
+	// is never empty.
+	methods := map[string]stdio.MethodFunc{string(mcp.MethodToolsList): newToolsList(enabled).serve}
 	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e Entry) bool { return e.Toolset == skills.ToolsetName }) {
 		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
-		methods = ext.Methods()
+		maps.Copy(methods, ext.Methods())
 		// Skill files are resources, and the extension requires the
 		// resources capability beside its own declaration. Neither
 		// subscriptions nor list_changed notifications are offered.
@@ -88,9 +91,9 @@ func New(opts Options) *Server {
 	}
 	s := server.NewMCPServer(ServerName, opts.Version, mcpOpts...)
 	// mcp-go re-encodes and decodes every schema as it registers a tool.
-	// That runs on another core while the handshake is answered (it needs
-	// only the capabilities and instructions set above); requests that need
-	// the tools wait for it.
+	// That runs on another core while the handshake and tools/list are
+	// answered (they need only the capabilities and instructions set above,
+	// and toolsList); requests that reach mcp-go wait for it.
 	ready := make(chan struct{})
 	go func() {
 		defer close(ready)
@@ -168,13 +171,7 @@ func serverTool(t tooldef.Tool, log *slog.Logger) server.ServerTool {
 		Description:     t.Description,
 		RawInputSchema:  t.InputSchema,
 		RawOutputSchema: t.OutputSchema,
-		Annotations: mcp.ToolAnnotation{
-			Title:           t.Title,
-			ReadOnlyHint:    mcp.ToBoolPtr(t.Hints.ReadOnly),
-			DestructiveHint: mcp.ToBoolPtr(t.Hints.Destructive),
-			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
-			OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
-		},
+		Annotations:     annotations(t),
 	}
 	compile := sync.OnceValues(func() (*argschema.Schema, error) {
 		return argschema.Compile(t.Name, t.InputSchema)
@@ -205,6 +202,17 @@ func serverTool(t tooldef.Tool, log *slog.Logger) server.ServerTool {
 		return toMCPResult(t, res)
 	}
 	return server.ServerTool{Tool: mt, Handler: handler}
+}
+
+// annotations are a declaration's hints as MCP annotations.
+func annotations(t tooldef.Tool) mcp.ToolAnnotation {
+	return mcp.ToolAnnotation{
+		Title:           t.Title,
+		ReadOnlyHint:    mcp.ToBoolPtr(t.Hints.ReadOnly),
+		DestructiveHint: mcp.ToBoolPtr(t.Hints.Destructive),
+		IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
+	}
 }
 
 // runHandler calls the handler with panics contained: a bug in one tool

@@ -23,6 +23,11 @@ import (
 // server.RequestProtocolVersion work on it.
 type MethodFunc func(ctx context.Context, params json.RawMessage) (any, error)
 
+// Encoded is a MethodFunc result that is already encoded: one compact JSON
+// object on one line (no raw line breaks). It is written as it is, which
+// spares a large result a second encoding pass; the method vouches for it.
+type Encoded []byte
+
 // Error is a JSON-RPC error returned by a MethodFunc.
 type Error struct {
 	Code    int
@@ -81,7 +86,12 @@ func (c *conn) serveMethod(ctx context.Context, id json.RawMessage, fn MethodFun
 		c.log.Error("method failed", "err", err)
 		return errorResponse(id, codeInternalError, err.Error())
 	}
-	raw, err := encodeResult(result)
+	var raw json.RawMessage
+	if enc, ok := result.(Encoded); ok {
+		raw = json.RawMessage(enc)
+	} else {
+		raw, err = encodeResult(result)
+	}
 	if err == nil && info.Modern {
 		raw, err = c.decorate(raw)
 	}

@@ -140,22 +140,19 @@ func (o *output) flush() {
 // marshalLine encodes msg as one line. HTML escaping is off: it only makes
 // text that models read (code, markup) harder to read.
 func marshalLine(msg any) ([]byte, error) {
+	if r, ok := msg.(rpcResult); ok {
+		// The loop's own results are compact already (see serveMethod);
+		// the generic path would re-validate them, and tools/list is large.
+		line := make([]byte, 0, len(r.ID)+len(r.Result)+40)
+		line = append(line, `{"jsonrpc":"2.0","id":`...)
+		line = append(line, r.ID...)
+		line = append(line, `,"result":`...)
+		line = append(line, r.Result...)
+		return append(line, "}\n"...), nil
+	}
 	if r, ok := msg.(mcp.JSONRPCResponse); ok {
 		if tr, ok := r.Result.(*mcp.CallToolResult); ok && len(tr.InputRequests) == 0 && tr.RequestState == "" {
 			return marshalToolResponse(r.ID, tr)
-		}
-		// mcp-go answers tools/list with the result by value.
-		var lr *mcp.ListToolsResult
-		switch v := r.Result.(type) {
-		case mcp.ListToolsResult:
-			lr = &v
-		case *mcp.ListToolsResult:
-			lr = v
-		}
-		if lr != nil {
-			if line, ok, err := marshalToolList(r.ID, lr); ok || err != nil {
-				return line, err
-			}
 		}
 	}
 	var buf bytes.Buffer
@@ -240,88 +237,4 @@ func marshalToolResponse(id mcp.RequestId, r *mcp.CallToolResult) ([]byte, error
 	}
 	buf.WriteString("}}\n")
 	return buf.Bytes(), nil
-}
-
-// marshalToolList writes a tools/list response in one pass, copying each
-// tool's raw schemas instead of re-encoding them. The generic path encodes
-// every tool through a map (Tool.MarshalJSON) and then re-validates all of
-// that output in the outer encoder: most of the work of the one response
-// every client waits for before it can use the server. ok is false when a
-// tool uses a field this path does not write, or a raw schema is not
-// valid single-line JSON; the caller then takes the generic path.
-func marshalToolList(id mcp.RequestId, r *mcp.ListToolsResult) (line []byte, ok bool, err error) {
-	for _, t := range r.Tools {
-		if !plainTool(t) {
-			return nil, false, nil
-		}
-	}
-	buf, value, err := startLine(id)
-	if err != nil {
-		return nil, false, err
-	}
-	buf.WriteString(`,"result":`)
-	// Everything but the tools (pagination, cache hints, _meta) as mcp-go
-	// would write it; the tools member is written last by the struct, as
-	// null, and replaced.
-	rest := *r
-	rest.Tools = nil
-	mark := buf.Len()
-	if err := value(rest); err != nil {
-		return nil, false, err
-	}
-	const null = `"tools":null}`
-	if !bytes.HasSuffix(buf.Bytes()[mark:], []byte(null)) {
-		return nil, false, nil
-	}
-	buf.Truncate(buf.Len() - len("null}"))
-	buf.WriteByte('[')
-	// Members in the order the generic path writes them (sorted keys).
-	for i, t := range r.Tools {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(`{"annotations":`)
-		if err := value(t.Annotations); err != nil {
-			return nil, false, err
-		}
-		if t.Description != "" {
-			buf.WriteString(`,"description":`)
-			if err := value(t.Description); err != nil {
-				return nil, false, err
-			}
-		}
-		buf.WriteString(`,"inputSchema":`)
-		buf.Write(t.RawInputSchema)
-		buf.WriteString(`,"name":`)
-		if err := value(t.Name); err != nil {
-			return nil, false, err
-		}
-		if t.RawOutputSchema != nil {
-			buf.WriteString(`,"outputSchema":`)
-			buf.Write(t.RawOutputSchema)
-		}
-		if t.Title != "" {
-			buf.WriteString(`,"title":`)
-			if err := value(t.Title); err != nil {
-				return nil, false, err
-			}
-		}
-		buf.WriteByte('}')
-	}
-	buf.WriteString("]}}\n")
-	return buf.Bytes(), true, nil
-}
-
-// plainTool reports whether t uses only the members marshalToolList
-// writes, with raw schemas it can copy as they are.
-func plainTool(t mcp.Tool) bool {
-	return t.Meta == nil && !t.DeferLoading && t.Icons == nil && t.Execution == nil &&
-		t.InputSchema.Type == "" && t.OutputSchema.Type == "" &&
-		copyable(t.RawInputSchema) && (t.RawOutputSchema == nil || copyable(t.RawOutputSchema))
-}
-
-// copyable: valid JSON with no line break (a raw newline can only be
-// whitespace in valid JSON, and would split the response line).
-func copyable(raw json.RawMessage) bool {
-	return len(raw) > 0 && !bytes.ContainsAny(raw, "\n\r") && json.Valid(raw)
 }

@@ -64,8 +64,9 @@ type Options struct {
 	// server's name and version.
 	ServerInfo mcp.Implementation
 	// Ready, when set, is closed once the MCPServer is fully set up.
-	// Requests other than initialize wait for it, so a server may finish
-	// registering its tools while the handshake is under way.
+	// Requests for it other than initialize wait until then, so a server
+	// may finish registering its tools while the handshake is under way;
+	// requests served by Methods do not wait.
 	Ready <-chan struct{}
 }
 
@@ -265,7 +266,7 @@ func (c *conn) request(id json.RawMessage, method string, line []byte) {
 	go func() {
 		defer c.calls.Done()
 		defer cancel()
-		if c.ready != nil {
+		if _, own := c.methods[method]; c.ready != nil && !own {
 			select {
 			case <-c.ready:
 			case <-ctx.Done():
