@@ -77,7 +77,8 @@ func New(opts Options) *Server {
 	}
 	// tools/list is answered by this package (see toolsList), so methods
 	// is never empty.
-	methods := map[string]stdio.MethodFunc{string(mcp.MethodToolsList): newToolsList(enabled).serve}
+	list := newToolsList()
+	methods := map[string]stdio.MethodFunc{string(mcp.MethodToolsList): list.serve}
 	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e Entry) bool { return e.Toolset == skills.ToolsetName }) {
 		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
 		maps.Copy(methods, ext.Methods())
@@ -90,13 +91,16 @@ func New(opts Options) *Server {
 		)
 	}
 	s := server.NewMCPServer(ServerName, opts.Version, mcpOpts...)
-	// mcp-go re-encodes and decodes every schema as it registers a tool.
-	// That runs on another core while the handshake and tools/list are
-	// answered (they need only the capabilities and instructions set above,
-	// and toolsList); requests that reach mcp-go wait for it.
+	// Encoding tools/list, then registering the tools with mcp-go (which
+	// re-encodes and decodes every schema), runs on one other core while the
+	// handshake is answered: it needs only the capabilities and instructions
+	// set above. One goroutine, not two, so that a core stays free for the
+	// protocol. tools/list waits for its encoding, and requests that reach
+	// mcp-go wait for the registration.
 	ready := make(chan struct{})
 	go func() {
 		defer close(ready)
+		list.build(enabled)
 		tools := make([]server.ServerTool, 0, len(enabled))
 		for _, e := range enabled {
 			tools = append(tools, serverTool(e.Tool, log))

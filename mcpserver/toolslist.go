@@ -35,24 +35,22 @@ type toolsList struct {
 	encoded [][]byte
 }
 
-func newToolsList(enabled []Entry) *toolsList {
-	l := &toolsList{ready: make(chan struct{})}
-	go func() {
-		defer close(l.ready)
-		tools := make([]Entry, len(enabled))
-		copy(tools, enabled)
-		slices.SortFunc(tools, func(a, b Entry) int { return strings.Compare(a.Tool.Name, b.Tool.Name) })
-		for _, e := range tools {
-			enc, err := encodeTool(e)
-			if err != nil {
-				l.err = err
-				return
-			}
-			l.names = append(l.names, e.Tool.Name)
-			l.encoded = append(l.encoded, enc)
+func newToolsList() *toolsList { return &toolsList{ready: make(chan struct{})} }
+
+// build encodes the list; serve waits for it.
+func (l *toolsList) build(enabled []Entry) {
+	defer close(l.ready)
+	tools := slices.Clone(enabled)
+	slices.SortFunc(tools, func(a, b Entry) int { return strings.Compare(a.Tool.Name, b.Tool.Name) })
+	for _, e := range tools {
+		enc, err := encodeTool(e)
+		if err != nil {
+			l.err = err
+			return
 		}
-	}()
-	return l
+		l.names = append(l.names, e.Tool.Name)
+		l.encoded = append(l.encoded, enc)
+	}
 }
 
 // encodeTool writes a tool as mcp-go's Tool.MarshalJSON does (members in

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -33,13 +34,18 @@ type item struct {
 // its FIFO, so lines never interleave and their order is the order in which
 // they were queued.
 type output struct {
-	w      *bufio.Writer
 	log    *slog.Logger
 	queue  chan item
 	done   chan struct{}
 	mu     sync.RWMutex // guards closed against sends on a closed queue
 	closed bool
-	err    error // first write error; read after done is closed
+	// pending counts queued items not yet written; while it is zero a
+	// sender may write its line itself (see send).
+	pending atomic.Int64
+
+	wmu sync.Mutex // guards w and err
+	w   *bufio.Writer
+	err error // first write error; read after done is closed
 }
 
 func newOutput(w io.Writer, log *slog.Logger) *output {
@@ -62,6 +68,7 @@ func (o *output) notificationSlot() chan mcp.JSONRPCNotification {
 		o.log.Debug("notification after shutdown discarded")
 		return ch
 	}
+	o.pending.Add(1)
 	o.queue <- item{slot: ch}
 	return ch
 }
@@ -78,6 +85,22 @@ func (o *output) send(msg any) bool {
 	if o.closed {
 		return false
 	}
+	// Nothing queued and the writer idle: write the line here. Handing it
+	// to the writer goroutine costs a wake-up, which at start-up (when the
+	// reader goes back to a blocking read of stdin) can take a millisecond
+	// before the runtime notices; the initialize response is such a line.
+	// Order is kept: anything queued earlier is still pending, so the line
+	// goes behind it.
+	if o.pending.Load() == 0 && o.wmu.TryLock() {
+		if o.pending.Load() == 0 {
+			o.writeLocked(line)
+			o.flushLocked()
+			o.wmu.Unlock()
+			return true
+		}
+		o.wmu.Unlock()
+	}
+	o.pending.Add(1)
 	o.queue <- item{line: line}
 	return true
 }
@@ -97,29 +120,42 @@ func (o *output) close() {
 func (o *output) run() {
 	defer close(o.done)
 	for it := range o.queue {
-		line := it.line
-		if it.slot != nil {
-			select {
-			case n := <-it.slot:
-				var err error
-				if line, err = marshalLine(n); err != nil {
-					o.log.Error("marshal notification", "method", n.Method, "err", err)
-					continue
-				}
-			case <-time.After(slotTimeout):
-				o.log.Warn("notification slot never filled; skipped (mcp-go behaviour changed?)")
-				continue
+		if line, ok := o.resolve(it); ok {
+			o.wmu.Lock()
+			o.writeLocked(line)
+			if len(o.queue) == 0 {
+				o.flushLocked()
 			}
+			o.wmu.Unlock()
 		}
-		o.write(line)
-		if len(o.queue) == 0 {
-			o.flush()
-		}
+		o.pending.Add(-1)
 	}
-	o.flush()
+	o.wmu.Lock()
+	o.flushLocked()
+	o.wmu.Unlock()
 }
 
-func (o *output) write(line []byte) {
+// resolve returns an item's line, waiting for a notification slot to be
+// filled; false means there is nothing to write.
+func (o *output) resolve(it item) ([]byte, bool) {
+	if it.slot == nil {
+		return it.line, true
+	}
+	select {
+	case n := <-it.slot:
+		line, err := marshalLine(n)
+		if err != nil {
+			o.log.Error("marshal notification", "method", n.Method, "err", err)
+			return nil, false
+		}
+		return line, true
+	case <-time.After(slotTimeout):
+		o.log.Warn("notification slot never filled; skipped (mcp-go behaviour changed?)")
+		return nil, false
+	}
+}
+
+func (o *output) writeLocked(line []byte) {
 	if o.err != nil {
 		return // the client is gone; keep draining so producers never block
 	}
@@ -128,7 +164,7 @@ func (o *output) write(line []byte) {
 	}
 }
 
-func (o *output) flush() {
+func (o *output) flushLocked() {
 	if o.err != nil {
 		return
 	}
