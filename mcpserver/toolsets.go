@@ -9,12 +9,12 @@ import (
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
 	browserspec "github.com/hermes-go/hermes/mcpserver/browser/spec"
-	"github.com/hermes-go/hermes/mcpserver/kanban"
+	kanbanspec "github.com/hermes-go/hermes/mcpserver/kanban/spec"
 	mediaspec "github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/memory"
-	"github.com/hermes-go/hermes/mcpserver/sessions"
+	sessionsspec "github.com/hermes-go/hermes/mcpserver/sessions/spec"
 	"github.com/hermes-go/hermes/mcpserver/skills"
-	"github.com/hermes-go/hermes/mcpserver/todo"
+	todospec "github.com/hermes-go/hermes/mcpserver/todo/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 	webspec "github.com/hermes-go/hermes/mcpserver/web/spec"
 	"github.com/hermes-go/hermes/mcpserver/worker"
@@ -56,8 +56,8 @@ type Toolbox struct {
 	worker   workerHandle
 }
 
-// Worker says which hermes-tools-worker the web, browser and media tools
-// run in, or why there is none.
+// Worker says which hermes-tools-worker the forwarded toolsets run in, or
+// why there is none.
 func (t *Toolbox) Worker() (path string, err error) {
 	return t.worker.path, t.worker.unavailable
 }
@@ -126,10 +126,10 @@ func Builtin(env Env) (*Toolbox, error) {
 		//   - todo: off. Codex, Claude Code and most clients bring their
 		//     own plan/todo tool; a second one costs context and splits the
 		//     plan. Enable it for clients without one.
-		kanban.Toolset(kanban.Options{Home: env.Home, Getenv: getenv}),
+		kanbanspec.Toolset(kanbanspec.Options{Home: env.Home, Getenv: getenv}, bind),
 		memory.Toolset(memory.Options{Home: env.Home}),
-		sessions.Toolset(sessions.Options{Home: env.Home, Getenv: getenv}),
-		todo.Toolset(todo.Options{Home: env.Home, Getenv: getenv}),
+		sessionsspec.Toolset(sessionsspec.Options{}, bind),
+		todospec.Toolset(todospec.Options{}, bind),
 	}
 	// Tools served by the worker are hidden, with the fix, when there is no
 	// worker binary to serve them.
@@ -143,10 +143,14 @@ func Builtin(env Env) (*Toolbox, error) {
 	return &Toolbox{Toolsets: toolsets, worker: wk}, nil
 }
 
-// forwarded are the toolsets that run in hermes-tools-worker; Builtin
+// forwarded are the toolsets that run in hermes-tools-worker (those that
+// need Chromium, HTML and PDF parsing, or SQLite); Builtin
 // declares them here from their spec packages, so this binary never links
 // their implementations (cmd/hermes-tools-mcp tests that).
-var forwarded = map[string]bool{"web": true, "browser": true, "vision": true, "image_gen": true, "tts": true}
+var forwarded = map[string]bool{
+	"web": true, "browser": true, "vision": true, "image_gen": true, "tts": true,
+	"kanban": true, "session_search": true, "todo": true,
+}
 
 type workerHandle struct {
 	*worker.Client

@@ -23,6 +23,12 @@ var heavyPackages = []string{
 	"github.com/hermes-go/hermes/mcpserver/web",
 	"github.com/hermes-go/hermes/mcpserver/browser",
 	"github.com/hermes-go/hermes/mcpserver/media",
+	"modernc.org/",
+	"github.com/hermes-go/hermes/internal/sqlitestore",
+	"github.com/hermes-go/hermes/internal/hermesstate",
+	"github.com/hermes-go/hermes/mcpserver/kanban",
+	"github.com/hermes-go/hermes/mcpserver/sessions",
+	"github.com/hermes-go/hermes/mcpserver/todo",
 }
 
 // allowed are the light declaration packages under the heavy toolsets, which

@@ -16,7 +16,7 @@ type doctorReport struct {
 	Toolsets   []string `json:"toolsets"`
 	Source     string   `json:"toolsets_source"`
 	// Worker is the hermes-tools-worker binary, WorkerError why there is
-	// none (the web, browser and media tools are then hidden).
+	// none (the tools it runs are then hidden).
 	Worker      string       `json:"worker,omitempty"`
 	WorkerError string       `json:"worker_error,omitempty"`
 	Tools       []doctorTool `json:"tools"`
@@ -62,7 +62,7 @@ func writeDoctor(w io.Writer, s setup, asJSON bool) error {
 	if rep.WorkerError != "" {
 		fmt.Fprintf(w, "Worker:      none: %s\n", rep.WorkerError)
 	} else {
-		fmt.Fprintf(w, "Worker:      %s (runs the web, browser and media tools; started on first use)\n", rep.Worker)
+		fmt.Fprintf(w, "Worker:      %s (runs the web, browser, media, kanban, session_search and todo tools; started on first use)\n", rep.Worker)
 	}
 	fmt.Fprintf(w, "Tools:       %d of %d exposed\n\n", enabled, len(rep.Tools))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

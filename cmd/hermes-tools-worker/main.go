@@ -1,5 +1,6 @@
 // Command hermes-tools-worker runs the heavy Hermes toolsets (web, browser,
-// vision, image generation, speech) for hermes-tools-mcp, which starts it on
+// vision, image generation, speech, and the SQLite-backed kanban,
+// session_search and todo) for hermes-tools-mcp, which starts it on
 // the first call to one of those tools and forwards calls to it over stdio
 // (MCP). Keeping their libraries out of hermes-tools-mcp keeps the server
 // MCP clients spawn fast and small. Install it beside hermes-tools-mcp.
@@ -29,7 +30,10 @@ import (
 	"github.com/hermes-go/hermes/internal/protostdout"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/mcpserver/kanban"
 	"github.com/hermes-go/hermes/mcpserver/media"
+	"github.com/hermes-go/hermes/mcpserver/sessions"
+	"github.com/hermes-go/hermes/mcpserver/todo"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 	"github.com/hermes-go/hermes/mcpserver/web"
 )
@@ -129,5 +133,8 @@ func heavyToolsets(home, browserPath string, log *slog.Logger) ([]tooldef.Toolse
 		media.VisionToolset(mo),
 		media.ImageToolset(mo),
 		media.TTSToolset(mo),
+		kanban.Toolset(kanban.Options{Home: home}),
+		sessions.Toolset(sessions.Options{Home: home}),
+		todo.Toolset(todo.Options{Home: home}),
 	}, br.Close
 }

@@ -15,7 +15,7 @@ import (
 const Name = "hermes-tools-mcp"
 
 // WorkerName is the file name of the binary that runs the heavy toolsets
-// (web, browser, media) for hermes-tools-mcp.
+// (web, browser, media, kanban, session_search, todo) for hermes-tools-mcp.
 const WorkerName = "hermes-tools-worker"
 
 // ErrNotFound says the binary is neither beside the running program nor on

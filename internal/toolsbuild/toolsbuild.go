@@ -1,8 +1,8 @@
 // Package toolsbuild builds hermes-tools-mcp together with its
 // hermes-tools-worker, for tests that run the server as a real subprocess.
 // The two always go into one directory: the server finds its worker beside
-// itself, and a server built alone would hide the web, browser and media
-// tools for want of one.
+// itself, and a server built alone would hide the tools the worker runs
+// (web, browser, kanban, ...) for want of one.
 package toolsbuild
 
 import (

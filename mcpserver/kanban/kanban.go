@@ -14,6 +14,13 @@
 // kanban_unblock and may change only its own task's lifecycle; a profile
 // with "kanban" in config.yaml's toolsets (an orchestrator) sees all of
 // them; anyone else sees none.
+//
+// The declarations (names, descriptions, schemas, hints) and the gating
+// checks live in the spec subpackage, which the MCP front process serves
+// without linking this package and its SQLite driver; this package binds
+// its handlers to them. The handlers keep their own guards (a worker may
+// change only its own task; a dispatcher worker may not list or unblock),
+// so those hold in whichever process serves the call.
 package kanban
 
 import (
@@ -23,14 +30,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/mcpserver/kanban/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -53,159 +58,58 @@ type Options struct {
 }
 
 // EnvVars are the variables the toolset reads; the dispatcher sets them in
-// a worker's environment.
-var EnvVars = []string{
-	"HERMES_KANBAN_TASK", "HERMES_KANBAN_RUN_ID", "HERMES_KANBAN_CLAIM_LOCK", "HERMES_KANBAN_CLAIM_TTL_SECONDS",
-	"HERMES_KANBAN_DB", "HERMES_KANBAN_BOARD", "HERMES_KANBAN_HOME",
-	"HERMES_PROFILE", "HERMES_TENANT", "HERMES_SESSION_ID",
-}
+// a worker's environment. The list is declared in spec.
+var EnvVars = spec.EnvVars
 
 type kit struct {
 	opts   Options
 	getenv func(string) string
 }
 
-// Toolset returns the kanban toolset.
+// Toolset returns the kanban toolset: spec's declarations, names,
+// schemas and gating, with this package's handlers bound to them.
 func Toolset(opts Options) tooldef.Toolset {
 	k := &kit{opts: opts, getenv: opts.Getenv}
 	if k.getenv == nil {
 		k.getenv = os.Getenv
 	}
-	tool := func(name, title, desc, in, out string, h tooldef.Hints, fn tooldef.Handler, check func() error) tooldef.Tool {
-		return tooldef.Tool{
-			Name: name, Title: title, Description: desc,
-			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out),
-			Hints: h, Handler: fn, Check: check,
-		}
-	}
-	// Hints: a transition that ends a run or overwrites what the task
-	// holds (its result, its assignee) is destructive; adding rows is not.
-	readOnly := tooldef.Hints{ReadOnly: true, Idempotent: true}
-	ending := tooldef.Hints{Destructive: true}
-	additive := tooldef.Hints{}
-	settles := tooldef.Hints{Idempotent: true}
-	return tooldef.Toolset{
-		Name:        "kanban",
-		Description: "Work the Hermes kanban board: report back from a dispatched task, or route work as an orchestrator.",
-		// On by default, yet every tool stays hidden unless this process is
-		// a dispatcher worker or an orchestrator profile: a codex worker
-		// whose callback lacks these tools cannot report back and hangs
-		// until the dispatcher times it out.
-		Default: true,
-		EnvVars: slices.Clone(EnvVars),
-		Tools: []tooldef.Tool{
-			tool("kanban_show", "Show a kanban task", showDescription, showInput, showOutput, readOnly, k.handleShow, k.checkWorker),
-			tool("kanban_list", "List kanban tasks", listDescription, listInput, listOutput, settles, k.handleList, k.checkOrchestrator),
-			tool("kanban_complete", "Complete a kanban task", completeDescription, completeInput, okTaskRunOutput, ending, k.handleComplete, k.checkWorker),
-			tool("kanban_block", "Block a kanban task", blockDescription, blockInput, okTaskRunOutput, ending, k.handleBlock, k.checkWorker),
-			tool("kanban_heartbeat", "Kanban heartbeat", heartbeatDescription, heartbeatInput, heartbeatOutput, additive, k.handleHeartbeat, k.checkWorker),
-			tool("kanban_comment", "Comment on a kanban task", commentDescription, commentInput, commentOutput, additive, k.handleComment, k.checkWorker),
-			tool("kanban_create", "Create a kanban task", createDescription, createInput, statusOutput, additive, k.handleCreate, k.checkWorker),
-			tool("kanban_unblock", "Unblock a kanban task", unblockDescription, unblockInput, statusOutput, settles, k.handleUnblock, k.checkOrchestrator),
-			tool("kanban_link", "Link kanban tasks", linkDescription, linkInput, linkOutput, settles, k.handleLink, k.checkWorker),
-			tool("kanban_request_review", "Request review of a kanban task", requestReviewDescription, requestReviewInput, statusOutput, ending, k.handleRequestReview, k.checkWorker),
-			tool("kanban_request_changes", "Request changes on a kanban task", requestChangesDescription, requestChangesInput, requestChangesOutput, ending, k.handleRequestChanges, k.checkWorker),
-		},
-	}
+	return spec.Toolset(spec.Options{Home: opts.Home, Getenv: k.getenv, ConfigPath: opts.ConfigPath}, k.handler)
 }
 
-const showDescription = "Read everything about a kanban task: its brief, assignee and status, parent and child " +
-	"tasks, earlier attempts with their handoffs, comments and recent events, plus worker_context, a ready-made " +
-	"summary to read before you start. Call it first when you pick up a task, and again when you retry one."
-
-const listDescription = "List kanban tasks so an orchestrator can see what to route. Filter by assignee, status " +
-	"or tenant; archived tasks are left out unless asked for. Returns compact rows (id, title, status, assignee, " +
-	"priority, parent and child ids), 50 by default and at most 200, and says when the list was cut short. " +
-	"Before listing it promotes tasks whose parents have all finished, like the Hermes CLI. Orchestrators only."
-
-const completeDescription = "Finish your kanban task and hand off the result. Put a short human-readable account " +
-	"of what you did in summary and machine-readable facts (changed files, tests run, findings) in metadata; at " +
-	"least one of summary or result is needed. List tasks you created with kanban_create in created_cards and " +
-	"deliverable files in artifacts. Children waiting on this task become ready."
-
-const blockDescription = "Stop work on your kanban task because you need a person: a decision, an answer, access " +
-	"you lack. The reason is shown on the board and to whoever unblocks the task. Only for real blockers, not for " +
-	"things you can work out yourself."
-
-const heartbeatDescription = "Tell the board you are still working on your kanban task during a long operation " +
-	"(a build, a crawl, a training run): it extends your claim so the dispatcher does not take the task back, and " +
-	"logs an optional progress note. Call it every few minutes. Changes nothing else."
-
-const commentDescription = "Add a comment to a kanban task's thread, yours or another's. Comments outlive this run: " +
-	"use them for questions to the next worker, findings, or the reasoning behind a decision, not for passing " +
-	"thoughts."
-
-const createDescription = "Create a kanban task, for example to split your work into pieces for other profiles. " +
-	"Give it an assignee and a clear body; list parents to make it wait for other tasks (include your own task id " +
-	"to run it after you). The dispatcher starts the assigned profile once the task is ready."
-
-const unblockDescription = "Release a blocked kanban task: it becomes ready again, or waits in todo while a parent " +
-	"is unfinished. Orchestrators only; dispatched workers never see this tool."
-
-const linkDescription = "Make one existing kanban task wait for another: the child stays out of ready until every " +
-	"parent is done. Links that would form a cycle, or link a task to itself, are refused."
-
-const requestReviewDescription = "Hand your kanban task to review once the work is built, self-checked and verified: " +
-	"it moves to the review column (reassigned to reviewer when you name one) and your run ends. Unlike " +
-	"kanban_block it is not a blocker, so repeated review rounds are never mistaken for a stuck task."
-
-const requestChangesDescription = "As the reviewer of a kanban task, send it back to its implementer with the " +
-	"changes that must be made: your review run ends and the task returns to ready (or todo while a parent is " +
-	"unfinished). Use it only on a task you claimed from review; use kanban_block for a real external blocker."
-
-// --- gating ---
-
-func (k *kit) configPath() string {
-	if k.opts.ConfigPath != "" {
-		return k.opts.ConfigPath
+// handler binds a declared tool to its implementation. An unknown name is
+// a tool spec declares and this package does not implement: a programming
+// error, caught by every test that builds the toolset.
+func (k *kit) handler(name string) tooldef.Handler {
+	switch name {
+	case spec.ToolShow:
+		return k.handleShow
+	case spec.ToolList:
+		return k.handleList
+	case spec.ToolComplete:
+		return k.handleComplete
+	case spec.ToolBlock:
+		return k.handleBlock
+	case spec.ToolHeartbeat:
+		return k.handleHeartbeat
+	case spec.ToolComment:
+		return k.handleComment
+	case spec.ToolCreate:
+		return k.handleCreate
+	case spec.ToolUnblock:
+		return k.handleUnblock
+	case spec.ToolLink:
+		return k.handleLink
+	case spec.ToolRequestReview:
+		return k.handleRequestReview
+	case spec.ToolRequestChanges:
+		return k.handleRequestChanges
 	}
-	return filepath.Join(k.opts.Home, hermeshome.ConfigFile)
-}
-
-// profileHasKanban reads config.yaml: "kanban" in the top-level toolsets,
-// and not in agent.disabled_toolsets. An unreadable file means no, as in
-// Hermes: gating must not be the thing that fails.
-func (k *kit) profileHasKanban() bool {
-	var cfg struct {
-		Toolsets []any `yaml:"toolsets"`
-		Agent    struct {
-			DisabledToolsets []any `yaml:"disabled_toolsets"`
-		} `yaml:"agent"`
-	}
-	if hermeshome.DecodeFile(k.configPath(), &cfg) != nil {
-		return false
-	}
-	has := func(list []any) bool {
-		for _, v := range list {
-			if fmt.Sprint(v) == "kanban" {
-				return true
-			}
-		}
-		return false
-	}
-	return has(cfg.Toolsets) && !has(cfg.Agent.DisabledToolsets)
-}
-
-func (k *kit) envTask() string { return strings.TrimSpace(k.getenv("HERMES_KANBAN_TASK")) }
-
-func (k *kit) checkWorker() error {
-	if k.envTask() != "" || k.profileHasKanban() {
-		return nil
-	}
-	return fmt.Errorf(`kanban tools are for Hermes kanban work only: a dispatcher worker (HERMES_KANBAN_TASK set) or an orchestrator profile ("kanban" in toolsets in %s)`, k.configPath())
-}
-
-func (k *kit) checkOrchestrator() error {
-	if k.envTask() != "" {
-		return errors.New("orchestrator-only: hidden from dispatcher workers (HERMES_KANBAN_TASK is set)")
-	}
-	if k.profileHasKanban() {
-		return nil
-	}
-	return fmt.Errorf(`orchestrator-only: add "kanban" to toolsets in %s to route board work from this profile`, k.configPath())
+	panic("kanban: no handler for declared tool " + name)
 }
 
 // --- shared helpers ---
+
+func (k *kit) envTask() string { return strings.TrimSpace(k.getenv(spec.EnvTask)) }
 
 // fail is the original's tool_error shape.
 func fail(format string, args ...any) tooldef.Result {
@@ -262,7 +166,7 @@ func (k *kit) workerRunID(tid string) *int64 {
 	if k.envTask() != tid {
 		return nil
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(k.getenv("HERMES_KANBAN_RUN_ID")), 10, 64)
+	n, err := strconv.ParseInt(strings.TrimSpace(k.getenv(spec.EnvRunID)), 10, 64)
 	if err != nil {
 		return nil
 	}
@@ -270,7 +174,7 @@ func (k *kit) workerRunID(tid string) *int64 {
 }
 
 func (k *kit) claimTTL() time.Duration {
-	if n, err := strconv.Atoi(strings.TrimSpace(k.getenv("HERMES_KANBAN_CLAIM_TTL_SECONDS"))); err == nil && n >= 1 {
+	if n, err := strconv.Atoi(strings.TrimSpace(k.getenv(spec.EnvClaimTTLSeconds))); err == nil && n >= 1 {
 		return time.Duration(n) * time.Second
 	}
 	return DefaultClaimTTL
@@ -280,7 +184,7 @@ func (k *kit) claimTTL() time.Duration {
 // Hermes (which then matches no dispatcher claim, so only the heartbeat is
 // recorded).
 func (k *kit) claimer() string {
-	if v := strings.TrimSpace(k.getenv("HERMES_KANBAN_CLAIM_LOCK")); v != "" {
+	if v := strings.TrimSpace(k.getenv(spec.EnvClaimLock)); v != "" {
 		return v
 	}
 	host, err := os.Hostname()
@@ -291,7 +195,7 @@ func (k *kit) claimer() string {
 }
 
 func (k *kit) author() string {
-	if p := strings.TrimSpace(k.getenv("HERMES_PROFILE")); p != "" {
+	if p := strings.TrimSpace(k.getenv(spec.EnvProfile)); p != "" {
 		return p
 	}
 	return "worker"
@@ -396,7 +300,7 @@ func (k *kit) handleShow(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	if tid == "" {
 		return fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), nil
 	}
-	b, res, done, err := k.open(ctx, "kanban_show", a.Board, readBoard)
+	b, res, done, err := k.open(ctx, spec.ToolShow, a.Board, readBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -406,34 +310,34 @@ func (k *kit) handleShow(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	defer b.Close()
 	t, err := b.Task(ctx, tid)
 	if err != nil {
-		return finish("kanban_show", err)
+		return finish(spec.ToolShow, err)
 	}
 	if t == nil {
 		return fail("task %s not found", tid), nil
 	}
 	parents, err := b.ParentIDs(ctx, tid)
 	if err != nil {
-		return finish("kanban_show", err)
+		return finish(spec.ToolShow, err)
 	}
 	children, err := b.ChildIDs(ctx, tid)
 	if err != nil {
-		return finish("kanban_show", err)
+		return finish(spec.ToolShow, err)
 	}
 	comments, err := b.Comments(ctx, tid)
 	if err != nil {
-		return finish("kanban_show", err)
+		return finish(spec.ToolShow, err)
 	}
 	events, err := b.Events(ctx, tid)
 	if err != nil {
-		return finish("kanban_show", err)
+		return finish(spec.ToolShow, err)
 	}
 	runs, err := b.Runs(ctx, tid)
 	if err != nil {
-		return finish("kanban_show", err)
+		return finish(spec.ToolShow, err)
 	}
 	wctx, err := b.WorkerContext(ctx, tid)
 	if err != nil {
-		return finish("kanban_show", err)
+		return finish(spec.ToolShow, err)
 	}
 	type commentOut struct {
 		Author    string `json:"author"`
@@ -475,11 +379,6 @@ func (k *kit) handleShow(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	}), nil
 }
 
-const (
-	listDefaultLimit = 50
-	listMaxLimit     = 200
-)
-
 type listArgs struct {
 	Assignee        string `json:"assignee"`
 	Status          string `json:"status"`
@@ -490,24 +389,24 @@ type listArgs struct {
 }
 
 func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	if res, refused := k.orchestratorGuard("kanban_list"); refused {
+	if res, refused := k.orchestratorGuard(spec.ToolList); refused {
 		return res, nil
 	}
 	a, err := tooldef.DecodeArgs[listArgs](raw)
 	if err != nil {
 		return fail("kanban_list: %v", err), nil
 	}
-	limit := listDefaultLimit
+	limit := spec.ListDefaultLimit
 	if a.Limit != nil {
 		limit = *a.Limit
 	}
 	if limit < 1 {
 		return fail("limit must be >= 1"), nil
 	}
-	if limit > listMaxLimit {
-		return fail("limit must be <= %d", listMaxLimit), nil
+	if limit > spec.ListMaxLimit {
+		return fail("limit must be <= %d", spec.ListMaxLimit), nil
 	}
-	b, res, done, err := k.open(ctx, "kanban_list", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolList, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -518,10 +417,10 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		// Dependencies that cleared since the dispatcher's last tick show
 		// as ready at once, as in the CLI.
 		if promoted, err = b.RecomputeReady(ctx); err != nil {
-			return finish("kanban_list", err)
+			return finish(spec.ToolList, err)
 		}
 		if tasks, err = b.ListTasks(ctx, Filter{Assignee: a.Assignee, Status: a.Status, Tenant: a.Tenant, IncludeArchived: a.IncludeArchived, Limit: limit + 1}); err != nil {
-			return finish("kanban_list", err)
+			return finish(spec.ToolList, err)
 		}
 	}
 	truncated := len(tasks) > limit
@@ -533,10 +432,10 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		parents, children := []string{}, []string{}
 		if b != nil {
 			if parents, err = b.ParentIDs(ctx, t.ID); err != nil {
-				return finish("kanban_list", err)
+				return finish(spec.ToolList, err)
 			}
 			if children, err = b.ChildIDs(ctx, t.ID); err != nil {
-				return finish("kanban_list", err)
+				return finish(spec.ToolList, err)
 			}
 		}
 		rows = append(rows, map[string]any{
@@ -548,8 +447,8 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		})
 	}
 	var next any
-	if truncated && limit < listMaxLimit {
-		next = min(limit*2, listMaxLimit)
+	if truncated && limit < spec.ListMaxLimit {
+		next = min(limit*2, spec.ListMaxLimit)
 	}
 	return tooldef.OK(map[string]any{
 		"tasks": rows, "count": len(rows), "limit": limit, "truncated": truncated, "next_limit": next, "promoted": promoted,
@@ -610,7 +509,7 @@ func (k *kit) handleComplete(ctx context.Context, raw json.RawMessage) (tooldef.
 		return fail("provide at least one of: summary (preferred), result"), nil
 	}
 	meta = k.stampSession(tid, meta)
-	b, res, done, err := k.open(ctx, "kanban_complete", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolComplete, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -630,18 +529,18 @@ func (k *kit) handleComplete(ctx context.Context, raw json.RawMessage) (tooldef.
 			strings.Join(hall.Phantom, ", ")), nil
 	}
 	if err != nil {
-		return finish("kanban_complete", err)
+		return finish(spec.ToolComplete, err)
 	}
 	if !completed {
 		return fail("could not complete %s (unknown id or already terminal)", tid), nil
 	}
-	return k.okWithRun(ctx, b, "kanban_complete", tid)
+	return k.okWithRun(ctx, b, spec.ToolComplete, tid)
 }
 
 // stampSession records the worker's session on its own task's handoff, so
 // a person can find the conversation behind a result.
 func (k *kit) stampSession(tid string, meta map[string]any) map[string]any {
-	session := strings.TrimSpace(k.getenv("HERMES_SESSION_ID"))
+	session := strings.TrimSpace(k.getenv(spec.EnvSessionID))
 	if k.envTask() != tid || session == "" {
 		return meta
 	}
@@ -683,7 +582,7 @@ func (k *kit) handleBlock(ctx context.Context, raw json.RawMessage) (tooldef.Res
 		return fail("reason is required — explain what input you need"), nil
 	}
 	reason := redact.String(a.Reason)
-	b, res, done, err := k.open(ctx, "kanban_block", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolBlock, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -693,12 +592,12 @@ func (k *kit) handleBlock(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	defer b.Close()
 	blocked, err := b.BlockTask(ctx, tid, reason, k.workerRunID(tid))
 	if err != nil {
-		return finish("kanban_block", err)
+		return finish(spec.ToolBlock, err)
 	}
 	if !blocked {
 		return fail("could not block %s (unknown id or not in running/ready)", tid), nil
 	}
-	return k.okWithRun(ctx, b, "kanban_block", tid)
+	return k.okWithRun(ctx, b, spec.ToolBlock, tid)
 }
 
 type heartbeatArgs struct {
@@ -716,7 +615,7 @@ func (k *kit) handleHeartbeat(ctx context.Context, raw json.RawMessage) (tooldef
 	if refused {
 		return res, nil
 	}
-	b, res, done, err := k.open(ctx, "kanban_heartbeat", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolHeartbeat, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -727,11 +626,11 @@ func (k *kit) handleHeartbeat(ctx context.Context, raw json.RawMessage) (tooldef
 	// Extending the claim is what keeps the dispatcher from reclaiming a
 	// worker stuck in one long call; the heartbeat alone would not.
 	if _, err := b.HeartbeatClaim(ctx, tid, k.claimer(), k.claimTTL()); err != nil {
-		return finish("kanban_heartbeat", err)
+		return finish(spec.ToolHeartbeat, err)
 	}
 	alive, err := b.HeartbeatWorker(ctx, tid, redact.String(a.Note), k.workerRunID(tid))
 	if err != nil {
-		return finish("kanban_heartbeat", err)
+		return finish(spec.ToolHeartbeat, err)
 	}
 	if !alive {
 		return fail("could not heartbeat %s (unknown id or not running)", tid), nil
@@ -757,7 +656,7 @@ func (k *kit) handleComment(ctx context.Context, raw json.RawMessage) (tooldef.R
 	if strings.TrimSpace(a.Body) == "" {
 		return fail("body is required"), nil
 	}
-	b, res, done, err := k.open(ctx, "kanban_comment", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolComment, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -770,7 +669,7 @@ func (k *kit) handleComment(ctx context.Context, raw json.RawMessage) (tooldef.R
 	// would read as an instruction.
 	cid, err := b.AddComment(ctx, tid, k.author(), redact.String(a.Body))
 	if err != nil {
-		return finish("kanban_comment", err)
+		return finish(spec.ToolComment, err)
 	}
 	return ok(map[string]any{"task_id": tid, "comment_id": cid}), nil
 }
@@ -807,9 +706,9 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	}
 	tenant := a.Tenant
 	if tenant == "" {
-		tenant = strings.TrimSpace(k.getenv("HERMES_TENANT"))
+		tenant = strings.TrimSpace(k.getenv(spec.EnvTenant))
 	}
-	b, res, done, err := k.open(ctx, "kanban_create", a.Board, createBoard)
+	b, res, done, err := k.open(ctx, spec.ToolCreate, a.Board, createBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -835,14 +734,14 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 		Tenant: tenant, Priority: a.Priority, Parents: a.Parents, WorkspaceKind: kind, WorkspacePath: path,
 		Triage: a.Triage, IdempotencyKey: a.IdempotencyKey, MaxRuntimeSeconds: a.MaxRuntimeSeconds,
 		Skills: a.Skills, GoalMode: a.GoalMode, GoalMaxTurns: a.GoalMaxTurns, InitialStatus: a.InitialStatus,
-		SessionID: strings.TrimSpace(k.getenv("HERMES_SESSION_ID")),
+		SessionID: strings.TrimSpace(k.getenv(spec.EnvSessionID)),
 	})
 	if err != nil {
-		return finish("kanban_create", err)
+		return finish(spec.ToolCreate, err)
 	}
 	t, err := b.Task(ctx, id)
 	if err != nil {
-		return finish("kanban_create", err)
+		return finish(spec.ToolCreate, err)
 	}
 	status := ""
 	if t != nil {
@@ -857,7 +756,7 @@ type unblockArgs struct {
 }
 
 func (k *kit) handleUnblock(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	if res, refused := k.orchestratorGuard("kanban_unblock"); refused {
+	if res, refused := k.orchestratorGuard(spec.ToolUnblock); refused {
 		return res, nil
 	}
 	a, err := tooldef.DecodeArgs[unblockArgs](raw)
@@ -868,7 +767,7 @@ func (k *kit) handleUnblock(ctx context.Context, raw json.RawMessage) (tooldef.R
 	if tid == "" {
 		return fail("task_id is required"), nil
 	}
-	b, res, done, err := k.open(ctx, "kanban_unblock", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolUnblock, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -878,14 +777,14 @@ func (k *kit) handleUnblock(ctx context.Context, raw json.RawMessage) (tooldef.R
 	defer b.Close()
 	unblocked, err := b.UnblockTask(ctx, tid)
 	if err != nil {
-		return finish("kanban_unblock", err)
+		return finish(spec.ToolUnblock, err)
 	}
 	if !unblocked {
 		return fail("could not unblock %s (not blocked or unknown)", tid), nil
 	}
 	t, err := b.Task(ctx, tid)
 	if err != nil {
-		return finish("kanban_unblock", err)
+		return finish(spec.ToolUnblock, err)
 	}
 	status := "ready"
 	if t != nil {
@@ -909,7 +808,7 @@ func (k *kit) handleLink(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	if parent == "" || child == "" {
 		return fail("both parent_id and child_id are required"), nil
 	}
-	b, res, done, err := k.open(ctx, "kanban_link", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolLink, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -918,7 +817,7 @@ func (k *kit) handleLink(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	}
 	defer b.Close()
 	if err := b.LinkTasks(ctx, parent, child); err != nil {
-		return finish("kanban_link", err)
+		return finish(spec.ToolLink, err)
 	}
 	return ok(map[string]any{"parent_id": parent, "child_id": child}), nil
 }
@@ -948,7 +847,7 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 		meta, _ = redactValue(a.Metadata).(map[string]any)
 	}
 	meta = k.stampSession(tid, meta)
-	b, res, done, err := k.open(ctx, "kanban_request_review", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolRequestReview, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -960,7 +859,7 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 		Summary: redact.String(a.Summary), Metadata: meta, Reviewer: a.Reviewer, ExpectedRunID: k.workerRunID(tid),
 	})
 	if err != nil {
-		return finish("kanban_request_review", err)
+		return finish(spec.ToolRequestReview, err)
 	}
 	if !moved {
 		return fail("could not request review for %s: %s", tid, reason), nil
@@ -986,7 +885,7 @@ func (k *kit) handleRequestChanges(ctx context.Context, raw json.RawMessage) (to
 	if strings.TrimSpace(a.Reason) == "" {
 		return fail("reason is required — list the changes the implementer must make"), nil
 	}
-	b, res, done, err := k.open(ctx, "kanban_request_changes", a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, spec.ToolRequestChanges, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -996,7 +895,7 @@ func (k *kit) handleRequestChanges(ctx context.Context, raw json.RawMessage) (to
 	defer b.Close()
 	moved, msg, status, err := b.RequestChanges(ctx, tid, redact.String(a.Reason), k.workerRunID(tid))
 	if err != nil {
-		return finish("kanban_request_changes", err)
+		return finish(spec.ToolRequestChanges, err)
 	}
 	if !moved {
 		return fail("could not request changes on %s: %s", tid, msg), nil

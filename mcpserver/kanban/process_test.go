@@ -15,12 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/kanban"
+	kanbanspec "github.com/hermes-go/hermes/mcpserver/kanban/spec"
 )
 
 // serverEnv marks a re-executed test binary that serves MCP on stdio with
-// the shipped toolsets, standing in for hermes-tools-mcp.
+// the kanban toolset, standing in for the process that serves it.
 const serverEnv = "KANBAN_TEST_SERVE_MCP"
 
 func TestMain(m *testing.M) {
@@ -30,25 +31,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// serveMCP builds the server from this package's own toolset, not from
+// mcpserver.Builtin: the shipped front forwards kanban calls to
+// hermes-tools-worker, and what this test is about is several real
+// processes running the implementation on one kanban.db.
 func serveMCP() int {
-	home := os.Getenv("HERMES_HOME")
-	cfg, err := hermeshome.LoadConfig(home)
+	ts := kanban.Toolset(kanban.Options{Home: os.Getenv("HERMES_HOME")})
+	reg, err := mcpserver.NewRegistry(ts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	defer box.Close()
-	reg, err := mcpserver.NewRegistry(box.Toolsets...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{"kanban"}})
+	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{kanbanspec.ToolsetName}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

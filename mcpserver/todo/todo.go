@@ -3,6 +3,10 @@
 // summary. Hermes keeps the list in the agent's memory; an MCP server is a
 // process per client connection, so here the list is kept per session in a
 // small SQLite database and survives the server being restarted.
+//
+// The tool's declaration (description, schemas, hints) lives in package
+// spec, which the MCP front process serves without linking this package and
+// its SQLite driver; this package binds its handler to those declarations.
 package todo
 
 import (
@@ -19,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/sqlitestore"
+	"github.com/hermes-go/hermes/mcpserver/todo/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -28,12 +33,12 @@ const (
 	MaxContentChar = 4000
 )
 
-// Statuses an item can have.
-var Statuses = []string{"pending", "in_progress", "completed", "cancelled"}
+// Statuses an item can have, as declared in the schemas (spec.Statuses).
+var Statuses = spec.Statuses()
 
 // DefaultSession is used when neither the call nor HERMES_SESSION_ID names
 // a session.
-const DefaultSession = "default"
+const DefaultSession = spec.DefaultSession
 
 // Item is one todo.
 type Item struct {
@@ -65,7 +70,8 @@ type kit struct {
 	now    func() time.Time
 }
 
-// Toolset returns the todo toolset.
+// Toolset returns the todo toolset: the declarations of package spec,
+// bound to this package's handler.
 func Toolset(opts Options) tooldef.Toolset {
 	k := &kit{opts: opts, getenv: opts.Getenv, now: opts.Now}
 	if k.getenv == nil {
@@ -74,97 +80,18 @@ func Toolset(opts Options) tooldef.Toolset {
 	if k.now == nil {
 		k.now = time.Now
 	}
-	return tooldef.Toolset{
-		Name:        "todo",
-		Description: "A task list for the current session that survives server restarts.",
-		// Off by default: codex, Claude Code and most other MCP clients
-		// have a plan or todo tool of their own, and a second one costs
-		// context and splits the plan in two. Turn it on for clients
-		// without one.
-		Default: false,
-		EnvVars: []string{"HERMES_SESSION_ID"},
-		Tools: []tooldef.Tool{{
-			Name:         "todo",
-			Title:        "Session todo list",
-			Description:  description,
-			InputSchema:  json.RawMessage(inputSchema),
-			OutputSchema: json.RawMessage(outputSchema),
-			// Writing without merge replaces the list; the same call
-			// repeated leaves it as the first call did.
-			Hints:   tooldef.Hints{Destructive: true, Idempotent: true},
-			Handler: k.handle,
-		}},
-	}
+	return spec.Toolset(spec.Options{}, k.handler)
 }
 
-const description = "Plan and track a multi-step task. Call with no arguments to see the current list. " +
-	"Pass todos to write it: each item has an id, the content, and a status (pending, in_progress, completed, " +
-	"cancelled). Without merge the list is replaced; with merge=true items are updated by id and new ids are " +
-	"appended. Keep exactly one item in_progress, mark items completed as soon as they are done, and cancel " +
-	"what no longer applies. The list belongs to this session and is still there after a restart."
-
-const inputSchema = `{
-  "type": "object",
-  "properties": {
-    "todos": {
-      "type": "array",
-      "description": "The items to write. Omit to read the list.",
-      "items": {
-        "type": "object",
-        "properties": {
-          "id": {"type": "string", "description": "Stable identifier of the item."},
-          "content": {"type": "string", "description": "What to do."},
-          "status": {
-            "type": "string",
-            "enum": ["pending", "in_progress", "completed", "cancelled"],
-            "description": "Where the item stands."
-          }
-        },
-        "required": ["id", "content", "status"]
-      }
-    },
-    "merge": {
-      "type": "boolean",
-      "description": "true: update items by id and append new ones; false (default): replace the whole list."
-    },
-    "session_id": {
-      "type": "string",
-      "description": "Session whose list to use; defaults to HERMES_SESSION_ID, else a shared 'default' list."
-    }
-  },
-  "required": []
-}`
-
-const outputSchema = `{
-  "type": "object",
-  "properties": {
-    "todos": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {
-          "id": {"type": "string"},
-          "content": {"type": "string"},
-          "status": {"enum": ["pending", "in_progress", "completed", "cancelled"]}
-        },
-        "required": ["id", "content", "status"]
-      }
-    },
-    "summary": {
-      "type": "object",
-      "properties": {
-        "total": {"type": "integer"},
-        "pending": {"type": "integer"},
-        "in_progress": {"type": "integer"},
-        "completed": {"type": "integer"},
-        "cancelled": {"type": "integer"}
-      },
-      "required": ["total", "pending", "in_progress", "completed", "cancelled"]
-    },
-    "session_id": {"type": "string"}
-  },
-  "required": ["todos", "summary"]
-}`
+// handler binds a declared tool to its implementation. A name without one
+// is a declaration added to spec but not implemented here, a programming
+// error that the tests and every start-up catch at once.
+func (k *kit) handler(name string) tooldef.Handler {
+	if name == spec.ToolName {
+		return k.handle
+	}
+	panic("todo: no handler for declared tool " + name)
+}
 
 type args struct {
 	Todos     *[]map[string]any `json:"todos"`
@@ -197,7 +124,7 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 	}
 	session := strings.TrimSpace(a.SessionID)
 	if session == "" {
-		session = strings.TrimSpace(k.getenv("HERMES_SESSION_ID"))
+		session = strings.TrimSpace(k.getenv(spec.SessionEnv))
 	}
 	if session == "" {
 		session = DefaultSession
@@ -222,7 +149,7 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 }
 
 func response(items []Item, session string) map[string]any {
-	summary := map[string]int{"total": len(items), "pending": 0, "in_progress": 0, "completed": 0, "cancelled": 0}
+	summary := map[string]int{"total": len(items), spec.StatusPending: 0, spec.StatusInProgress: 0, spec.StatusCompleted: 0, spec.StatusCancelled: 0}
 	for _, it := range items {
 		summary[it.Status]++
 	}
@@ -254,7 +181,7 @@ func normalize(raw map[string]any) Item {
 		it.Content = string([]rune(it.Content)[:MaxContentChar])
 	}
 	if !validStatus(it.Status) {
-		it.Status = "pending"
+		it.Status = spec.StatusPending
 	}
 	return it
 }

@@ -1,8 +1,9 @@
-// Package worker runs the heavy toolsets (web, browser, media) in a child
-// process, hermes-tools-worker, and forwards their calls to it.
+// Package worker runs the heavy toolsets (web, browser, media, and the
+// SQLite-backed kanban, session_search and todo) in a child process,
+// hermes-tools-worker, and forwards their calls to it.
 //
 // Why a second process: those toolsets link Chromium's protocol bindings,
-// HTML and PDF parsers and their tables. Linked into hermes-tools-mcp they
+// HTML and PDF parsers and their tables, and a pure-Go SQLite. Linked into hermes-tools-mcp they
 // cost every spawn milliseconds of package initialisation and megabytes of
 // touched binary before the first response, and MCP clients spawn the
 // server often (codex once per session, some clients per window) while

@@ -1,0 +1,160 @@
+// Package spec declares the `todo` toolset without implementing it: the tool
+// name, title, description, input and output schemas and hints, the
+// toolset's name, description, default and environment variables, and the
+// values those declarations share with the implementation (item statuses,
+// the session variable, the default session).
+//
+// It is what the MCP front process (hermes-tools-mcp) serves to list the
+// todo tool without linking the implementation in mcpserver/todo, whose
+// SQLite store pulls in modernc.org/sqlite and costs every spawn of the
+// server start-up time; the front binds the tool to a handler that forwards
+// calls to the worker process, which links the implementation. The
+// implementation builds its own toolset from this package too, binding its
+// real handler, so there is one copy of the description and schemas.
+//
+// Keep this package light: the standard library and mcpserver/tooldef only,
+// never database/sql or the store, and no work at package initialisation.
+package spec
+
+import (
+	"encoding/json"
+
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// ToolsetName is what users type in --toolsets.
+const ToolsetName = "todo"
+
+// ToolName is the wire name of the toolset's only tool, for binding its
+// handler.
+const ToolName = "todo"
+
+// SessionEnv names the variable that picks the session whose list a call
+// uses when the call names none.
+const SessionEnv = "HERMES_SESSION_ID"
+
+// DefaultSession is the shared list used when neither the call nor
+// SessionEnv names a session; the session_id description names it.
+const DefaultSession = "default"
+
+// The statuses an item can have. The implementation normalises every item
+// to one of these and counts them in the summary; the schemas below spell
+// them out literally, for readability, and TestSchemasListTheStatuses keeps
+// the two in step.
+const (
+	StatusPending    = "pending"
+	StatusInProgress = "in_progress"
+	StatusCompleted  = "completed"
+	StatusCancelled  = "cancelled"
+)
+
+// Statuses returns the item statuses in the order the schemas list them. A
+// function, not a shared slice, so no caller can change another's copy.
+func Statuses() []string {
+	return []string{StatusPending, StatusInProgress, StatusCompleted, StatusCancelled}
+}
+
+// Options is what the declarations and their checks depend on. It is empty:
+// the todo tool has no availability check (its store is created on the
+// first write, so there is nothing that could be missing), and nothing in
+// the declarations varies. It is kept so the constructor has the same shape
+// as the other spec packages and a future check needs no caller changes.
+type Options struct{}
+
+// Toolset returns the todo toolset's declarations. The tool's Handler is
+// bind(ToolName): the implementation binds its real handler, the MCP front
+// process binds one that forwards to the worker. bind must not be nil.
+func Toolset(opts Options, bind func(toolName string) tooldef.Handler) tooldef.Toolset {
+	return tooldef.Toolset{
+		Name:        ToolsetName,
+		Description: "A task list for the current session that survives server restarts.",
+		// Off by default: codex, Claude Code and most other MCP clients
+		// have a plan or todo tool of their own, and a second one costs
+		// context and splits the plan in two. Turn it on for clients
+		// without one.
+		Default: false,
+		EnvVars: []string{SessionEnv},
+		Tools: []tooldef.Tool{{
+			Name:         ToolName,
+			Title:        "Session todo list",
+			Description:  description,
+			InputSchema:  json.RawMessage(inputSchema),
+			OutputSchema: json.RawMessage(outputSchema),
+			// Writing without merge replaces the list; the same call
+			// repeated leaves it as the first call did.
+			Hints:   tooldef.Hints{Destructive: true, Idempotent: true},
+			Handler: bind(ToolName),
+			// No Check: the tool needs no key or binary, and a store that
+			// cannot be opened is reported by the call that needs it.
+		}},
+	}
+}
+
+const description = "Plan and track a multi-step task. Call with no arguments to see the current list. " +
+	"Pass todos to write it: each item has an id, the content, and a status (pending, in_progress, completed, " +
+	"cancelled). Without merge the list is replaced; with merge=true items are updated by id and new ids are " +
+	"appended. Keep exactly one item in_progress, mark items completed as soon as they are done, and cancel " +
+	"what no longer applies. The list belongs to this session and is still there after a restart."
+
+const inputSchema = `{
+  "type": "object",
+  "properties": {
+    "todos": {
+      "type": "array",
+      "description": "The items to write. Omit to read the list.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string", "description": "Stable identifier of the item."},
+          "content": {"type": "string", "description": "What to do."},
+          "status": {
+            "type": "string",
+            "enum": ["pending", "in_progress", "completed", "cancelled"],
+            "description": "Where the item stands."
+          }
+        },
+        "required": ["id", "content", "status"]
+      }
+    },
+    "merge": {
+      "type": "boolean",
+      "description": "true: update items by id and append new ones; false (default): replace the whole list."
+    },
+    "session_id": {
+      "type": "string",
+      "description": "Session whose list to use; defaults to HERMES_SESSION_ID, else a shared 'default' list."
+    }
+  },
+  "required": []
+}`
+
+const outputSchema = `{
+  "type": "object",
+  "properties": {
+    "todos": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string"},
+          "content": {"type": "string"},
+          "status": {"enum": ["pending", "in_progress", "completed", "cancelled"]}
+        },
+        "required": ["id", "content", "status"]
+      }
+    },
+    "summary": {
+      "type": "object",
+      "properties": {
+        "total": {"type": "integer"},
+        "pending": {"type": "integer"},
+        "in_progress": {"type": "integer"},
+        "completed": {"type": "integer"},
+        "cancelled": {"type": "integer"}
+      },
+      "required": ["total", "pending", "in_progress", "completed", "cancelled"]
+    },
+    "session_id": {"type": "string"}
+  },
+  "required": ["todos", "summary"]
+}`

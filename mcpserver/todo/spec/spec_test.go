@@ -1,0 +1,149 @@
+package spec
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+func TestToolsetBindsEveryTool(t *testing.T) {
+	var bound []string
+	ts := Toolset(Options{}, func(name string) tooldef.Handler {
+		bound = append(bound, name)
+		return func(context.Context, json.RawMessage) (tooldef.Result, error) {
+			return tooldef.OK(name), nil
+		}
+	})
+	if ts.Name != ToolsetName || ts.Default || !slices.Equal(ts.EnvVars, []string{SessionEnv}) || ts.Description == "" {
+		t.Errorf("toolset = %+v", ts)
+	}
+	if len(ts.Tools) != 1 || !slices.Equal(bound, []string{ToolName}) {
+		t.Fatalf("tools %d, bound %v", len(ts.Tools), bound)
+	}
+	for i, tl := range ts.Tools {
+		if bound[i] != tl.Name {
+			t.Errorf("tool %s bound as %q", tl.Name, bound[i])
+		}
+		if res, err := tl.Handler(context.Background(), nil); err != nil || res.Value != tl.Name {
+			t.Errorf("%s handler is not bind's: %v, %v", tl.Name, res, err)
+		}
+		for _, s := range []json.RawMessage{tl.InputSchema, tl.OutputSchema} {
+			if !json.Valid(s) {
+				t.Errorf("%s has an invalid schema: %s", tl.Name, s)
+			}
+		}
+		if tl.Title == "" || tl.Description == "" {
+			t.Errorf("%s has no title or description", tl.Name)
+		}
+		// A write without merge replaces the list, so the tool is
+		// destructive; it touches only the local store.
+		if tl.Hints != (tooldef.Hints{Destructive: true, Idempotent: true}) {
+			t.Errorf("%s hints = %+v", tl.Name, tl.Hints)
+		}
+	}
+}
+
+// The todo tool needs no key, binary or configuration, so it has no
+// availability check: the front must never hide it.
+func TestChecks(t *testing.T) {
+	ts := Toolset(Options{}, func(string) tooldef.Handler { return nil })
+	tests := []struct {
+		tool      string
+		available bool
+	}{
+		{ToolName, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			i := slices.IndexFunc(ts.Tools, func(tl tooldef.Tool) bool { return tl.Name == tt.tool })
+			if i < 0 {
+				t.Fatalf("no tool %s", tt.tool)
+			}
+			var err error
+			if c := ts.Tools[i].Check; c != nil {
+				err = c()
+			}
+			if got := err == nil; got != tt.available {
+				t.Errorf("available = %v (%v), want %v", got, err, tt.available)
+			}
+		})
+	}
+}
+
+// The schemas spell the statuses out literally; they must list exactly the
+// statuses the implementation normalises to and counts.
+func TestSchemasListTheStatuses(t *testing.T) {
+	ts := Toolset(Options{}, func(string) tooldef.Handler { return nil })
+	tl := ts.Tools[0]
+	var in struct {
+		Properties struct {
+			Todos struct {
+				Items struct {
+					Properties struct {
+						Status struct {
+							Enum []string `json:"enum"`
+						} `json:"status"`
+					} `json:"properties"`
+				} `json:"items"`
+			} `json:"todos"`
+			SessionID struct {
+				Description string `json:"description"`
+			} `json:"session_id"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.InputSchema, &in); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Properties struct {
+			Todos struct {
+				Items struct {
+					Properties struct {
+						Status struct {
+							Enum []string `json:"enum"`
+						} `json:"status"`
+					} `json:"properties"`
+				} `json:"items"`
+			} `json:"todos"`
+			Summary struct {
+				Properties map[string]any `json:"properties"`
+				Required   []string       `json:"required"`
+			} `json:"summary"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.OutputSchema, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := Statuses()
+	if got := in.Properties.Todos.Items.Properties.Status.Enum; !slices.Equal(got, want) {
+		t.Errorf("input status enum = %v, want %v", got, want)
+	}
+	if got := out.Properties.Todos.Items.Properties.Status.Enum; !slices.Equal(got, want) {
+		t.Errorf("output status enum = %v, want %v", got, want)
+	}
+	wantSummary := append([]string{"total"}, want...)
+	if got := out.Properties.Summary.Required; !slices.Equal(got, wantSummary) {
+		t.Errorf("summary required = %v, want %v", got, wantSummary)
+	}
+	if len(out.Properties.Summary.Properties) != len(wantSummary) {
+		t.Errorf("summary properties = %v, want %v", out.Properties.Summary.Properties, wantSummary)
+	}
+	for _, s := range want {
+		if !strings.Contains(tl.Description, s) {
+			t.Errorf("description does not name status %q", s)
+		}
+	}
+	d := in.Properties.SessionID.Description
+	if !strings.Contains(d, SessionEnv) || !strings.Contains(d, "'"+DefaultSession+"'") {
+		t.Errorf("session_id description %q does not name %s and %q", d, SessionEnv, DefaultSession)
+	}
+	// Statuses hands out a fresh slice each time.
+	Statuses()[0] = "x"
+	if Statuses()[0] != StatusPending {
+		t.Error("Statuses shares its slice")
+	}
+}
