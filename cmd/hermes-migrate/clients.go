@@ -71,9 +71,12 @@ func migrateJSONClient(client string, o options, d deps) (clientReport, error) {
 		res, err = clientsync.Remove(c, existing, names)
 		rep.Removed = len(res.Removed) > 0
 	} else {
-		tools, _, terr := hermesToolsServer(o, d)
+		tools, _, note, terr := hermesToolsServer(o, d)
 		if terr != nil {
 			return rep, terr
+		}
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
 		}
 		servers := []configmigrate.Server{tools}
 		if o.userServers {

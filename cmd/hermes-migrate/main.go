@@ -253,23 +253,25 @@ func codexHome(o options, d deps) (string, error) {
 	return filepath.Abs(dir)
 }
 
-// hermesToolsServer builds the callback entry shared by every client.
-func hermesToolsServer(o options, d deps) (configmigrate.Server, string, error) {
+// hermesToolsServer builds the callback entry shared by every client. note,
+// when not empty, is a warning for the report.
+func hermesToolsServer(o options, d deps) (srv configmigrate.Server, home, note string, err error) {
 	home, explicit, err := hermesHome(o, d)
 	if err != nil {
-		return configmigrate.Server{}, "", err
+		return configmigrate.Server{}, "", "", err
 	}
 	bin, err := findHermesTools(o, d)
 	if err != nil {
-		return configmigrate.Server{}, "", err
+		return configmigrate.Server{}, "", "", err
 	}
+	note = workerNote(bin)
 	cfg, err := hermeshome.LoadConfig(home)
 	if err != nil {
-		return configmigrate.Server{}, "", err
+		return configmigrate.Server{}, "", "", err
 	}
 	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg, Getenv: d.getenv})
 	if err != nil {
-		return configmigrate.Server{}, "", err
+		return configmigrate.Server{}, "", "", err
 	}
 	defer box.Close()
 	opts := configmigrate.HermesToolsOptions{
@@ -280,7 +282,20 @@ func hermesToolsServer(o options, d deps) (configmigrate.Server, string, error) 
 	if explicit {
 		opts.HermesHome = home
 	}
-	return configmigrate.HermesToolsServer(opts), home, nil
+	return configmigrate.HermesToolsServer(opts), home, note, nil
+}
+
+// workerNote warns when hermes-tools-worker is not installed beside the
+// server being registered: the server looks there first, and a client
+// starts it with an environment whose PATH cannot be relied on. Without a
+// worker the web, browser, media, kanban, session_search and todo tools
+// are hidden; a kanban worker agent could not report back.
+func workerNote(server string) string {
+	worker := filepath.Join(filepath.Dir(server), toolsbin.WorkerName)
+	if fi, err := os.Stat(worker); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s is not installed beside %s, so the web, browser, media, kanban, session_search and todo tools will be hidden; install it there (go install github.com/hermes-go/hermes/cmd/%s@latest, or make build)", toolsbin.WorkerName, server, toolsbin.WorkerName)
 }
 
 // findHermesTools locates hermes-tools-mcp (the flag, beside this binary,
@@ -316,9 +331,12 @@ func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) 
 			return rep, fmt.Errorf("%s: %w", rep.Path, err)
 		}
 	} else {
-		tools, home, err := hermesToolsServer(o, d)
+		tools, home, note, err := hermesToolsServer(o, d)
 		if err != nil {
 			return rep, err
+		}
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
 		}
 		yamlText, err := readOptional(filepath.Join(home, hermeshome.ConfigFile))
 		if err != nil {
