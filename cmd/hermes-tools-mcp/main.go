@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Logs go to stderr only: stdout is the protocol.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	setup, err := configure(opts)
+	setup, err := configure(opts, log)
 	defer func() {
 		if err := setup.toolbox.Close(); err != nil {
 			fmt.Fprintf(stderr, "hermes-tools-mcp: closing tools: %v\n", err)
@@ -180,7 +180,7 @@ type setup struct {
 	toolbox *mcpserver.Toolbox
 }
 
-func configure(opts options) (setup, error) {
+func configure(opts options, log *slog.Logger) (setup, error) {
 	var s setup
 	home, err := hermeshome.Resolve(opts.hermesHome, nil)
 	if err != nil {
@@ -207,7 +207,7 @@ func configure(opts options) (setup, error) {
 	if opts.excludeTools != "" {
 		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
 	}
-	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath, WorkerLogLevel: opts.logLevel}
+	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath, WorkerLogLevel: opts.logLevel, Logger: log}
 	// One skills library for the skills toolset and the skills extension.
 	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)
