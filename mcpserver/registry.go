@@ -323,3 +323,18 @@ func (r *Registry) toolNames() []string {
 	}
 	return out
 }
+
+// EveryTool is the plan that exposes every declared tool, whatever its
+// availability check says: for a process that serves calls another
+// process decided to expose (hermes-tools-worker), and for tests of what
+// tools advertise.
+func EveryTool(toolsets ...tooldef.Toolset) Plan {
+	var p Plan
+	for _, ts := range toolsets {
+		p.Toolsets = append(p.Toolsets, ts.Name)
+		for _, t := range ts.Tools {
+			p.Entries = append(p.Entries, Entry{Toolset: ts.Name, Tool: t, Enabled: true})
+		}
+	}
+	return p
+}

@@ -288,12 +288,7 @@ func TestToolSchemaSnapshots(t *testing.T) {
 	home, _ := filepath.Abs("testdata/home")
 	// Every declared tool, including those hidden here for want of a
 	// backend: what a tool advertises does not depend on configuration.
-	var plan mcpserver.Plan
-	for _, ts := range builtinToolsets(t, home) {
-		for _, tl := range ts.Tools {
-			plan.Entries = append(plan.Entries, mcpserver.Entry{Toolset: ts.Name, Tool: tl, Enabled: true})
-		}
-	}
+	plan := mcpserver.EveryTool(builtinToolsets(t, home)...)
 	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
 	listed := srv.MCP().ListTools()
 	seen := map[string]bool{}

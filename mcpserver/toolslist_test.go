@@ -19,12 +19,7 @@ import (
 // protocol eras, with or without a cursor.
 func TestToolsListMatchesMCPGo(t *testing.T) {
 	home, _ := filepath.Abs("testdata/home")
-	var plan mcpserver.Plan
-	for _, ts := range builtinToolsets(t, home) {
-		for _, tl := range ts.Tools {
-			plan.Entries = append(plan.Entries, mcpserver.Entry{Toolset: ts.Name, Tool: tl, Enabled: true})
-		}
-	}
+	plan := mcpserver.EveryTool(builtinToolsets(t, home)...)
 	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
 	const modern = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
 	cursor := base64.StdEncoding.EncodeToString([]byte("browser_click"))

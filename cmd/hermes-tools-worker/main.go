@@ -90,13 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// process decided what to expose, and a call that reaches a tool whose
 	// backend went away since gets that tool's own explanation, as it would
 	// in one process.
-	var plan mcpserver.Plan
-	for _, ts := range toolsets {
-		plan.Toolsets = append(plan.Toolsets, ts.Name)
-		for _, t := range ts.Tools {
-			plan.Entries = append(plan.Entries, mcpserver.Entry{Toolset: ts.Name, Tool: t, Enabled: true})
-		}
-	}
+	plan := mcpserver.EveryTool(toolsets...)
 	out := stdout
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout {
 		if out, err = protostdout.Reserve(); err != nil {

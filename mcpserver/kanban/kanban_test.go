@@ -15,55 +15,9 @@ import (
 
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/mcpserver/kanban"
+	"github.com/hermes-go/hermes/mcpserver/kanban/spec"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
-
-func TestGating(t *testing.T) {
-	workerTools := []string{"kanban_show", "kanban_complete", "kanban_block", "kanban_heartbeat", "kanban_comment",
-		"kanban_create", "kanban_link", "kanban_request_review", "kanban_request_changes"}
-	all := append(slices.Clone(workerTools), "kanban_list", "kanban_unblock")
-	tests := []struct {
-		name   string
-		config string
-		env    map[string]string
-		want   []string
-		reason map[string]string // hidden tool -> part of the reason
-	}{
-		{name: "plain session", want: nil, reason: map[string]string{"kanban_show": "HERMES_KANBAN_TASK", "kanban_list": `add "kanban" to toolsets`}},
-		{name: "toolsets without kanban", config: "toolsets: [hermes-cli]\n", want: nil},
-		{name: "dispatcher worker", env: map[string]string{"HERMES_KANBAN_TASK": "t_1"}, want: workerTools, reason: map[string]string{"kanban_unblock": "hidden from dispatcher workers"}},
-		{name: "orchestrator profile", config: "toolsets: [hermes-cli, kanban]\n", want: all},
-		{name: "worker in an orchestrator profile", config: "toolsets: [kanban]\n", env: map[string]string{"HERMES_KANBAN_TASK": "t_1"}, want: workerTools},
-		{name: "kanban disabled", config: "toolsets: [kanban]\nagent:\n  disabled_toolsets: [kanban]\n", want: nil},
-		{name: "broken config", config: "toolsets: [kanban\n", want: nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
-			if tt.config != "" {
-				writeFile(t, filepath.Join(home, "config.yaml"), tt.config)
-			}
-			ts := kanban.Toolset(kanban.Options{Home: home, Getenv: func(k string) string { return tt.env[k] }})
-			if !ts.Default || ts.Name != "kanban" {
-				t.Fatalf("toolset %q default=%v", ts.Name, ts.Default)
-			}
-			var got []string
-			for _, tool := range ts.Tools {
-				err := tool.Check()
-				if err == nil {
-					got = append(got, tool.Name)
-				} else if want, ok := tt.reason[tool.Name]; ok && !strings.Contains(err.Error(), want) {
-					t.Errorf("%s hidden with reason %q, want it to mention %q", tool.Name, err, want)
-				}
-			}
-			slices.Sort(got)
-			want := slices.Clone(tt.want)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("visible tools = %v, want %v", got, want)
-			}
-		})
-	}
-}
 
 func TestResolveBoard(t *testing.T) {
 	home := t.TempDir()
@@ -540,4 +494,31 @@ func digest(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// The implementation serves exactly spec's declarations, each with a
+// handler, and its options reach spec's checks.
+func TestToolsetIsSpec(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "profile", "config.yaml")
+	writeFile(t, cfg, "toolsets: [kanban]\n")
+	noEnv := func(string) string { return "" }
+	ts := kanban.Toolset(kanban.Options{Home: home, ConfigPath: cfg, Getenv: noEnv})
+	declared := spec.Toolset(spec.Options{Home: home, ConfigPath: cfg, Getenv: noEnv}, func(string) tooldef.Handler { return nil })
+	if ts.Name != declared.Name || !slices.Equal(ts.EnvVars, declared.EnvVars) || len(ts.Tools) != len(declared.Tools) {
+		t.Fatalf("toolset %q with %d tools, spec declares %q with %d", ts.Name, len(ts.Tools), declared.Name, len(declared.Tools))
+	}
+	for i, tool := range ts.Tools {
+		d := declared.Tools[i]
+		if tool.Name != d.Name || tool.Description != d.Description || string(tool.InputSchema) != string(d.InputSchema) || tool.Hints != d.Hints {
+			t.Errorf("tool %d: %s differs from spec's %s", i, tool.Name, d.Name)
+		}
+		if tool.Handler == nil {
+			t.Errorf("%s has no handler", tool.Name)
+		}
+		// An orchestrator profile (the ConfigPath above) sees every tool.
+		if err := tool.Check(); err != nil {
+			t.Errorf("%s hidden in an orchestrator profile: %v", tool.Name, err)
+		}
+	}
 }

@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 var workerTools = []string{ToolShow, ToolComplete, ToolBlock, ToolHeartbeat, ToolComment,
@@ -29,33 +28,15 @@ func writeConfig(t *testing.T, path, content string) {
 }
 
 func TestToolsetBindsEveryTool(t *testing.T) {
-	var bound []string
-	ts := Toolset(Options{Home: t.TempDir()}, func(name string) tooldef.Handler {
-		bound = append(bound, name)
-		return func(context.Context, json.RawMessage) (tooldef.Result, error) {
-			return tooldef.OK(name), nil
-		}
-	})
-	if ts.Name != ToolsetName || !ts.Default || !slices.Equal(ts.EnvVars, EnvVars) {
-		t.Errorf("toolset = %q default=%v env=%v", ts.Name, ts.Default, ts.EnvVars)
+	var b tooldeftest.Binder
+	ts := Toolset(Options{Home: t.TempDir()}, b.Bind)
+	tooldeftest.CheckBound(t, &b, ts)
+	if ts.Name != ToolsetName || !ts.Default || !slices.Equal(ts.EnvVars, EnvVars) || len(ts.Tools) != 11 {
+		t.Errorf("toolset = %q default=%v env=%v tools=%d", ts.Name, ts.Default, ts.EnvVars, len(ts.Tools))
 	}
-	if len(ts.Tools) != 11 || len(bound) != len(ts.Tools) {
-		t.Fatalf("tools %d, bound %v", len(ts.Tools), bound)
-	}
-	for i, tl := range ts.Tools {
-		if bound[i] != tl.Name {
-			t.Errorf("tool %s bound as %q", tl.Name, bound[i])
-		}
-		if res, err := tl.Handler(context.Background(), nil); err != nil || res.Value != tl.Name {
-			t.Errorf("%s handler is not bind's: %v, %v", tl.Name, res, err)
-		}
+	for _, tl := range ts.Tools {
 		if tl.Check == nil {
 			t.Errorf("%s has no Check; every kanban tool is gated", tl.Name)
-		}
-		for _, s := range []json.RawMessage{tl.InputSchema, tl.OutputSchema} {
-			if !json.Valid(s) {
-				t.Errorf("%s has an invalid schema: %s", tl.Name, s)
-			}
 		}
 	}
 	// The toolset's EnvVars is a copy: a caller changing it must not

@@ -1,39 +1,23 @@
 package spec
 
 import (
-	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 func TestToolsetBindsEveryTool(t *testing.T) {
-	var bound []string
-	ts := Toolset(Options{}, func(name string) tooldef.Handler {
-		bound = append(bound, name)
-		return func(context.Context, json.RawMessage) (tooldef.Result, error) {
-			return tooldef.OK(name), nil
-		}
-	})
+	var b tooldeftest.Binder
+	ts := Toolset(Options{}, b.Bind)
+	tooldeftest.CheckBound(t, &b, ts)
 	if ts.Name != ToolsetName || !ts.Default || len(ts.EnvVars) != 1 || ts.EnvVars[0] != SessionIDEnv {
 		t.Errorf("toolset = %+v", ts)
 	}
-	if len(ts.Tools) != 1 || len(bound) != 1 {
-		t.Fatalf("tools %d, bound %v", len(ts.Tools), bound)
+	if len(ts.Tools) != 1 || ts.Tools[0].Name != SearchTool {
+		t.Fatalf("tools %+v", ts.Tools)
 	}
-	for i, tl := range ts.Tools {
-		if tl.Name != SearchTool || bound[i] != tl.Name {
-			t.Errorf("tool %s bound as %q", tl.Name, bound[i])
-		}
-		if res, err := tl.Handler(context.Background(), nil); err != nil || res.Value != tl.Name {
-			t.Errorf("%s handler is not bind's: %v, %v", tl.Name, res, err)
-		}
-		for _, s := range []json.RawMessage{tl.InputSchema, tl.OutputSchema} {
-			if !json.Valid(s) {
-				t.Errorf("%s has an invalid schema: %s", tl.Name, s)
-			}
-		}
+	for _, tl := range ts.Tools {
 		if want := (tooldef.Hints{ReadOnly: true, Idempotent: true}); tl.Hints != want {
 			t.Errorf("%s hints = %+v, want %+v", tl.Name, tl.Hints, want)
 		}

@@ -1,44 +1,26 @@
 package spec
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 func TestToolsetBindsEveryTool(t *testing.T) {
-	var bound []string
-	ts := Toolset(Options{}, func(name string) tooldef.Handler {
-		bound = append(bound, name)
-		return func(context.Context, json.RawMessage) (tooldef.Result, error) {
-			return tooldef.OK(name), nil
-		}
-	})
-	if ts.Name != ToolsetName || ts.Default || !slices.Equal(ts.EnvVars, []string{SessionEnv}) || ts.Description == "" {
+	var b tooldeftest.Binder
+	ts := Toolset(Options{}, b.Bind)
+	tooldeftest.CheckBound(t, &b, ts)
+	if ts.Name != ToolsetName || ts.Default || !slices.Equal(ts.EnvVars, []string{SessionEnv}) {
 		t.Errorf("toolset = %+v", ts)
 	}
-	if len(ts.Tools) != 1 || !slices.Equal(bound, []string{ToolName}) {
-		t.Fatalf("tools %d, bound %v", len(ts.Tools), bound)
+	if len(ts.Tools) != 1 || ts.Tools[0].Name != ToolName {
+		t.Fatalf("tools %+v", ts.Tools)
 	}
-	for i, tl := range ts.Tools {
-		if bound[i] != tl.Name {
-			t.Errorf("tool %s bound as %q", tl.Name, bound[i])
-		}
-		if res, err := tl.Handler(context.Background(), nil); err != nil || res.Value != tl.Name {
-			t.Errorf("%s handler is not bind's: %v, %v", tl.Name, res, err)
-		}
-		for _, s := range []json.RawMessage{tl.InputSchema, tl.OutputSchema} {
-			if !json.Valid(s) {
-				t.Errorf("%s has an invalid schema: %s", tl.Name, s)
-			}
-		}
-		if tl.Title == "" || tl.Description == "" {
-			t.Errorf("%s has no title or description", tl.Name)
-		}
+	for _, tl := range ts.Tools {
 		// A write without merge replaces the list, so the tool is
 		// destructive; it touches only the local store.
 		if tl.Hints != (tooldef.Hints{Destructive: true, Idempotent: true}) {

@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 func writeConfig(t *testing.T, configYAML string) string {
@@ -39,31 +38,13 @@ func tool(t *testing.T, ts tooldef.Toolset, name string) tooldef.Tool {
 }
 
 func TestToolsetBindsEveryTool(t *testing.T) {
-	var bound []string
-	ts := Toolset(Options{Home: t.TempDir()}, func(name string) tooldef.Handler {
-		bound = append(bound, name)
-		return func(context.Context, json.RawMessage) (tooldef.Result, error) {
-			return tooldef.OK(name), nil
-		}
-	})
-	if ts.Name != "web" || !ts.Default || len(ts.EnvVars) == 0 {
+	var b tooldeftest.Binder
+	ts := Toolset(Options{Home: t.TempDir()}, b.Bind)
+	tooldeftest.CheckBound(t, &b, ts)
+	if ts.Name != "web" || !ts.Default || len(ts.EnvVars) == 0 || len(ts.Tools) != 2 {
 		t.Errorf("toolset = %+v", ts)
 	}
-	if len(ts.Tools) != 2 || len(bound) != 2 {
-		t.Fatalf("tools %d, bound %v", len(ts.Tools), bound)
-	}
-	for i, tl := range ts.Tools {
-		if bound[i] != tl.Name {
-			t.Errorf("tool %s bound as %q", tl.Name, bound[i])
-		}
-		if res, err := tl.Handler(context.Background(), nil); err != nil || res.Value != tl.Name {
-			t.Errorf("%s handler is not bind's: %v, %v", tl.Name, res, err)
-		}
-		for _, s := range []json.RawMessage{tl.InputSchema, tl.OutputSchema} {
-			if !json.Valid(s) {
-				t.Errorf("%s has an invalid schema: %s", tl.Name, s)
-			}
-		}
+	for _, tl := range ts.Tools {
 		if !tl.Hints.ReadOnly || tl.Hints.Destructive || !tl.Hints.OpenWorld {
 			t.Errorf("%s hints = %+v", tl.Name, tl.Hints)
 		}
