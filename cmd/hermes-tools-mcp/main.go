@@ -25,7 +25,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/internal/protostdout"
+	"github.com/hermes-go/hermes/internal/protostdio"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 )
@@ -97,9 +97,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 
+	if f, ok := stdin.(*os.File); ok && f == os.Stdin {
+		stdin = protostdio.Stdin()
+	}
 	out := stdout
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout {
-		if out, err = protostdout.Reserve(); err != nil {
+		if out, err = protostdio.Reserve(); err != nil {
 			fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
 			return exitFailure
 		}

@@ -27,7 +27,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/internal/protostdout"
+	"github.com/hermes-go/hermes/internal/protostdio"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/kanban"
@@ -91,9 +91,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// backend went away since gets that tool's own explanation, as it would
 	// in one process.
 	plan := mcpserver.EveryTool(toolsets...)
+	if f, ok := stdin.(*os.File); ok && f == os.Stdin {
+		stdin = protostdio.Stdin()
+	}
 	out := stdout
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout {
-		if out, err = protostdout.Reserve(); err != nil {
+		if out, err = protostdio.Reserve(); err != nil {
 			fmt.Fprintf(stderr, "hermes-tools-worker: %v\n", err)
 			return 1
 		}

@@ -1,4 +1,4 @@
-package protostdout
+package protostdio
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Reserve must keep fd 1 for the protocol and send anything else
@@ -43,6 +44,53 @@ func TestReserveDivertsStrayPrints(t *testing.T) {
 	for _, want := range []string{"stray print", "child output"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q: %q", want, stderr.String())
+		}
+	}
+}
+
+// Stdin is pollable (read deadlines work) when fd 0 is a pipe, and left
+// alone when it is not. Checked in child processes, since it changes fd 0.
+func TestStdinIsPollableOnlyForPipes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("descriptor polling is unix-only")
+	}
+	if os.Getenv("HERMES_TEST_STDIN_CHILD") == "1" {
+		err := Stdin().SetReadDeadline(time.Now().Add(time.Hour))
+		fmt.Println(err == nil)
+		os.Exit(0)
+	}
+	tests := []struct {
+		name  string
+		stdin func(t *testing.T) *os.File
+		want  string
+	}{
+		{"pipe", func(t *testing.T) *os.File {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close(); w.Close() })
+			return r
+		}, "true"},
+		{"/dev/null", func(t *testing.T) *os.File {
+			f, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f
+		}, "false"},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestStdinIsPollableOnlyForPipes$")
+		cmd.Env = append(os.Environ(), "HERMES_TEST_STDIN_CHILD=1")
+		cmd.Stdin = tt.stdin(t)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: child: %v", tt.name, err)
+		}
+		if got := strings.TrimSpace(string(out)); got != tt.want {
+			t.Errorf("%s: pollable = %s, want %s", tt.name, got, tt.want)
 		}
 	}
 }
