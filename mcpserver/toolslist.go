@@ -100,7 +100,8 @@ func (l *toolsList) serve(ctx context.Context, params json.RawMessage) (any, err
 	}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, stdio.Errorf(stdio.InvalidParams, "invalid tools/list params: %v", err)
+			// mcp-go answers a request it cannot parse with -32600.
+			return nil, stdio.Errorf(mcp.INVALID_REQUEST, "unparsable tools/list request: %v", err)
 		}
 	}
 	select {

@@ -30,9 +30,10 @@ func TestToolsListMatchesMCPGo(t *testing.T) {
 		"5": `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"` + cursor + `"}}`,
 		"6": `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"cursor":"` + cursor + `",` + modern + `}}`,
 		"7": `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"not base64!"}}`,
+		"8": `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":5}}`,
 	}
 	input := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
-	for _, id := range []string{"2", "3", "4", "5", "6", "7"} {
+	for _, id := range []string{"2", "3", "4", "5", "6", "7", "8"} {
 		input += requests[id] + "\n"
 	}
 	var out bytes.Buffer

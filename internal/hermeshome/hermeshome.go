@@ -140,11 +140,10 @@ func DecodeFile(path string, v any) error {
 // toolset reads its own section on every check and call, so that an edit
 // applies without a restart; parsing (and even reading) a real config.yaml
 // once per reader cost the server's start-up milliseconds: ~16 readers run
-// before the first response. A parse is reused while the file is
-// provably unchanged (same file, size and modification time, and that time
-// is not so close to when it was read that a same-tick edit could hide,
-// the rule git uses for its index), and otherwise while its bytes are
-// identical, so the cache never serves an edited file's old settings.
+// before the first response. A parse is reused while the file is provably
+// unchanged (see unchanged: the rule git uses for its index), and
+// otherwise while its bytes are identical, so the cache never serves an
+// edited file's old settings.
 // Decoding from a shared node only reads it.
 var loadedConfigs = struct {
 	sync.Mutex
@@ -171,8 +170,7 @@ func load(path string) (*yaml.Node, error) {
 	if err != nil {
 		return nil, statError(path, err)
 	}
-	if ok && os.SameFile(prev.info, info) && prev.info.Size() == info.Size() &&
-		prev.info.ModTime().Equal(info.ModTime()) && prev.readAt.Sub(info.ModTime()) > racyWindow {
+	if ok && unchanged(prev, info) {
 		return prev.doc, nil
 	}
 	readAt := time.Now()
@@ -191,6 +189,18 @@ func load(path string) (*yaml.Node, error) {
 	loadedConfigs.byPath[path] = loadedConfig{info: info, readAt: readAt, data: data, doc: doc}
 	loadedConfigs.Unlock()
 	return doc, nil
+}
+
+// unchanged reports whether the file is provably the one prev read: same
+// inode, size, modification and change times (the change time cannot be
+// set back by tools that restore an mtime), and neither time so close to
+// the read that an edit within the same timestamp tick could hide.
+func unchanged(prev loadedConfig, info fs.FileInfo) bool {
+	ctime, ok := changeTime(info)
+	prevCtime, prevOK := changeTime(prev.info)
+	return ok && prevOK && os.SameFile(prev.info, info) && prev.info.Size() == info.Size() &&
+		prev.info.ModTime().Equal(info.ModTime()) && prevCtime.Equal(ctime) &&
+		prev.readAt.Sub(info.ModTime()) > racyWindow && prev.readAt.Sub(ctime) > racyWindow
 }
 
 func statError(path string, err error) error {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package protostdio
 
 import (
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Reserve must keep fd 1 for the protocol and send anything else
@@ -48,15 +52,17 @@ func TestReserveDivertsStrayPrints(t *testing.T) {
 	}
 }
 
-// Stdin is pollable (read deadlines work) when fd 0 is a pipe, and left
-// alone when it is not. Checked in child processes, since it changes fd 0.
+// Stdin is pollable (read deadlines work) when fd 0 is a pipe, and fd 0
+// itself is never made non-blocking (its description may be shared with a
+// parent shell). Checked in child processes.
 func TestStdinIsPollableOnlyForPipes(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("descriptor polling is unix-only")
 	}
 	if os.Getenv("HERMES_TEST_STDIN_CHILD") == "1" {
 		err := Stdin().SetReadDeadline(time.Now().Add(time.Hour))
-		fmt.Println(err == nil)
+		flags, ferr := unix.FcntlInt(0, unix.F_GETFL, 0)
+		fmt.Println(err == nil, ferr == nil && flags&unix.O_NONBLOCK != 0)
 		os.Exit(0)
 	}
 	tests := []struct {
@@ -71,7 +77,7 @@ func TestStdinIsPollableOnlyForPipes(t *testing.T) {
 			}
 			t.Cleanup(func() { r.Close(); w.Close() })
 			return r
-		}, "true"},
+		}, "true false"},
 		{"/dev/null", func(t *testing.T) *os.File {
 			f, err := os.Open(os.DevNull)
 			if err != nil {
@@ -79,7 +85,7 @@ func TestStdinIsPollableOnlyForPipes(t *testing.T) {
 			}
 			t.Cleanup(func() { f.Close() })
 			return f
-		}, "false"},
+		}, "false false"},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestStdinIsPollableOnlyForPipes$")
@@ -90,7 +96,7 @@ func TestStdinIsPollableOnlyForPipes(t *testing.T) {
 			t.Fatalf("%s: child: %v", tt.name, err)
 		}
 		if got := strings.TrimSpace(string(out)); got != tt.want {
-			t.Errorf("%s: pollable = %s, want %s", tt.name, got, tt.want)
+			t.Errorf("%s: pollable, fd 0 non-blocking = %s, want %s", tt.name, got, tt.want)
 		}
 	}
 }

@@ -26,26 +26,23 @@ func Reserve() (*os.File, error) {
 	return os.NewFile(uintptr(fd), "mcp-stdout"), nil
 }
 
-// Stdin returns standard input, made pollable when it is a pipe or a
-// socket (how MCP clients connect): a blocking read of fd 0 keeps its
-// thread, and the processor that thread holds, until the runtime notices,
-// which at start-up can be most of a millisecond during which a request
-// just read waits for a processor. Terminals and files are returned as
-// they are: setting O_NONBLOCK on a terminal would change it for the shell
-// that shares it, and files cannot be polled.
+// Stdin returns standard input, readable through the poller when it is a
+// pipe (how MCP clients connect): a blocking read of fd 0 keeps its thread,
+// and the processor that thread holds, until the runtime notices, which at
+// start-up can be most of a millisecond during which a request just read
+// waits for a processor. The pipe is opened anew, non-blocking, through
+// /proc/self/fd/0: fd 0's own description, which a parent shell or wrapper
+// may share, keeps its flags. Anything else (a terminal, a file, a socket,
+// no /proc) is returned as it is.
 func Stdin() *os.File {
 	var st unix.Stat_t
-	if err := unix.Fstat(0, &st); err != nil {
+	if err := unix.Fstat(0, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
 		return os.Stdin
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFIFO, unix.S_IFSOCK:
-	default:
-		return os.Stdin
-	}
-	if err := unix.SetNonblock(0, true); err != nil {
+	fd, err := unix.Open("/proc/self/fd/0", unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
 		return os.Stdin
 	}
 	// os.NewFile registers a non-blocking descriptor with the poller.
-	return os.NewFile(0, "/dev/stdin")
+	return os.NewFile(uintptr(fd), "/dev/stdin")
 }

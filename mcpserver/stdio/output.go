@@ -45,15 +45,18 @@ type output struct {
 
 	wmu sync.Mutex // guards w and err
 	w   *bufio.Writer
-	err error // first write error; read after done is closed
+	err error // first write error; read after done or failed is closed
+	// failed is closed when err is first set.
+	failed chan struct{}
 }
 
 func newOutput(w io.Writer, log *slog.Logger) *output {
 	return &output{
-		w:     bufio.NewWriterSize(w, 64<<10),
-		log:   log,
-		queue: make(chan item, queueDepth),
-		done:  make(chan struct{}),
+		w:      bufio.NewWriterSize(w, 64<<10),
+		log:    log,
+		queue:  make(chan item, queueDepth),
+		done:   make(chan struct{}),
+		failed: make(chan struct{}),
 	}
 }
 
@@ -73,8 +76,17 @@ func (o *output) notificationSlot() chan mcp.JSONRPCNotification {
 	return ch
 }
 
-// send queues a message. It reports false after close.
-func (o *output) send(msg any) bool {
+// send queues a message, or writes it at once when nothing is queued. It
+// reports false after close. The reader goroutine must use enqueue instead
+// (except for the initialize response, when nothing can be waiting): a
+// direct write blocks while the client is not reading, and a reader stuck
+// there stops reading a client that writes before it reads.
+func (o *output) send(msg any) bool { return o.put(msg, true) }
+
+// enqueue queues a message for the writer goroutine.
+func (o *output) enqueue(msg any) bool { return o.put(msg, false) }
+
+func (o *output) put(msg any, direct bool) bool {
 	line, err := marshalLine(msg)
 	if err != nil {
 		o.log.Error("marshal outgoing message", "err", err)
@@ -91,7 +103,7 @@ func (o *output) send(msg any) bool {
 	// before the runtime notices; the initialize response is such a line.
 	// Order is kept: anything queued earlier is still pending, so the line
 	// goes behind it.
-	if o.pending.Load() == 0 && o.wmu.TryLock() {
+	if direct && o.pending.Load() == 0 && o.wmu.TryLock() {
 		if o.pending.Load() == 0 {
 			o.writeLocked(line)
 			o.flushLocked()
@@ -120,14 +132,18 @@ func (o *output) close() {
 func (o *output) run() {
 	defer close(o.done)
 	for it := range o.queue {
-		if line, ok := o.resolve(it); ok {
-			o.wmu.Lock()
+		line, ok := o.resolve(it)
+		o.wmu.Lock()
+		if ok {
 			o.writeLocked(line)
-			if len(o.queue) == 0 {
-				o.flushLocked()
-			}
-			o.wmu.Unlock()
 		}
+		// Flush whenever the queue runs empty, whether or not this item
+		// wrote anything: lines written before a skipped slot must not
+		// wait for some later output.
+		if len(o.queue) == 0 {
+			o.flushLocked()
+		}
+		o.wmu.Unlock()
 		o.pending.Add(-1)
 	}
 	o.wmu.Lock()
@@ -143,16 +159,43 @@ func (o *output) resolve(it item) ([]byte, bool) {
 	}
 	select {
 	case n := <-it.slot:
-		line, err := marshalLine(n)
-		if err != nil {
-			o.log.Error("marshal notification", "method", n.Method, "err", err)
-			return nil, false
-		}
-		return line, true
+		return o.notificationLine(n)
+	default:
+	}
+	// The slot is not filled yet: what is written so far must not wait
+	// for it.
+	o.wmu.Lock()
+	o.flushLocked()
+	o.wmu.Unlock()
+	select {
+	case n := <-it.slot:
+		return o.notificationLine(n)
 	case <-time.After(slotTimeout):
 		o.log.Warn("notification slot never filled; skipped (mcp-go behaviour changed?)")
 		return nil, false
 	}
+}
+
+// fail records the first write error. o.wmu is held.
+func (o *output) fail(err error) {
+	o.err = err
+	close(o.failed)
+}
+
+// writeErr is the first write error. Read after failed or done is closed.
+func (o *output) writeErr() error {
+	o.wmu.Lock()
+	defer o.wmu.Unlock()
+	return o.err
+}
+
+func (o *output) notificationLine(n mcp.JSONRPCNotification) ([]byte, bool) {
+	line, err := marshalLine(n)
+	if err != nil {
+		o.log.Error("marshal notification", "method", n.Method, "err", err)
+		return nil, false
+	}
+	return line, true
 }
 
 func (o *output) writeLocked(line []byte) {
@@ -160,7 +203,7 @@ func (o *output) writeLocked(line []byte) {
 		return // the client is gone; keep draining so producers never block
 	}
 	if _, err := o.w.Write(line); err != nil {
-		o.err = err
+		o.fail(err)
 	}
 }
 
@@ -169,7 +212,7 @@ func (o *output) flushLocked() {
 		return
 	}
 	if err := o.w.Flush(); err != nil {
-		o.err = err
+		o.fail(err)
 	}
 }
 

@@ -96,7 +96,11 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 	defer srv.UnregisterSession(context.WithoutCancel(ctx), c.sess.id)
 
 	go c.out.run()
-	c.base = srv.WithContext(ctx, c.sess)
+	// calls run under base, which also ends when the client can no longer
+	// be written to: their answers could not be delivered.
+	base, stopCalls := context.WithCancel(ctx)
+	defer stopCalls()
+	c.base = srv.WithContext(base, c.sess)
 
 	readDone := make(chan error, 1)
 	go func() { readDone <- c.readLoop(in) }()
@@ -108,12 +112,17 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 		// The reader may be blocked in a read that only the peer can end;
 		// it exits when in is closed, which the owner of in does.
 		err = ctx.Err()
+	case <-c.out.failed:
+		// The client stopped reading (a closed pipe): nothing more can be
+		// answered. The reader is left to in's owner, as above.
+		err = fmt.Errorf("write to the client: %w", c.out.writeErr())
+		stopCalls()
 	}
 	c.calls.Wait()
 	c.out.close()
 	<-c.out.done
 	if err == nil {
-		err = c.out.err
+		err = c.out.writeErr()
 	}
 	if err != nil && ctx.Err() == nil {
 		return err
@@ -322,7 +331,7 @@ func (c *conn) handle(ctx context.Context, id json.RawMessage, method string, li
 }
 
 func (c *conn) replyError(id json.RawMessage, code int, message string) {
-	c.out.send(errorResponse(id, code, message))
+	c.out.enqueue(errorResponse(id, code, message)) // from the reader
 }
 
 type rpcError struct {

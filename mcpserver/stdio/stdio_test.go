@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -397,5 +399,75 @@ func TestRequestsWaitForReady(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n")
 	if before, _ := c.untilID("4"); len(before) != 0 {
 		t.Errorf("the cancelled request was answered: %s", before)
+	}
+}
+
+// A client that stops reading ends the connection even while its side of
+// stdin stays open, and cancels the calls that could no longer be answered.
+func TestWriteErrorEndsServeWithStdinOpen(t *testing.T) {
+	cancelled := make(chan struct{})
+	srv := newTestServer(tool("block", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		close(cancelled)
+		return nil, ctx.Err()
+	}))
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), srv, inR, outW, Options{}) }()
+	io.WriteString(inW, callLine(1, "block", ""))
+	time.Sleep(50 * time.Millisecond)
+	outR.Close() // the client went away without closing its end of stdin
+	io.WriteString(inW, initLine)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "write to the client") {
+			t.Fatalf("Serve returned %v, want the write error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve kept running after its output failed")
+	}
+	select {
+	case <-cancelled:
+	default:
+		t.Error("the call in flight was not cancelled")
+	}
+}
+
+// Lines written before a notification slot that ends up skipped are
+// flushed, not left in the buffer until some later output.
+func TestSkippedSlotDoesNotHoldBackEarlierLines(t *testing.T) {
+	pr, pw := io.Pipe()
+	o := newOutput(pw, nil)
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
+	go o.run()
+	defer func() { o.close(); pw.Close() }()
+	first := o.notificationSlot()
+	o.send(errorResponse(json.RawMessage("7"), codeInternalError, "the response"))
+	second := o.notificationSlot()
+	first <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/message"}}
+	// A notification that cannot be encoded (NaN) is skipped.
+	second <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/progress",
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"progress": math.NaN()}}}}
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, "the response") {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the response stayed in the buffer")
+		}
 	}
 }

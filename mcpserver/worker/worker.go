@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -68,8 +69,17 @@ type Client struct {
 	log *slog.Logger
 
 	mu     sync.Mutex
-	proc   *process // nil until started, and again after it exits
 	closed bool
+	st     *startup // the latest start; nil before the first call
+}
+
+// startup is one start of the worker. p (set under Client.mu as soon as
+// the process exists, so Close can stop it mid-handshake) and err are
+// final once done is closed.
+type startup struct {
+	done chan struct{}
+	p    *process
+	err  error
 }
 
 // New returns a client; no process is started until the first call.
@@ -105,42 +115,112 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (t
 	return p.call(ctx, name, args)
 }
 
-// process returns the running worker, starting one if needed.
+// handshakeTimeout bounds a worker's start: spawning it and its answer to
+// initialize. It does not depend on the call that happened to start it, so
+// one impatient caller does not abort the start for the others.
+const handshakeTimeout = 30 * time.Second
+
+// process returns the running worker, starting one if needed. A caller
+// waits for a start in progress only as long as its own ctx allows.
 func (c *Client) process(ctx context.Context) (*process, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if c.proc != nil && !c.proc.isDone() {
-		return c.proc, nil
-	}
 	if c.cfg.Path == "" {
+		c.mu.Unlock()
 		if c.cfg.Unavailable != nil {
 			return nil, c.cfg.Unavailable
 		}
 		return nil, errors.New("hermes-tools-worker: no binary configured")
 	}
-	p, err := start(ctx, c.cfg, c.log)
-	if err != nil {
-		return nil, err
+	if c.needsStart() {
+		c.st = c.begin()
 	}
-	c.proc = p
-	return p, nil
+	st := c.st
+	c.mu.Unlock()
+	select {
+	case <-st.done:
+		return st.p, st.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// needsStart reports whether there is no usable worker: none yet, the last
+// start failed, or the worker has exited. c.mu is held.
+func (c *Client) needsStart() bool {
+	if c.st == nil {
+		return true
+	}
+	select {
+	case <-c.st.done:
+		return c.st.err != nil || c.st.p.exited()
+	default:
+		return false // starting
+	}
+}
+
+// begin starts a worker in the background. c.mu is held.
+func (c *Client) begin() *startup {
+	st := &startup{done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		p, err := spawn(c.cfg, c.log)
+		c.mu.Lock()
+		closed := c.closed
+		if err == nil {
+			st.p = p
+		}
+		c.mu.Unlock()
+		if err == nil && closed {
+			_ = p.stop(time.Second)
+			err = ErrClosed
+		}
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
+			err = p.handshake(ctx)
+			cancel()
+			if err != nil {
+				_ = p.stop(time.Second)
+			} else {
+				c.log.Debug("started hermes-tools-worker", "pid", p.cmd.Process.Pid)
+			}
+		}
+		if err != nil {
+			c.mu.Lock()
+			st.p = nil
+			c.mu.Unlock()
+		}
+		st.err = err
+	}()
+	return st
 }
 
 // Close ends the worker: its stdin is closed so it finishes the calls in
-// flight and exits; after CloseTimeout it is killed. No process outlives
-// Close.
+// flight and exits; after CloseTimeout it is killed. A worker still
+// starting is stopped too. No process outlives Close.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	p := c.proc
-	c.proc, c.closed = nil, true
+	c.closed = true
+	st := c.st
+	var p *process
+	if st != nil {
+		p = st.p
+	}
 	c.mu.Unlock()
-	if p == nil {
+	if st == nil {
 		return nil
 	}
-	return p.stop(c.cfg.CloseTimeout)
+	var err error
+	if p != nil {
+		err = p.stop(c.cfg.CloseTimeout)
+	}
+	// A start in progress sees closed (or its handshake fails once stdin
+	// is closed) and stops what it spawned.
+	<-st.done
+	return err
 }
 
 // process is one running worker and its stdio connection.
@@ -150,7 +230,7 @@ type process struct {
 	stderr *tail
 
 	writeMu sync.Mutex
-	stdin   io.WriteCloser
+	stdin   *os.File // the write end of the worker's stdin, pollable
 
 	mu      sync.Mutex
 	nextID  int64
@@ -177,18 +257,28 @@ type response struct {
 // same build, so it always speaks it.
 const protocolVersion = "2025-11-25"
 
-func start(ctx context.Context, cfg Config, log *slog.Logger) (*process, error) {
-	// The worker must outlive the call that happened to start it, so it is
-	// not tied to ctx; Close (or the front's death, see sysProcAttr) ends it.
+// spawn starts the worker process and its reader. The worker outlives the
+// call that happened to start it; Close (or the front's death, see
+// sysProcAttr) ends it.
+func spawn(cfg Config, log *slog.Logger) (*process, error) {
 	cmd := exec.Command(cfg.Path, cfg.Args...)
 	cmd.Env = cfg.Env
 	cmd.SysProcAttr = sysProcAttr()
-	stdin, err := cmd.StdinPipe()
+	// A grandchild holding the worker's stderr must not stall Wait, which
+	// would keep calls from failing when the worker dies.
+	cmd.WaitDelay = 2 * time.Second
+	// Our own pipe rather than StdinPipe: an *os.File from os.Pipe is
+	// polled, so a write blocked on a worker that stopped reading can be
+	// interrupted (a deadline, or Close).
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("hermes-tools-worker: %w", err)
 	}
+	cmd.Stdin = stdinR
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		stdinR.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("hermes-tools-worker: %w", err)
 	}
 	t := &tail{max: 20}
@@ -197,16 +287,14 @@ func start(ctx context.Context, cfg Config, log *slog.Logger) (*process, error) 
 		sink = io.MultiWriter(cfg.Stderr, t)
 	}
 	cmd.Stderr = sink
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	stdinR.Close() // the worker has its copy
+	if err != nil {
+		stdin.Close()
 		return nil, fmt.Errorf("start hermes-tools-worker (%s): %w", cfg.Path, err)
 	}
 	p := &process{cmd: cmd, log: log, stderr: t, stdin: stdin, pending: map[int64]*pendingCall{}, done: make(chan struct{})}
 	go p.read(stdout)
-	if err := p.handshake(ctx); err != nil {
-		_ = p.stop(time.Second)
-		return nil, err
-	}
-	log.Debug("started hermes-tools-worker", "pid", cmd.Process.Pid)
 	return p, nil
 }
 
@@ -219,19 +307,24 @@ func (p *process) handshake(ctx context.Context) error {
 	if _, err := p.request(ctx, "initialize", params, nil); err != nil {
 		return fmt.Errorf("hermes-tools-worker did not initialize: %w", err)
 	}
-	return p.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return p.write(context.Background(), map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 }
 
-func (p *process) isDone() bool {
-	select {
-	case <-p.done:
+// exited reports whether the worker has exited, or is exiting (its output
+// ended). A nil process has.
+func (p *process) exited() bool {
+	if p == nil {
 		return true
-	default:
-		return false
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exitErr != nil
 }
 
-func (p *process) write(msg any) error {
+// write sends one line. A write still blocked when ctx ends (a worker that
+// stopped reading) is abandoned; the line may then be cut short, so the
+// worker is killed rather than left with a corrupt stream.
+func (p *process) write(ctx context.Context, msg any) error {
 	line, err := json.Marshal(msg)
 	if err != nil {
 		return err
@@ -239,7 +332,18 @@ func (p *process) write(msg any) error {
 	line = append(line, '\n')
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
-	if _, err := p.stdin.Write(line); err != nil {
+	interrupt := context.AfterFunc(ctx, func() { _ = p.stdin.SetWriteDeadline(time.Unix(1, 0)) })
+	n, err := p.stdin.Write(line)
+	if !interrupt() {
+		_ = p.stdin.SetWriteDeadline(time.Time{})
+	}
+	if err != nil {
+		if n > 0 && n < len(line) {
+			_ = p.cmd.Process.Kill()
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("write to hermes-tools-worker: %w", p.deathError(err))
 	}
 	return nil
@@ -267,7 +371,7 @@ func (p *process) request(ctx context.Context, method string, params map[string]
 		meta["progressToken"] = id
 		params["_meta"] = meta
 	}
-	if err := p.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+	if err := p.write(ctx, map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
 		p.forget(id)
 		return nil, err
 	}
@@ -276,9 +380,16 @@ func (p *process) request(ctx context.Context, method string, params map[string]
 		return r.result, r.err
 	case <-ctx.Done():
 		p.forget(id)
-		// Best effort: a worker that has already answered ignores it.
-		_ = p.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
-			"params": map[string]any{"requestId": id, "reason": ctx.Err().Error()}})
+		// Best effort: a worker that has already answered ignores it. MCP
+		// forbids cancelling initialize; a failed handshake stops the
+		// worker instead. The notice is small; a worker that does not read
+		// it within a second is not reading at all.
+		if method != "initialize" {
+			wctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = p.write(wctx, map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+				"params": map[string]any{"requestId": id, "reason": ctx.Err().Error()}})
+			cancel()
+		}
 		return nil, ctx.Err()
 	}
 }
@@ -356,6 +467,11 @@ func (p *process) read(stdout io.Reader) {
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
 	for sc.Scan() {
 		p.dispatch(sc.Bytes())
+	}
+	if sc.Err() != nil {
+		// Nobody reads the worker's output any more: it could block
+		// writing and never exit.
+		_ = p.cmd.Process.Kill()
 	}
 	waitErr := p.cmd.Wait()
 	err := fmt.Errorf("hermes-tools-worker exited (%v)%s", exitText(waitErr, sc.Err()), p.stderr.describe())
@@ -443,11 +559,10 @@ func (p *process) deathError(err error) error {
 }
 
 // stop closes stdin, waits up to timeout for the worker to exit, then
-// kills it.
+// kills it. Closing the polled pipe also ends a write blocked on a worker
+// that stopped reading, so stop never waits on one.
 func (p *process) stop(timeout time.Duration) error {
-	p.writeMu.Lock()
 	_ = p.stdin.Close()
-	p.writeMu.Unlock()
 	select {
 	case <-p.done:
 		return nil

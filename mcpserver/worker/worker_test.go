@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,8 +22,23 @@ import (
 // The test binary doubles as the worker: with HERMES_WORKER_TEST=serve it
 // serves testTools over stdio, as hermes-tools-worker serves the real ones.
 func TestMain(m *testing.M) {
-	if os.Getenv("HERMES_WORKER_TEST") == "serve" {
+	switch os.Getenv("HERMES_WORKER_TEST") {
+	case "serve":
 		os.Exit(serveTestWorker())
+	case "stuck":
+		// Answers initialize, then never reads again.
+		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal([]byte(line), &req)
+		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"stuck","version":"1"}}}`+"\n", req.ID)
+		time.Sleep(time.Hour)
+		os.Exit(0)
+	case "mute":
+		// Never answers initialize.
+		time.Sleep(time.Hour)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -100,12 +116,30 @@ func testTools() tooldef.Toolset {
 
 func newClient(t *testing.T) *worker.Client {
 	t.Helper()
+	return newClientMode(t, "serve", 0)
+}
+
+func newClientMode(t *testing.T, mode string, closeTimeout time.Duration) *worker.Client {
+	t.Helper()
 	c := worker.New(worker.Config{
-		Path: os.Args[0],
-		Env:  append(os.Environ(), "HERMES_WORKER_TEST=serve"),
+		Path:         os.Args[0],
+		Env:          append(os.Environ(), "HERMES_WORKER_TEST="+mode),
+		CloseTimeout: closeTimeout,
 	})
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// within fails t unless fn returns within d.
+func within(t *testing.T, d time.Duration, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s did not return within %v", what, d)
+	}
 }
 
 func TestCallReturnsWhatTheToolReturned(t *testing.T) {
@@ -266,5 +300,39 @@ func TestMissingWorkerSaysHowToInstallIt(t *testing.T) {
 	c = worker.New(worker.Config{Path: filepath.Join(t.TempDir(), "missing")})
 	if _, err := c.Call(context.Background(), "plain", nil); err == nil || !strings.Contains(err.Error(), "start hermes-tools-worker") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A worker that stops reading its input cannot hold up a cancelled call or
+// Close: the blocked write is abandoned and the worker killed.
+func TestStuckWorkerDoesNotHoldUpCancelOrClose(t *testing.T) {
+	c := newClientMode(t, "stuck", 300*time.Millisecond)
+	big := json.RawMessage(fmt.Sprintf(`{"text":%q}`, strings.Repeat("x", 1<<20))) // more than a pipe holds
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	within(t, 5*time.Second, "a call to a worker that stopped reading", func() {
+		if _, err := c.Call(ctx, "plain", big); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("call returned %v, want its deadline", err)
+		}
+	})
+	within(t, 5*time.Second, "Close", func() { c.Close() })
+}
+
+// A worker that never finishes its handshake cannot hold up callers (each
+// waits only as long as its ctx) or Close, and is not left running.
+func TestMuteWorkerDoesNotHoldUpCallersOrClose(t *testing.T) {
+	c := newClientMode(t, "mute", 300*time.Millisecond)
+	for range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		within(t, 5*time.Second, "a call while the worker starts", func() {
+			if _, err := c.Call(ctx, "plain", nil); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("call returned %v, want its deadline", err)
+			}
+		})
+		cancel()
+	}
+	within(t, 5*time.Second, "Close during the handshake", func() { c.Close() })
+	if _, err := c.Call(context.Background(), "plain", nil); !errors.Is(err, worker.ErrClosed) {
+		t.Errorf("call after Close: %v", err)
 	}
 }
