@@ -52,8 +52,6 @@ func NewRegistry(toolsets ...tooldef.Toolset) (*Registry, error) {
 			errs = append(errs, fmt.Errorf("toolset %q declared twice", ts.Name))
 		}
 		seenSets[ts.Name] = true
-		// The registry keeps its own copy of the declarations, with the
-		// schemas compacted: tools/list then sends them as they are.
 		ts.Tools = slices.Clone(ts.Tools)
 		for i, t := range ts.Tools {
 			if prev, dup := seenTools[t.Name]; dup {
@@ -74,7 +72,7 @@ func NewRegistry(toolsets ...tooldef.Toolset) (*Registry, error) {
 	return &Registry{toolsets: out}, nil
 }
 
-// checkTool checks a declaration and returns it with its schemas compacted.
+// checkTool checks a declaration.
 func checkTool(t tooldef.Tool) (tooldef.Tool, error) {
 	if !validToolName(t.Name) {
 		return t, errors.New("name must be 1-63 characters of [A-Za-z0-9_.-]")
@@ -100,45 +98,61 @@ func checkTool(t tooldef.Tool) (tooldef.Tool, error) {
 	return t, nil
 }
 
-// objectSchema enforces what MCP requires of tool schemas, a JSON object
-// whose type is "object", and returns it compacted. One pass validates and
-// compacts (the declarations are indented for reading); the type is then
-// read from the compact text without decoding the whole schema, which
-// start-up would otherwise pay for every tool.
+// objectSchema enforces what MCP requires of tool schemas: a JSON object
+// whose type is "object". It reads only the top level, without decoding
+// or validating the whole schema: start-up would pay that for every tool
+// before the first response. The full check happens off that path, where
+// tools/list encodes the schemas (an invalid one fails the listing with
+// the tool's name), and for every shipped tool in TestToolSchemaSnapshots.
 func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(raw))
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
-	}
-	compact := buf.Bytes()
-	if len(compact) == 0 || compact[0] != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	typ, ok := topLevelMember(compact, "type")
-	if !ok || string(typ) != `"object"` {
-		if !ok {
-			typ = []byte("missing")
+	typ, ok := topLevelMember(raw, "type")
+	if !ok {
+		if i := skipSpace(raw, 0); i >= len(raw) || raw[i] != '{' {
+			return nil, errors.New("not a JSON object")
 		}
+		typ = []byte("missing")
+	}
+	if string(typ) != `"object"` {
 		return nil, fmt.Errorf(`type is %s, MCP requires "object"`, typ)
 	}
-	return compact, nil
+	return raw, nil
 }
 
-// topLevelMember returns the raw value of a top-level member of a compact,
-// valid JSON object, walking only its top level.
+// topLevelMember returns the raw value of a top-level member of a JSON
+// object, walking only its top level; false when obj is not an object or
+// has no such member.
 func topLevelMember(obj []byte, name string) ([]byte, bool) {
-	i := 1 // past '{'
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
 		keyEnd := skipString(obj, i)
-		valueStart := keyEnd + 1 // past ':'
-		valueEnd := skipValue(obj, valueStart)
-		if string(obj[i+1:keyEnd-1]) == name {
-			return obj[valueStart:valueEnd], true
+		key := obj[i+1 : max(keyEnd-1, i+1)]
+		i = skipSpace(obj, keyEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, false
 		}
-		i = valueEnd + 1 // past ',' (or '}', ending the loop)
+		valueStart := skipSpace(obj, i+1)
+		valueEnd := skipValue(obj, valueStart)
+		if string(key) == name {
+			return bytes.TrimSpace(obj[valueStart:valueEnd]), true
+		}
+		i = skipSpace(obj, valueEnd)
+		if i >= len(obj) || obj[i] != ',' {
+			break
+		}
+		i = skipSpace(obj, i+1)
 	}
 	return nil, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // skipString returns the index just past the string starting at b[i].
@@ -154,13 +168,17 @@ func skipString(b []byte, i int) int {
 	return len(b)
 }
 
-// skipValue returns the index just past the value starting at b[i].
+// skipValue returns the index just past the value starting at b[i] (for a
+// scalar, the index of the ',' or '}' after it).
 func skipValue(b []byte, i int) int {
 	depth := 0
 	for j := i; j < len(b); j++ {
 		switch b[j] {
 		case '"':
 			j = skipString(b, j) - 1
+			if depth == 0 {
+				return j + 1
+			}
 		case '{', '[':
 			depth++
 		case '}', ']':

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
 // The server answers tools/list itself (mcpserver/toolslist.go); what it
@@ -81,5 +82,28 @@ func TestToolsListMatchesMCPGo(t *testing.T) {
 	}
 	if tools, _ := ours["5"]["result"].(map[string]any)["tools"].([]any); len(tools) == 0 || len(tools) >= len(plan.Entries) {
 		t.Errorf("the cursor page has %d of %d tools", len(tools), len(plan.Entries))
+	}
+}
+
+// A schema that is not valid JSON (the registry reads only its top level)
+// fails tools/list with the tool's name rather than sending broken JSON.
+func TestToolsListRefusesAnInvalidSchema(t *testing.T) {
+	tl := tooldef.Tool{Name: "broken", Description: "d", InputSchema: json.RawMessage(`{"type":"object",}`),
+		Handler: func(context.Context, json.RawMessage) (tooldef.Result, error) { return tooldef.OK("x"), nil }}
+	reg, err := mcpserver.NewRegistry(tooldef.Toolset{Name: "t", Description: "d", Tools: []tooldef.Tool{tl}})
+	if err != nil {
+		t.Fatalf("the registry reads only the top level and accepts it: %v", err)
+	}
+	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"
+	if err := mcpserver.New(mcpserver.Options{Plan: plan}).ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"error"`) || !strings.Contains(out.String(), "tool broken: input schema") {
+		t.Errorf("tools/list answered %s", out.String())
 	}
 }
