@@ -58,8 +58,11 @@ type Server struct {
 	// neither the extension's methods nor how to answer an unknown
 	// resource with the code the extension requires.
 	methods map[string]stdio.MethodFunc
-	// ready is closed once every tool is registered with mcp.
-	ready chan struct{}
+	// ready is closed once every tool is registered with mcp, which
+	// register does, started once by startRegistration.
+	ready        chan struct{}
+	register     func()
+	registerOnce sync.Once
 }
 
 // New builds the server. Tool schemas are compiled lazily, on a tool's first
@@ -70,14 +73,21 @@ func New(opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	enabled := opts.Plan.Enabled()
+	srv := &Server{log: log, version: opts.Version, ready: make(chan struct{})}
+	list := newToolsList(enabled, srv.startRegistration)
+	// The client reads the initialize response before it asks for
+	// tools/list: the moment to encode the list, on a core the handshake no
+	// longer needs.
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) { go list.prepare() })
 	mcpOpts := []server.ServerOption{
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithLogging(),
 		server.WithInstructions(Instructions(enabled)),
 	}
 	// tools/list is answered by this package (see toolsList), so methods
 	// is never empty.
-	list := newToolsList()
 	methods := map[string]stdio.MethodFunc{string(mcp.MethodToolsList): list.serve}
 	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e Entry) bool { return e.Toolset == skills.ToolsetName }) {
 		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
@@ -91,28 +101,34 @@ func New(opts Options) *Server {
 		)
 	}
 	s := server.NewMCPServer(ServerName, opts.Version, mcpOpts...)
-	// Encoding tools/list, then registering the tools with mcp-go (which
-	// re-encodes and decodes every schema), runs on one other core while the
-	// handshake is answered: it needs only the capabilities and instructions
-	// set above. One goroutine, not two, so that a core stays free for the
-	// protocol. tools/list waits for its encoding, and requests that reach
-	// mcp-go wait for the registration.
-	ready := make(chan struct{})
-	go func() {
-		defer close(ready)
-		list.build(enabled)
+	srv.mcp, srv.methods = s, methods
+	// Registering the tools with mcp-go re-encodes and decodes every schema:
+	// most of a millisecond of CPU. It is not needed to answer the
+	// handshake or tools/list (toolsList answers that), and done then it
+	// would compete for the machine's cores with the client waiting for
+	// them. So it starts once tools/list has been answered, or when a
+	// request that needs it arrives, whichever is first; such requests wait
+	// for it (stdio.Options.Ready).
+	srv.register = func() {
+		defer close(srv.ready)
 		tools := make([]server.ServerTool, 0, len(enabled))
 		for _, e := range enabled {
 			tools = append(tools, serverTool(e.Tool, log))
 		}
 		s.AddTools(tools...)
-	}()
-	return &Server{mcp: s, log: log, version: opts.Version, methods: methods, ready: ready}
+	}
+	return srv
+}
+
+// startRegistration starts registering the tools with mcp-go, once.
+func (s *Server) startRegistration() {
+	s.registerOnce.Do(func() { go s.register() })
 }
 
 // MCP returns the underlying mcp-go server, with every tool registered, for
 // transports other than stdio and for in-process clients in tests.
 func (s *Server) MCP() *server.MCPServer {
+	s.startRegistration()
 	<-s.ready
 	return s.mcp
 }
@@ -124,6 +140,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		Methods:    s.methods,
 		ServerInfo: mcp.Implementation{Name: ServerName, Version: s.version},
 		Ready:      s.ready,
+		Prepare:    s.startRegistration,
 	})
 }
 

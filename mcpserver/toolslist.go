@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -21,26 +22,36 @@ import (
 // can use the server, and mcp-go's path to it is slow at start-up: the
 // list waits until every tool is registered (mcp-go re-encodes and decodes
 // each schema as it registers it), and each tool is then encoded through a
-// map and re-validated. Here the list is encoded once, while the handshake
-// is under way; tool
-// registration proceeds meanwhile and only tools/call waits for it. The
+// map and re-validated. Here the list is encoded once, on the first
+// tools/list, and tool registration follows it; only requests that reach
+// mcp-go wait for that. The
 // response is the one mcp-go would send (TestToolsListMatchesMCPGo compares
 // them in both protocol eras): tools sorted by name, the same members, the
 // same cursor rule, cache hints on 2026-07-28 requests.
 type toolsList struct {
-	ready chan struct{} // closed when names and encoded, or err, are set
-	err   error
-	names []string // sorted
-	// encoded holds each tool's JSON object, in names order.
-	encoded [][]byte
+	enabled []Entry
+	// answered is called after each tools/list answer; the server starts
+	// registering its tools with mcp-go then.
+	answered func()
+
+	once    sync.Once
+	err     error
+	names   []string // sorted
+	encoded [][]byte // each tool's JSON object, in names order
 }
 
-func newToolsList() *toolsList { return &toolsList{ready: make(chan struct{})} }
+func newToolsList(enabled []Entry, answered func()) *toolsList {
+	return &toolsList{enabled: enabled, answered: answered}
+}
 
-// build encodes the list; serve waits for it.
-func (l *toolsList) build(enabled []Entry) {
-	defer close(l.ready)
-	tools := slices.Clone(enabled)
+// prepare encodes the list if that has not been done; serve waits for an
+// encoding in progress.
+func (l *toolsList) prepare() { l.once.Do(l.build) }
+
+// build encodes the list, once: after the handshake, or on the first
+// tools/list (stateless clients have no handshake).
+func (l *toolsList) build() {
+	tools := slices.Clone(l.enabled)
 	slices.SortFunc(tools, func(a, b Entry) int { return strings.Compare(a.Tool.Name, b.Tool.Name) })
 	for _, e := range tools {
 		enc, err := encodeTool(e)
@@ -104,10 +115,9 @@ func (l *toolsList) serve(ctx context.Context, params json.RawMessage) (any, err
 			return nil, stdio.Errorf(mcp.INVALID_REQUEST, "unparsable tools/list request: %v", err)
 		}
 	}
-	select {
-	case <-l.ready:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	l.prepare()
+	if l.answered != nil {
+		defer l.answered()
 	}
 	if l.err != nil {
 		return nil, fmt.Errorf("encode tools/list: %w", l.err)

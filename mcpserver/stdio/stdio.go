@@ -68,6 +68,10 @@ type Options struct {
 	// may finish registering its tools while the handshake is under way;
 	// requests served by Methods do not wait.
 	Ready <-chan struct{}
+	// Prepare, when set, is called (from several goroutines, so it must be
+	// idempotent) before a request waits for Ready, so that a server may
+	// start on demand what Ready waits for.
+	Prepare func()
 }
 
 // Serve reads requests from in and writes responses to out until in reaches
@@ -88,6 +92,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 		methods:  opts.Methods,
 		info:     opts.ServerInfo,
 		ready:    opts.Ready,
+		prepare:  opts.Prepare,
 	}
 	c.sess = &session{id: newSessionID(), out: c.out}
 	if err := srv.RegisterSession(ctx, c.sess); err != nil {
@@ -141,6 +146,7 @@ type conn struct {
 	base context.Context
 
 	ready    <-chan struct{}
+	prepare  func()
 	calls    sync.WaitGroup
 	mu       sync.Mutex
 	inflight map[string]*call // by canonical request id
@@ -276,6 +282,9 @@ func (c *conn) request(id json.RawMessage, method string, line []byte) {
 		defer c.calls.Done()
 		defer cancel()
 		if _, own := c.methods[method]; c.ready != nil && !own {
+			if c.prepare != nil {
+				c.prepare()
+			}
 			select {
 			case <-c.ready:
 			case <-ctx.Done():
