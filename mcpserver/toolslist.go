@@ -22,12 +22,12 @@ import (
 // can use the server, and mcp-go's path to it is slow at start-up: the
 // list waits until every tool is registered (mcp-go re-encodes and decodes
 // each schema as it registers it), and each tool is then encoded through a
-// map and re-validated. Here the list is encoded once, on the first
-// tools/list, and tool registration follows it; only requests that reach
-// mcp-go wait for that. The
-// response is the one mcp-go would send (TestToolsListMatchesMCPGo compares
-// them in both protocol eras): tools sorted by name, the same members, the
-// same cursor rule, cache hints on 2026-07-28 requests.
+// map and re-validated. Here the list is encoded once, right after the
+// handshake (or on the first tools/list), and mcp-go's tool registration
+// follows the first answer; only requests that reach mcp-go wait for it.
+// The response is the one mcp-go would send (TestToolsListMatchesMCPGo
+// compares them in both protocol eras): tools sorted by name, the same
+// members, the same cursor rule, cache hints on 2026-07-28 requests.
 type toolsList struct {
 	enabled []Entry
 	// answered is called after each tools/list answer; the server starts
