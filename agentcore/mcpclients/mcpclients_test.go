@@ -26,19 +26,7 @@ import (
 // toolsBin is hermes-tools-mcp built once for the package's tests.
 var toolsBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpclients-test")
-	if err != nil {
-		panic(err)
-	}
-	if toolsBin, err = toolsbuild.Build(context.Background(), dir); err != nil {
-		os.RemoveAll(dir)
-		panic("building hermes-tools-mcp: " + err.Error())
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(toolsbuild.RunWithServer(m, &toolsBin)) }
 
 // fixtureHome copies the hermes-tools-mcp fixture home so tests can write
 // logs into it.

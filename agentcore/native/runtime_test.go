@@ -19,19 +19,7 @@ import (
 
 var toolsBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "native-test")
-	if err != nil {
-		panic(err)
-	}
-	if toolsBin, err = toolsbuild.Build(context.Background(), dir); err != nil {
-		os.RemoveAll(dir)
-		panic("building hermes-tools-mcp: " + err.Error())
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(toolsbuild.RunWithServer(m, &toolsBin)) }
 
 func testConfig(fc *fakechat.Server) Config {
 	return Config{Model: "test-model", Provider: "custom", BaseURL: fc.BaseURL(), APIKey: "sk-test", MaxTurns: 10}

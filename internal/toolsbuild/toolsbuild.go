@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"testing"
 
 	"github.com/hermes-go/hermes/internal/toolsbin"
 )
@@ -48,4 +49,22 @@ func Build(ctx context.Context, dir string, extra ...string) (string, error) {
 		}
 	}
 	return filepath.Join(dir, toolsbin.Name), nil
+}
+
+// RunWithServer is a TestMain body for packages whose tests start the real
+// server: it builds both binaries into a temporary directory, points *bin
+// at hermes-tools-mcp, runs the tests and removes the directory. It returns
+// the exit code for os.Exit.
+func RunWithServer(m *testing.M, bin *string) int {
+	dir, err := os.MkdirTemp("", "hermes-tools-build")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	if *bin, err = Build(context.Background(), dir); err != nil {
+		fmt.Fprintln(os.Stderr, "building hermes-tools-mcp:", err)
+		return 2
+	}
+	return m.Run()
 }
