@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-go/hermes/mcpserver/kanban"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 // harness calls the kanban tools the way the server does: arguments checked
@@ -40,29 +41,10 @@ func newHarness(t testing.TB, home string, env map[string]string) *harness {
 	})
 	for _, tool := range h.ts.Tools {
 		h.tools[tool.Name] = tool
-		h.input[tool.Name] = compileSchema(t, tool.Name+"-input", tool.InputSchema)
-		h.output[tool.Name] = compileSchema(t, tool.Name+"-output", tool.OutputSchema)
+		h.input[tool.Name] = tooldeftest.CompileSchema(t, tool.Name+"-input", tool.InputSchema)
+		h.output[tool.Name] = tooldeftest.CompileSchema(t, tool.Name+"-output", tool.OutputSchema)
 	}
 	return h
-}
-
-func compileSchema(t testing.TB, name string, raw json.RawMessage) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("%s: not JSON: %v", name, err)
-	}
-	comp := jsonschema.NewCompiler()
-	comp.DefaultDraft(jsonschema.Draft2020)
-	url := "mem:///" + name + ".json"
-	if err := comp.AddResource(url, doc); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	s, err := comp.Compile(url)
-	if err != nil {
-		t.Fatalf("%s: does not compile: %v", name, err)
-	}
-	return s
 }
 
 // call returns the decoded result, whether it was an error result, and a

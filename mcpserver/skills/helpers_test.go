@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -103,29 +104,10 @@ func newCaller(t testing.TB, ts tooldef.Toolset) *caller {
 	c := &caller{t: t, tools: map[string]tooldef.Tool{}, input: map[string]*jsonschema.Schema{}, output: map[string]*jsonschema.Schema{}}
 	for _, tool := range ts.Tools {
 		c.tools[tool.Name] = tool
-		c.input[tool.Name] = compileSchema(t, tool.Name+"-input", tool.InputSchema)
-		c.output[tool.Name] = compileSchema(t, tool.Name+"-output", tool.OutputSchema)
+		c.input[tool.Name] = tooldeftest.CompileSchema(t, tool.Name+"-input", tool.InputSchema)
+		c.output[tool.Name] = tooldeftest.CompileSchema(t, tool.Name+"-output", tool.OutputSchema)
 	}
 	return c
-}
-
-func compileSchema(t testing.TB, name string, raw json.RawMessage) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("%s: not JSON: %v", name, err)
-	}
-	comp := jsonschema.NewCompiler()
-	comp.DefaultDraft(jsonschema.Draft2020)
-	url := "mem:///" + name + ".json"
-	if err := comp.AddResource(url, doc); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	s, err := comp.Compile(url)
-	if err != nil {
-		t.Fatalf("%s: does not compile: %v", name, err)
-	}
-	return s
 }
 
 // call returns the decoded result and whether it was an error result.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -41,7 +42,7 @@ func TestToolsetDeclaration(t *testing.T) {
 			if label == "input" && (s.AdditionalProperties == nil || *s.AdditionalProperties) {
 				t.Errorf("%s input schema must set additionalProperties:false", tool.Name)
 			}
-			compileSchema(t, tool.Name+"-"+label, raw)
+			tooldeftest.CompileSchema(t, tool.Name+"-"+label, raw)
 		}
 		if strings.TrimSpace(tool.Description) == "" || tool.Handler == nil {
 			t.Errorf("%s: missing description or handler", tool.Name)

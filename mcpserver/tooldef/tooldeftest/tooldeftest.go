@@ -4,12 +4,14 @@
 package tooldeftest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Binder is a bind function that records the names it is asked for and
@@ -55,4 +57,26 @@ func CheckBound(t testing.TB, b *Binder, toolsets ...tooldef.Toolset) {
 	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(b.Asked))) {
 		t.Errorf("tools %v, but bind was asked for %v", names, b.Asked)
 	}
+}
+
+// CompileSchema compiles a tool's JSON Schema with a general validator
+// (santhosh-tekuri/jsonschema, draft 2020-12), for tests that check
+// arguments and results against what a tool advertises.
+func CompileSchema(t testing.TB, name string, raw json.RawMessage) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: not JSON: %v", name, err)
+	}
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft2020)
+	url := "mem:///" + name + ".json"
+	if err := comp.AddResource(url, doc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	s, err := comp.Compile(url)
+	if err != nil {
+		t.Fatalf("%s: does not compile: %v", name, err)
+	}
+	return s
 }
