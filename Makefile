@@ -12,17 +12,34 @@ NPM_STAMP := $(NPM_DIR)/node_modules/.hermes-installed
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test test-go deps deps-apt lint fuzz bench docs clean
+# Where `make install` puts the binaries; DESTDIR is prepended for staged
+# installs (packaging).
+PREFIX ?= /usr/local
+BINDIR  = $(DESTDIR)$(PREFIX)/bin
+
+# Tests run the real binaries as subprocesses; they are built once per run,
+# here, with -race like the tests, and found through HERMES_TEST_BIN_DIR
+# (internal/toolsbuild).
+TEST_BIN := $(BIN)/test-race
+CMDS     := ./cmd/hermes-tools-mcp ./cmd/hermes-migrate ./cmd/hermes
+
+.PHONY: all build install run test test-go test-bins deps deps-apt lint fuzz bench docs clean
 
 all: build
 
 # All binaries land in bin/: hermes-migrate and hermes find hermes-tools-mcp beside them.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/hermes-tools-mcp ./cmd/hermes-tools-worker ./cmd/hermes-migrate ./cmd/hermes
+	@CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(CMDS)
 
+install: build
+	install -d '$(BINDIR)'
+	install -m 0755 $(BIN)/hermes-tools-mcp $(BIN)/hermes-migrate $(BIN)/hermes '$(BINDIR)/'
+
+# stdout is the protocol stream: make prints nothing there (recipes are
+# silent, the banner goes to stderr).
 run: build
 	@echo "hermes-tools-mcp: serving MCP on stdio (HERMES_HOME=$${HERMES_HOME:-~/.hermes}); Ctrl+D to stop" >&2
-	./$(BIN)/hermes-tools-mcp
+	@./$(BIN)/hermes-tools-mcp
 
 # Debian packages the tests drive for real: Chromium (browser toolset) and
 # espeak-ng (keyless speech). Installed only when missing.
@@ -50,19 +67,22 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-test: deps lint
-	$(GO) test -race -count=1 ./...
+test-bins:
+	$(GO) build -race -o $(TEST_BIN)/ $(CMDS)
+
+test: deps lint test-bins
+	HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN) $(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 15s ./mcpserver/stdio
 
-test-go: lint
-	$(GO) test -race -count=1 ./...
+test-go: lint test-bins
+	HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN) $(GO) test -race -count=1 ./...
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 5m ./mcpserver/stdio
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./cmd/hermes-tools-mcp
-	$(GO) test -run '^$$' -bench . -benchmem ./mcpserver/... ./configmigrate/...
+bench: build
+	HERMES_TEST_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./cmd/hermes-tools-mcp
+	HERMES_TEST_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./mcpserver/... ./configmigrate/...
 	$(GO) test -run '^$$' -bench . -benchtime 200x ./bridge
 
 # Regenerate the README tool table, schema snapshots and wire transcripts.

@@ -151,10 +151,7 @@ func TestRealSessionTextTurn(t *testing.T) {
 // elicitation), which the session accepts for hermes-tools only.
 func TestRealSessionMCPTool(t *testing.T) {
 	t.Parallel()
-	toolsBin, err := toolsbuild.Build(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	toolsBin := toolsbuild.ServerBinary(t)
 	hermesHome := filepath.Join(t.TempDir(), "hermes")
 	if err := os.CopyFS(hermesHome, os.DirFS("../cmd/hermes-tools-mcp/testdata/home")); err != nil {
 		t.Fatal(err)

@@ -1,23 +1,20 @@
 package mcpserver
 
 import (
-	"io"
 	"log/slog"
 	"os"
 	"slices"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/internal/toolsbin"
-	browserspec "github.com/hermes-go/hermes/mcpserver/browser/spec"
-	kanbanspec "github.com/hermes-go/hermes/mcpserver/kanban/spec"
-	mediaspec "github.com/hermes-go/hermes/mcpserver/media/spec"
+	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/mcpserver/kanban"
+	"github.com/hermes-go/hermes/mcpserver/media"
 	"github.com/hermes-go/hermes/mcpserver/memory"
-	sessionsspec "github.com/hermes-go/hermes/mcpserver/sessions/spec"
+	"github.com/hermes-go/hermes/mcpserver/sessions"
 	"github.com/hermes-go/hermes/mcpserver/skills"
-	todospec "github.com/hermes-go/hermes/mcpserver/todo/spec"
+	"github.com/hermes-go/hermes/mcpserver/todo"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	webspec "github.com/hermes-go/hermes/mcpserver/web/spec"
-	"github.com/hermes-go/hermes/mcpserver/worker"
+	"github.com/hermes-go/hermes/mcpserver/web"
 )
 
 // Env is what toolsets need to know about the process they run in.
@@ -35,181 +32,145 @@ type Env struct {
 	// BrowserPath is the Chromium binary from the command line; empty means
 	// $CHROME_PATH, then discovery.
 	BrowserPath string
-	// WorkerPath is the hermes-tools-worker binary that runs the web,
-	// browser and media tools; empty means $HERMES_TOOLS_WORKER, else the
-	// copy beside this program, else PATH. Without one those tools are
-	// hidden, with the reason and the fix.
-	WorkerPath string
-	// WorkerLogLevel is passed to the worker's --log-level; empty means
-	// its default.
-	WorkerLogLevel string
-	// WorkerStderr receives the worker's logs; nil means os.Stderr.
-	WorkerStderr io.Writer
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
 
 // Toolbox is every toolset this build ships, with the resources behind
-// them (the worker process, started on first use). Its owner closes it.
+// them (the browser, started on first use). Its owner closes it.
 type Toolbox struct {
 	Toolsets []tooldef.Toolset
-	worker   workerHandle
+	browser  *browser.Session
 }
 
-// Worker says which hermes-tools-worker the forwarded toolsets run in, or
-// why there is none.
-func (t *Toolbox) Worker() (path string, err error) {
-	return t.worker.path, t.worker.unavailable
-}
-
-// Close releases the toolbox's resources: no worker (and so no Chromium)
-// outlives it.
+// Close releases the toolbox's resources: no Chromium outlives it.
 func (t *Toolbox) Close() error {
-	if t == nil || t.worker.Client == nil {
+	if t == nil || t.browser == nil {
 		return nil
 	}
-	return t.worker.Close()
+	return t.browser.Close()
 }
 
-// Builtin returns every toolset this build ships, in presentation order
-// (the Python Hermes' order: web, browser, vision, image, skills, speech,
-// kanban, then the stateful tools it kept in the agent loop).
-func Builtin(env Env) (*Toolbox, error) {
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+// toolsetEntry is one toolset of the inventory: what is known of it
+// without building it, and how to build it.
+type toolsetEntry struct {
+	name string
+	// envVars lists the variables the toolset reads; nil for none.
+	envVars func() []string
+	build   func(*building) tooldef.Toolset
+}
+
+// building is what the entries' constructors share while Builtin runs.
+type building struct {
+	env     Env
+	getenv  func(string) string
+	lib     *skills.Library
+	media   media.Options
+	browser *browser.Session
+}
+
+// inventory is every toolset this build ships, in presentation order (the
+// Python Hermes' order: web, browser, vision, image, skills, speech,
+// kanban, then the stateful tools it kept in the agent loop). It is the
+// only list of toolsets: tools/list, doctor, the README table and the
+// variables hermes-migrate writes all come from it.
+//
+// Which are on by default is each toolset's own declaration. In short: web,
+// vision, image and speech are on and hide themselves (with the reason in
+// doctor) until their backend is configured; the browser is on, since
+// Chromium starts only on the first browser call; kanban is on but each
+// tool hides itself unless the process is a dispatcher worker or an
+// orchestrator profile, exactly as in Hermes (a codex worker whose callback
+// lacks the tools could not report back); memory and session_search are on
+// (Hermes' own memory and history); todo is off, as most clients bring a
+// plan tool of their own.
+func inventory() []toolsetEntry {
+	return []toolsetEntry{
+		{web.ToolsetName, web.EnvVars, func(b *building) tooldef.Toolset {
+			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv})
+		}},
+		{browser.ToolsetName, browser.EnvVars, func(b *building) tooldef.Toolset {
+			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger}
+			// browser_vision looks through vision_analyze's model; without
+			// one it is hidden with the same reason.
+			if err := media.VisionCheck(b.media); err != nil {
+				bo.VisionUnavailable = err.Error()
+			} else {
+				bo.Vision = media.VisionFunc(b.media)
+			}
+			b.browser = browser.New(bo)
+			return b.browser.Toolset()
+		}},
+		{media.VisionToolsetName, media.VisionEnvVars, func(b *building) tooldef.Toolset {
+			return media.VisionToolset(b.media)
+		}},
+		{media.ImageToolsetName, media.ImageEnvVars, func(b *building) tooldef.Toolset {
+			return media.ImageToolset(b.media)
+		}},
+		{skills.ToolsetName, skills.EnvVars, func(b *building) tooldef.Toolset {
+			return b.lib.Toolset()
+		}},
+		{media.TTSToolsetName, media.TTSEnvVars, func(b *building) tooldef.Toolset {
+			return media.TTSToolset(b.media)
+		}},
+		{kanban.ToolsetName, kanban.EnvVars, func(b *building) tooldef.Toolset {
+			return kanban.Toolset(kanban.Options{Home: b.env.Home, Getenv: b.getenv})
+		}},
+		{memory.ToolsetName, nil, func(b *building) tooldef.Toolset {
+			return memory.Toolset(memory.Options{Home: b.env.Home})
+		}},
+		{sessions.ToolsetName, sessions.EnvVars, func(b *building) tooldef.Toolset {
+			return sessions.Toolset(sessions.Options{Home: b.env.Home, Getenv: b.getenv})
+		}},
+		{todo.ToolsetName, todo.EnvVars, func(b *building) tooldef.Toolset {
+			return todo.Toolset(todo.Options{Home: b.env.Home, Getenv: b.getenv})
+		}},
 	}
-	lib := env.Skills
-	if lib == nil {
+}
+
+// Builtin returns every toolset this build ships, in presentation order.
+// Building them does no I/O beyond reading config.yaml: backends, Chromium
+// and databases are reached on the first call that needs them.
+func Builtin(env Env) (*Toolbox, error) {
+	b := &building{env: env, getenv: env.Getenv, lib: env.Skills}
+	if b.getenv == nil {
+		b.getenv = os.Getenv
+	}
+	if b.lib == nil {
 		var err error
-		if lib, err = NewSkillsLibrary(env); err != nil {
+		if b.lib, err = NewSkillsLibrary(env); err != nil {
 			return nil, err
 		}
 	}
-	wk := newWorker(env, getenv)
-	bind := wk.Handler
-	mo := mediaspec.Options{Home: env.Home, Getenv: getenv}
-	bo := browserspec.Options{Home: env.Home, Getenv: getenv, ExecPath: env.BrowserPath}
-	// browser_vision shares vision_analyze's model; without one it is
-	// hidden with the same reason.
-	if err := mediaspec.VisionCheck(mo); err != nil {
-		bo.VisionUnavailable = err.Error()
+	b.media = media.Options{Home: env.Home, Getenv: b.getenv}
+	inv := inventory()
+	toolsets := make([]tooldef.Toolset, len(inv))
+	for i, e := range inv {
+		toolsets[i] = e.build(b)
 	}
-	toolsets := []tooldef.Toolset{
-		// Web, vision, image and speech tools are on by default: each hides
-		// itself (with the reason in `doctor`) until its backend is
-		// configured, and web_extract and espeak-ng speech need no key.
-		webspec.Toolset(webspec.Options{Home: env.Home, Getenv: getenv}, bind),
-		// The browser is on by default too: Chromium starts only on the
-		// first browser call, and the tools hide when none is installed.
-		browserspec.Toolset(bo, bind),
-		mediaspec.VisionToolset(mo, bind),
-		mediaspec.ImageToolset(mo, bind),
-		lib.Toolset(),
-		mediaspec.TTSToolset(mo, bind),
-		// Stateful toolsets keep their state in durable stores shared with
-		// the Python Hermes (kanban.db, memories/, state.db) or of their
-		// own (hermes-tools/todo.db), so every MCP process sees the same
-		// state. Which are on by default, and why:
-		//   - kanban: on, but each tool hides itself unless this process is
-		//     a dispatcher worker (HERMES_KANBAN_TASK) or an orchestrator
-		//     profile ("kanban" in config.yaml toolsets), exactly as in
-		//     Hermes. Default-on matters: a codex worker whose callback
-		//     lacks the tools cannot report back and hangs until the
-		//     dispatcher times it out.
-		//   - memory: on. It is Hermes' own memory, which the agent has
-		//     outside MCP too, and the only way for an MCP client to keep
-		//     what it learns for later sessions; config.yaml's
-		//     memory.memory_enabled / user_profile_enabled still apply.
-		//   - session_search: on. It only reads, and recalling earlier
-		//     conversations is why Hermes keeps them.
-		//   - todo: off. Codex, Claude Code and most clients bring their
-		//     own plan/todo tool; a second one costs context and splits the
-		//     plan. Enable it for clients without one.
-		kanbanspec.Toolset(kanbanspec.Options{Home: env.Home, Getenv: getenv}, bind),
-		memory.Toolset(memory.Options{Home: env.Home}),
-		sessionsspec.Toolset(sessionsspec.Options{}, bind),
-		todospec.Toolset(todospec.Options{}, bind),
-	}
-	// Tools served by the worker are hidden, with the fix, when there is no
-	// worker binary to serve them.
-	if wk.unavailable != nil {
-		for i := range toolsets {
-			if forwarded[toolsets[i].Name] {
-				toolsets[i] = requireWorker(toolsets[i], wk.unavailable)
-			}
-		}
-	}
-	return &Toolbox{Toolsets: toolsets, worker: wk}, nil
-}
-
-// forwarded are the toolsets that run in hermes-tools-worker (those that
-// need Chromium, HTML and PDF parsing, or SQLite); Builtin
-// declares them here from their spec packages, so this binary never links
-// their implementations (cmd/hermes-tools-mcp tests that).
-var forwarded = map[string]bool{
-	"web": true, "browser": true, "vision": true, "image_gen": true, "tts": true,
-	"kanban": true, "session_search": true, "todo": true,
-}
-
-type workerHandle struct {
-	*worker.Client
-	path        string
-	unavailable error
-}
-
-func newWorker(env Env, getenv func(string) string) workerHandle {
-	path, err := toolsbin.FindWorker(firstNonEmpty(env.WorkerPath, getenv("HERMES_TOOLS_WORKER")))
-	args := []string{"--hermes-home", env.Home}
-	if env.BrowserPath != "" {
-		args = append(args, "--browser-path", env.BrowserPath)
-	}
-	if env.WorkerLogLevel != "" {
-		args = append(args, "--log-level", env.WorkerLogLevel)
-	}
-	stderr := env.WorkerStderr
-	if stderr == nil {
-		stderr = os.Stderr
-	}
-	c := worker.New(worker.Config{Path: path, Unavailable: err, Args: args, Stderr: stderr, Logger: env.Logger})
-	return workerHandle{Client: c, path: path, unavailable: err}
-}
-
-// requireWorker makes every tool of ts report reason when it is otherwise
-// available.
-func requireWorker(ts tooldef.Toolset, reason error) tooldef.Toolset {
-	tools := slices.Clone(ts.Tools)
-	for i := range tools {
-		own := tools[i].Check
-		tools[i].Check = func() error {
-			if own != nil {
-				if err := own(); err != nil {
-					return err
-				}
-			}
-			return reason
-		}
-	}
-	ts.Tools = tools
-	return ts
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	return &Toolbox{Toolsets: toolsets, browser: b.browser}, nil
 }
 
 // EnvVarNames returns, sorted and without duplicates, every environment
-// variable the toolsets read.
-func EnvVarNames(toolsets []tooldef.Toolset) []string {
+// variable the shipped toolsets read, from the inventory alone: nothing is
+// built, so it costs no config read, skills scan or browser.
+func EnvVarNames() []string {
 	var out []string
-	for _, ts := range toolsets {
-		out = append(out, ts.EnvVars...)
+	for _, e := range inventory() {
+		if e.envVars != nil {
+			out = append(out, e.envVars()...)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// ToolsetNames returns the shipped toolsets' names in presentation order.
+func ToolsetNames() []string {
+	inv := inventory()
+	out := make([]string, len(inv))
+	for i, e := range inv {
+		out[i] = e.name
+	}
+	return out
 }

@@ -29,10 +29,7 @@ func TestRealCodexMCPAndDynamicTool(t *testing.T) {
 	t.Parallel()
 	bin := codextest.Binary(t)
 	root := codextest.RepoRoot(t)
-	toolsBin, err := toolsbuild.Build(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	toolsBin := toolsbuild.ServerBinary(t)
 	hermesHome := filepath.Join(t.TempDir(), "hermes")
 	if err := os.CopyFS(hermesHome, os.DirFS(filepath.Join(root, "cmd/hermes-tools-mcp/testdata/home"))); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,10 +24,17 @@ import (
 	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
-// toolsBin is hermes-tools-mcp built once for the package's tests.
+// toolsBin is the real hermes-tools-mcp.
 var toolsBin string
 
-func TestMain(m *testing.M) { os.Exit(toolsbuild.RunWithServer(m, &toolsBin)) }
+func TestMain(m *testing.M) {
+	var err error
+	if toolsBin, err = toolsbuild.Binary(toolsbuild.Server); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
 
 // fixtureHome copies the hermes-tools-mcp fixture home so tests can write
 // logs into it.

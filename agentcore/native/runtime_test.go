@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,9 +18,17 @@ import (
 	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
+// toolsBin is the real hermes-tools-mcp.
 var toolsBin string
 
-func TestMain(m *testing.M) { os.Exit(toolsbuild.RunWithServer(m, &toolsBin)) }
+func TestMain(m *testing.M) {
+	var err error
+	if toolsBin, err = toolsbuild.Binary(toolsbuild.Server); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
 
 func testConfig(fc *fakechat.Server) Config {
 	return Config{Model: "test-model", Provider: "custom", BaseURL: fc.BaseURL(), APIKey: "sk-test", MaxTurns: 10}

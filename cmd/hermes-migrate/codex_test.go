@@ -59,10 +59,7 @@ func TestRealCodexLoadsMigratedConfig(t *testing.T) {
 
 	// The real hermes-tools-mcp, and a Hermes home whose config.yaml has a
 	// user server (a second hermes-tools-mcp, exposing skills only).
-	toolsBin, err := toolsbuild.Build(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	toolsBin := toolsbuild.ServerBinary(t)
 	hermesHome := filepath.Join(t.TempDir(), "hermes")
 	if err := os.CopyFS(hermesHome, os.DirFS("../hermes-tools-mcp/testdata/home")); err != nil {
 		t.Fatal(err)

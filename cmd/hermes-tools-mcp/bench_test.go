@@ -6,14 +6,11 @@ package main
 //	make bench   (go test -run '^$' -bench . -benchtime 1x ./cmd/hermes-tools-mcp)
 //
 // Each benchmark runs its own repetitions and reports medians and
-// percentiles as custom metrics; b.N is irrelevant. Targets (issue 2):
-// tools/list within 2 ms of the baseline, skills_list p50 <= 0.2 ms, peak
-// RSS <= 20 MB.
+// percentiles as custom metrics; b.N is irrelevant. Targets (issue 14):
+// spawn to tools/list with the default toolsets at most 3x the baseline
+// (startup-ratio), idle peak RSS at most 25 MB.
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,33 +26,42 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 )
 
 const benchSpawns = 41
 
+// BenchmarkStartup spawns the server with the default toolsets and the
+// baseline, interleaved, and times spawn to the tools/list response.
 func BenchmarkStartup(b *testing.B) {
 	ours, base := benchBinaries(b)
 	home := benchHome(b, 50)
-	// Every tool is listed: keys (never used) make the provider-backed
-	// tools available, and the config is an orchestrator profile's.
+	// Keys (never used) make the provider-backed default tools available,
+	// so the listing is as long as a configured user's.
 	for _, k := range []string{"TAVILY_API_KEY", "OPENAI_API_KEY", "FAL_KEY"} {
 		b.Setenv(k, "bench-unused-key")
 	}
-	all := registeredTools(b, ours, home)
+	want := exposedTools(b, ours, home)
 	cmds := map[string][]string{
-		"hermes": {ours, "--hermes-home", home, "--toolsets", "all"},
+		"hermes": {ours, "--hermes-home", home},
 		"base":   {base},
 	}
 	init := map[string][]float64{}
 	list := map[string][]float64{}
+	var rss, baseRSS []float64
 	// Interleave the two servers so machine noise hits both alike.
 	for range benchSpawns {
 		for _, name := range []string{"hermes", "base"} {
-			ti, tl, tools := spawnTimings(b, cmds[name])
-			init[name] = append(init[name], ti)
-			list[name] = append(list[name], tl)
-			if name == "hermes" && tools != all {
-				b.Fatalf("hermes listed %d of its %d tools; the benchmark is meant to list them all", tools, all)
+			s := spawn(b, cmds[name])
+			init[name] = append(init[name], s.initMS)
+			list[name] = append(list[name], s.listMS)
+			if name == "hermes" {
+				rss = append(rss, s.rssMB)
+				if s.tools != want {
+					b.Fatalf("hermes listed %d tools, doctor says %d are exposed", s.tools, want)
+				}
+			} else {
+				baseRSS = append(baseRSS, s.rssMB)
 			}
 		}
 	}
@@ -64,199 +70,127 @@ func BenchmarkStartup(b *testing.B) {
 	b.ReportMetric(median(init["base"]), "base-init-ms")
 	b.ReportMetric(median(list["base"]), "base-list-ms")
 	// The spawns are paired (each hermes spawn next to a baseline spawn), so
-	// the delta is the median of the pairs' differences: load on the shared
+	// the ratio is the median of the pairs' ratios: load on the shared
 	// machine drifts over a run and moves both halves of a pair alike.
-	deltas := make([]float64, len(list["hermes"]))
-	for i := range deltas {
-		deltas[i] = list["hermes"][i] - list["base"][i]
+	ratios := make([]float64, len(list["hermes"]))
+	for i := range ratios {
+		ratios[i] = list["hermes"][i] / list["base"][i]
 	}
-	b.ReportMetric(median(deltas), "list-delta-ms")
+	b.ReportMetric(median(ratios), "startup-ratio")
+	b.ReportMetric(median(rss), "idle-peak-rss-MB")
+	b.ReportMetric(median(baseRSS), "base-peak-rss-MB")
+	b.ReportMetric(float64(want), "tools")
 }
 
-// registeredTools counts every tool the server declares (doctor --json).
-func registeredTools(b *testing.B, bin, home string) int {
+// exposedTools counts the tools the default toolsets expose (doctor).
+func exposedTools(b *testing.B, bin, home string) int {
 	b.Helper()
-	out, err := exec.Command(bin, "doctor", "--json", "--hermes-home", home, "--toolsets", "all").Output()
+	out, err := exec.Command(bin, "doctor", "--json", "--hermes-home", home).Output()
 	if err != nil {
 		b.Fatalf("doctor: %v", err)
 	}
 	var rep struct {
 		Tools []struct {
-			Name    string `json:"name"`
-			Enabled bool   `json:"enabled"`
+			Enabled bool `json:"enabled"`
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(out, &rep); err != nil || len(rep.Tools) == 0 {
 		b.Fatalf("doctor --json: %v: %s", err, out)
 	}
-	return len(rep.Tools)
+	n := 0
+	for _, t := range rep.Tools {
+		if t.Enabled {
+			n++
+		}
+	}
+	return n
 }
 
 func BenchmarkSkillsListCall(b *testing.B) {
 	ours, base := benchBinaries(b)
 	home := benchHome(b, 50)
 	const calls = 3000
-	c := startBenchClient(b, ours, "--hermes-home", home, "--toolsets", "all")
-	c.handshake(b)
-	lat := make([]float64, 0, calls)
-	for i := range calls + 100 {
-		start := time.Now()
-		resp := c.roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"skills_list","arguments":{}}}`, i+10))
-		d := time.Since(start)
-		if i == 0 {
-			var r struct {
-				Result struct {
-					StructuredContent struct {
-						Count int `json:"count"`
-					} `json:"structuredContent"`
-				} `json:"result"`
+	measure := func(c *mcptest.Client, tool string, args map[string]any, check func(mcptest.ToolResult)) []float64 {
+		lat := make([]float64, 0, calls)
+		for i := range calls + 100 {
+			start := time.Now()
+			res, err := c.CallTool(tool, args)
+			d := msSince(start)
+			if err != nil || res.IsError {
+				b.Fatalf("%s: %v %s", tool, err, res.Text())
 			}
-			if err := json.Unmarshal(resp, &r); err != nil || r.Result.StructuredContent.Count != 50 {
-				b.Fatalf("skills_list did not list the 50 fixture skills: %s", resp)
+			if i == 0 && check != nil {
+				check(res)
+			}
+			if i >= 100 { // warm-up excluded
+				lat = append(lat, d)
 			}
 		}
-		if i >= 100 { // warm-up excluded
-			lat = append(lat, float64(d.Nanoseconds())/1e6)
-		}
+		return lat
 	}
-	rss := c.closeAndRSS(b)
+	c := mcptest.Start(b, exec.Command(ours, "--hermes-home", home))
+	lat := measure(c, "skills_list", nil, func(res mcptest.ToolResult) {
+		if n, _ := res.JSON()["count"].(float64); n != 50 {
+			b.Fatalf("skills_list did not list the 50 fixture skills: %.300s", res.Text())
+		}
+	})
 	b.ReportMetric(percentile(lat, 50), "p50-ms")
 	b.ReportMetric(percentile(lat, 95), "p95-ms")
-	b.ReportMetric(rss, "peak-rss-MB")
+	b.ReportMetric(closeAndRSS(b, c), "peak-rss-MB")
 
 	// The floor: the same client against the bare server's echo tool.
-	c = startBenchClient(b, base)
-	c.handshake(b)
-	lat = lat[:0]
-	for i := range calls + 100 {
-		start := time.Now()
-		c.roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, i+10))
-		if i >= 100 {
-			lat = append(lat, msSince(start))
-		}
-	}
+	c = mcptest.Start(b, exec.Command(base))
+	lat = measure(c, "echo", map[string]any{"message": "hi"}, nil)
 	b.ReportMetric(percentile(lat, 50), "base-echo-p50-ms")
-	b.ReportMetric(c.closeAndRSS(b), "base-peak-rss-MB")
+	b.ReportMetric(closeAndRSS(b, c), "base-peak-rss-MB")
 }
 
-// spawnTimings starts a server and returns the milliseconds from spawn to
-// the initialize response and to the tools/list response, and the number
-// of tools listed.
-func spawnTimings(b *testing.B, argv []string) (initMS, listMS float64, tools int) {
+// spawned is what one spawn measured.
+type spawned struct {
+	initMS, listMS, rssMB float64
+	tools                 int
+}
+
+// spawn starts a server and times spawn to the initialize response and to
+// the tools/list response; rssMB is its peak RSS once idle after that.
+func spawn(b *testing.B, argv []string) spawned {
 	b.Helper()
+	var s spawned
 	start := time.Now()
-	c := startBenchClient(b, argv[0], argv[1:]...)
-	c.send(b, initializeRequest)
-	c.readResponse(b)
-	initMS = msSince(start)
-	c.send(b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	resp := c.roundTrip(b, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	listMS = msSince(start)
+	c, err := mcptest.Launch(exec.Command(argv[0], argv[1:]...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Initialize("2025-11-25", time.Minute); err != nil {
+		b.Fatalf("initialize: %v", err)
+	}
+	s.initMS = msSince(start)
+	raw, err := c.Request("tools/list", map[string]any{}, time.Minute)
+	s.listMS = msSince(start)
+	if err != nil {
+		b.Fatalf("tools/list: %v", err)
+	}
 	var r struct {
-		Result struct {
-			Tools []json.RawMessage `json:"tools"`
-		} `json:"result"`
+		Tools []json.RawMessage `json:"tools"`
 	}
-	if err := json.Unmarshal(resp, &r); err != nil {
-		b.Fatalf("tools/list: %v: %s", err, resp)
+	if err := json.Unmarshal(raw, &r); err != nil {
+		b.Fatalf("tools/list: %v: %.300s", err, raw)
 	}
-	c.closeAndRSS(b)
-	return initMS, listMS, len(r.Result.Tools)
-}
-
-const initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
-
-type benchClient struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
-
-func startBenchClient(b *testing.B, bin string, args ...string) *benchClient {
-	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	b.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.WaitDelay = 5 * time.Second
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	return &benchClient{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-}
-
-func (c *benchClient) send(b *testing.B, line string) {
-	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		b.Fatalf("write: %v", err)
-	}
-}
-
-// readResponse skips notifications and returns the next response line.
-// It classifies a line by its top-level keys only, without decoding the
-// result: the benchmark measures the server, not the client's JSON decoder.
-func (c *benchClient) readResponse(b *testing.B) []byte {
-	for {
-		line, err := c.out.ReadBytes('\n')
-		if err != nil {
-			b.Fatalf("read: %v", err)
-		}
-		if isResponse(b, line) {
-			return line
-		}
-	}
-}
-
-func isResponse(b *testing.B, line []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		b.Fatalf("not a JSON object: %q", line)
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			b.Fatalf("bad line %q: %v", line, err)
-		}
-		switch key {
-		case "method":
-			return false
-		case "id", "result", "error":
-			return true
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			b.Fatalf("bad line %q: %v", line, err)
-		}
-	}
-	b.Fatalf("line is neither a response nor a notification: %q", line)
-	return false
-}
-
-func (c *benchClient) roundTrip(b *testing.B, line string) []byte {
-	c.send(b, line)
-	return c.readResponse(b)
-}
-
-func (c *benchClient) handshake(b *testing.B) {
-	c.roundTrip(b, initializeRequest)
-	c.send(b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.tools = len(r.Tools)
+	s.rssMB = closeAndRSS(b, c)
+	return s
 }
 
 // closeAndRSS reads the server's peak resident set size (VmHWM, in MB)
 // while it still runs, then closes stdin and waits for a clean exit. The
 // rusage from wait4 is no use here: Linux carries the parent's high-water
 // mark across a vfork+exec, so it reports the test binary's size.
-func (c *benchClient) closeAndRSS(b *testing.B) float64 {
-	rss := vmHWM(b, c.cmd.Process.Pid)
-	c.in.Close()
-	if err := c.cmd.Wait(); err != nil {
-		b.Fatalf("server exit: %v", err)
+func closeAndRSS(b *testing.B, c *mcptest.Client) float64 {
+	rss := vmHWM(b, c.Cmd.Process.Pid)
+	c.CloseInput()
+	if err := c.Wait(30 * time.Second); err != nil {
+		b.Fatalf("server exit: %v\n%s", err, c.Stderr())
 	}
 	return rss
 }
@@ -279,30 +213,29 @@ func vmHWM(b *testing.B, pid int) float64 {
 	return 0
 }
 
-// benchBinaries builds the server and its worker as `make build` does, and
-// the baseline.
+// benchBinaries returns the server as `make build` builds it, and the
+// baseline built the same way.
 func benchBinaries(b *testing.B) (ours, base string) {
 	b.Helper()
-	dir := b.TempDir()
-	base = filepath.Join(dir, "baseline")
-	b.Setenv("CGO_ENABLED", "0")
-	ours, err := toolsbuild.Build(b.Context(), dir, "-trimpath", "-ldflags", "-s -w")
+	ours, err := toolsbuild.Binary(toolsbuild.Server)
 	if err != nil {
 		b.Fatal(err)
 	}
+	base = filepath.Join(b.TempDir(), "baseline")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", base, "./testdata/baseline")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build the baseline: %v\n%s", err, out)
 	}
 	return ours, base
 }
 
-// BenchmarkForwardedCall measures what moving the web, browser and media
-// toolsets into hermes-tools-worker costs their calls: the first call in a
-// session (which starts the worker), later calls (one extra stdio hop), and
-// the worker's peak RSS. web_extract reads a page served on 127.0.0.1 with
-// the keyless extractor, so nothing leaves the machine.
-func BenchmarkForwardedCall(b *testing.B) {
+// BenchmarkWebExtractCall measures a call that does real work in process:
+// web_extract reads a page served on 127.0.0.1 with the keyless extractor
+// (readability, Markdown), so nothing leaves the machine. It reports the
+// first call of a session (which pays the extraction libraries' first
+// use) and later ones.
+func BenchmarkWebExtractCall(b *testing.B) {
 	ours, _ := benchBinaries(b)
 	home := benchHome(b, 0)
 	// The page is on loopback, which web_extract refuses unless allowed,
@@ -315,65 +248,29 @@ func BenchmarkForwardedCall(b *testing.B) {
 		io.WriteString(w, "<html><head><title>Bench</title></head><body><article><h1>Bench page</h1><p>"+strings.Repeat("Some text to extract. ", 200)+"</p></article></body></html>")
 	}))
 	defer page.Close()
-	call := func(id int) string {
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"web_extract","arguments":{"urls":[%q]}}}`, id, page.URL)
-	}
 	const sessions, calls = 5, 200
-	var first, later []float64
-	var workerRSS float64
-	for s := range sessions {
-		c := startBenchClient(b, ours, "--hermes-home", home, "--toolsets", "web")
-		c.handshake(b)
+	var first, later, rss []float64
+	for range sessions {
+		c := mcptest.Start(b, exec.Command(ours, "--hermes-home", home, "--toolsets", "web"))
 		for i := range calls {
 			start := time.Now()
-			resp := c.roundTrip(b, call(i+10))
+			res, err := c.CallTool("web_extract", map[string]any{"urls": []string{page.URL}})
 			d := msSince(start)
+			if err != nil || res.IsError || !strings.Contains(res.Text(), "Bench page") {
+				b.Fatalf("web_extract did not read the page: %v %.300s", err, res.Text())
+			}
 			if i == 0 {
-				if !bytes.Contains(resp, []byte("Bench page")) {
-					b.Fatalf("web_extract did not read the page: %s", resp)
-				}
 				first = append(first, d)
 			} else {
 				later = append(later, d)
 			}
 		}
-		if s == 0 {
-			workerRSS = workerPeakRSS(b, c.cmd.Process.Pid)
-		}
-		c.closeAndRSS(b)
+		rss = append(rss, closeAndRSS(b, c))
 	}
 	b.ReportMetric(median(first), "first-call-ms")
 	b.ReportMetric(percentile(later, 50), "call-p50-ms")
 	b.ReportMetric(percentile(later, 95), "call-p95-ms")
-	b.ReportMetric(workerRSS, "worker-peak-rss-MB")
-}
-
-// workerPeakRSS is the VmHWM of the server's hermes-tools-worker child.
-func workerPeakRSS(b *testing.B, serverPID int) float64 {
-	b.Helper()
-	// Each thread lists the children it forked; any of them may have
-	// started the worker.
-	files, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", serverPID))
-	if err != nil || len(files) == 0 {
-		b.Fatalf("list the server's threads: %v", err)
-	}
-	var data []byte
-	for _, f := range files {
-		d, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatalf("read the server's children: %v", err)
-		}
-		data = append(data, d...)
-	}
-	for _, f := range strings.Fields(string(data)) {
-		var pid int
-		fmt.Sscan(f, &pid)
-		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && strings.HasSuffix(exe, "hermes-tools-worker") {
-			return vmHWM(b, pid)
-		}
-	}
-	b.Fatalf("no hermes-tools-worker child among %q", data)
-	return 0
+	b.ReportMetric(median(rss), "peak-rss-MB")
 }
 
 // benchHome writes a Hermes home with n skills, half of them in categories,

@@ -10,16 +10,12 @@ import (
 
 // doctorReport is the machine-readable form of `doctor --json`.
 type doctorReport struct {
-	Version    string   `json:"version"`
-	HermesHome string   `json:"hermes_home"`
-	Config     string   `json:"config"`
-	Toolsets   []string `json:"toolsets"`
-	Source     string   `json:"toolsets_source"`
-	// Worker is the hermes-tools-worker binary, WorkerError why there is
-	// none (the tools it runs are then hidden).
-	Worker      string       `json:"worker,omitempty"`
-	WorkerError string       `json:"worker_error,omitempty"`
-	Tools       []doctorTool `json:"tools"`
+	Version    string       `json:"version"`
+	HermesHome string       `json:"hermes_home"`
+	Config     string       `json:"config"`
+	Toolsets   []string     `json:"toolsets"`
+	Source     string       `json:"toolsets_source"`
+	Tools      []doctorTool `json:"tools"`
 }
 
 type doctorTool struct {
@@ -36,11 +32,6 @@ func writeDoctor(w io.Writer, s setup, asJSON bool) error {
 		Config:     s.configPath,
 		Toolsets:   s.plan.Toolsets,
 		Source:     s.source,
-	}
-	if path, err := s.toolbox.Worker(); err != nil {
-		rep.WorkerError = err.Error()
-	} else {
-		rep.Worker = path
 	}
 	for _, e := range s.plan.Entries {
 		rep.Tools = append(rep.Tools, doctorTool{Name: e.Tool.Name, Toolset: e.Toolset, Enabled: e.Enabled, Reason: e.Reason})
@@ -59,11 +50,6 @@ func writeDoctor(w io.Writer, s setup, asJSON bool) error {
 	fmt.Fprintf(w, "hermes-tools-mcp %s\n", rep.Version)
 	fmt.Fprintf(w, "Hermes home: %s\n", rep.HermesHome)
 	fmt.Fprintf(w, "Toolsets:    %s (from %s)\n", strings.Join(rep.Toolsets, ", "), rep.Source)
-	if rep.WorkerError != "" {
-		fmt.Fprintf(w, "Worker:      none: %s\n", rep.WorkerError)
-	} else {
-		fmt.Fprintf(w, "Worker:      %s (runs the web, browser, media, kanban, session_search and todo tools; started on first use)\n", rep.Worker)
-	}
 	fmt.Fprintf(w, "Tools:       %d of %d exposed\n\n", enabled, len(rep.Tools))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tTOOLSET\tSTATUS\tWHY HIDDEN")

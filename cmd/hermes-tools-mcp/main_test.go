@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,28 +89,48 @@ func TestDoctorTable(t *testing.T) {
 	}
 }
 
-// Without a worker the tools it runs are hidden, and doctor says how to
-// install one; with one, doctor names it.
-func TestDoctorReportsTheWorker(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "hermes-tools-worker")
-	t.Setenv("HERMES_TOOLS_WORKER", missing)
-	code, stdout, stderr := runCLI(t, "", "doctor", "--hermes-home", fixtureHome(t), "--toolsets", "web,skills")
+// Every hidden tool says why, whatever hides it: a missing key, a missing
+// browser, the kanban gate, the user's exclusion.
+func TestDoctorExplainsEveryHiddenTool(t *testing.T) {
+	for _, k := range []string{"TAVILY_API_KEY", "EXA_API_KEY", "FIRECRAWL_API_KEY", "FIRECRAWL_API_URL", "SEARXNG_URL",
+		"BRAVE_SEARCH_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "FAL_KEY", "BROWSER_CDP_URL", "HERMES_KANBAN_TASK"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("CHROME_PATH", filepath.Join(t.TempDir(), "no-chromium"))
+	code, stdout, stderr := runCLI(t, "", "doctor", "--json", "--hermes-home", fixtureHome(t), "--toolsets", "all", "--exclude-tools", "todo")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, re := range []string{`Worker:\s+none: .*not an executable file`, `(?m)^web_extract\s+web\s+hidden\s+.*hermes-tools-worker`, `(?m)^skills_list\s+skills\s+exposed`} {
-		if !regexp.MustCompile(re).MatchString(stdout) {
-			t.Errorf("doctor output lacks %s:\n%s", re, stdout)
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("doctor --json is not JSON: %v\n%s", err, stdout)
+	}
+	want := map[string]string{
+		"web_search":       "TAVILY_API_KEY",
+		"browser_navigate": "no-chromium",
+		"kanban_show":      "HERMES_KANBAN_TASK",
+		"todo":             "exclude",
+	}
+	hidden := 0
+	for _, tl := range rep.Tools {
+		if tl.Enabled {
+			continue
+		}
+		hidden++
+		if tl.Reason == "" {
+			t.Errorf("%s is hidden without a reason", tl.Name)
+		}
+		if w, ok := want[tl.Name]; ok && !strings.Contains(tl.Reason, w) {
+			t.Errorf("%s hidden because %q, want a reason naming %q", tl.Name, tl.Reason, w)
 		}
 	}
-	fake := filepath.Join(t.TempDir(), "hermes-tools-worker")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
+	for name := range want {
+		if i := slices.IndexFunc(rep.Tools, func(d doctorTool) bool { return d.Name == name }); i < 0 || rep.Tools[i].Enabled {
+			t.Errorf("%s is not listed as hidden", name)
+		}
 	}
-	t.Setenv("HERMES_TOOLS_WORKER", fake)
-	code, stdout, stderr = runCLI(t, "", "doctor", "--hermes-home", fixtureHome(t), "--toolsets", "web")
-	if code != exitOK || !strings.Contains(stdout, "Worker:      "+fake) || !regexp.MustCompile(`(?m)^web_extract\s+web\s+exposed`).MatchString(stdout) {
-		t.Errorf("exit %d, doctor output:\n%s%s", code, stdout, stderr)
+	if hidden == 0 {
+		t.Fatal("nothing hidden; the environment was not cleared")
 	}
 }
 

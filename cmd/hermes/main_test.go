@@ -28,36 +28,8 @@ func newHome(t *testing.T, fake *fakechat.Server, extra string) string {
 	return home
 }
 
-var (
-	toolsOnce sync.Once
-	toolsBin  string
-	toolsErr  error
-)
-
-// buildTools builds the real hermes-tools-mcp once for the package.
-func buildTools(t *testing.T) string {
-	t.Helper()
-	toolsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hermes-cli-test")
-		if err != nil {
-			toolsErr = err
-			return
-		}
-		toolsBin, toolsErr = toolsbuild.Build(context.Background(), dir)
-	})
-	if toolsErr != nil {
-		t.Fatalf("build hermes-tools-mcp: %v", toolsErr)
-	}
-	return toolsBin
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if toolsBin != "" && toolsErr == nil {
-		_ = os.RemoveAll(filepath.Dir(toolsBin))
-	}
-	os.Exit(code)
-}
+// buildTools returns the real hermes-tools-mcp.
+func buildTools(t *testing.T) string { return toolsbuild.ServerBinary(t) }
 
 // testDeps isolates the run from the developer's environment.
 func testDeps(env map[string]string) deps {

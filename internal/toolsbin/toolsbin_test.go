@@ -34,15 +34,16 @@ func TestFind(t *testing.T) {
 	}
 }
 
-func TestFindWorker(t *testing.T) {
+func TestLocatorFind(t *testing.T) {
 	dir := t.TempDir()
-	self := filepath.Join(dir, Name)
-	worker := filepath.Join(dir, WorkerName)
-	if err := os.WriteFile(worker, []byte("#!/bin/sh\n"), 0o755); err != nil {
+	self := filepath.Join(dir, "hermes-migrate")
+	server := filepath.Join(dir, Name)
+	if err := os.WriteFile(server, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	empty := t.TempDir()
 	noPath := func(string) (string, error) { return "", errors.New("not on PATH") }
+	elsewhere := func() (string, error) { return filepath.Join(empty, "hermes"), nil }
 	tests := []struct {
 		name     string
 		loc      Locator
@@ -50,17 +51,17 @@ func TestFindWorker(t *testing.T) {
 		want     string
 		wantErr  error
 	}{
-		{"beside the running program", Locator{Executable: func() (string, error) { return self, nil }, LookPath: noPath}, "", worker, nil},
-		{"override wins", Locator{Executable: func() (string, error) { return filepath.Join(empty, Name), nil }}, worker, worker, nil},
-		{"nowhere", Locator{Executable: func() (string, error) { return filepath.Join(empty, Name), nil }, LookPath: noPath}, "", "", ErrWorkerNotFound},
+		{"beside the running program", Locator{Executable: func() (string, error) { return self, nil }, LookPath: noPath}, "", server, nil},
+		{"override wins", Locator{Executable: elsewhere}, server, server, nil},
+		{"nowhere", Locator{Executable: elsewhere, LookPath: noPath}, "", "", ErrNotFound},
 	}
 	for _, tt := range tests {
-		got, err := tt.loc.FindWorker(tt.override)
+		got, err := tt.loc.Find(tt.override)
 		if got != tt.want || !errors.Is(err, tt.wantErr) {
-			t.Errorf("%s: FindWorker = %q, %v; want %q, %v", tt.name, got, err, tt.want, tt.wantErr)
+			t.Errorf("%s: Find = %q, %v; want %q, %v", tt.name, got, err, tt.want, tt.wantErr)
 		}
 	}
-	if !strings.Contains(ErrWorkerNotFound.Error(), "go install github.com/hermes-go/hermes/cmd/hermes-tools-worker") {
-		t.Errorf("the not-found error does not say how to install: %v", ErrWorkerNotFound)
+	if !strings.Contains(ErrNotFound.Error(), "install it") {
+		t.Errorf("the not-found error does not say how to install: %v", ErrNotFound)
 	}
 }

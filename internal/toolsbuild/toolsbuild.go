@@ -1,8 +1,9 @@
-// Package toolsbuild builds hermes-tools-mcp together with its
-// hermes-tools-worker, for tests that run the server as a real subprocess.
-// The two always go into one directory: the server finds its worker beside
-// itself, and a server built alone would hide the tools the worker runs
-// (web, browser, kanban, ...) for want of one.
+// Package toolsbuild gives tests the project's binaries (hermes-tools-mcp,
+// hermes, hermes-migrate) to run as real subprocesses. `make test` builds
+// them once, before any package's tests, and names the directory in
+// $HERMES_TEST_BIN_DIR; a plain `go test` without it builds each binary
+// once per test process into a per-user cache directory (go build is
+// incremental, so later runs are quick).
 package toolsbuild
 
 import (
@@ -12,18 +13,61 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
-
-	"github.com/hermes-go/hermes/internal/toolsbin"
+	"time"
 )
 
-// Build compiles both binaries into dir (created if needed) and returns the
-// path of hermes-tools-mcp. extra are go build flags such as -race. The
-// binaries are built elsewhere and renamed into place, worker first, so a
-// concurrent reader of dir never sees a half-written file or a server
-// without its worker.
-func Build(ctx context.Context, dir string, extra ...string) (string, error) {
+// EnvDir names the directory of prebuilt binaries.
+const EnvDir = "HERMES_TEST_BIN_DIR"
+
+// The commands tests run.
+const (
+	Server  = "hermes-tools-mcp"
+	Agent   = "hermes"
+	Migrate = "hermes-migrate"
+)
+
+var built sync.Map // command name -> func() (string, error)
+
+// Binary returns the path of a command's binary: $HERMES_TEST_BIN_DIR/name
+// when the variable is set (it must then exist: a stale setup should fail,
+// not silently test something else), else a build made once per process,
+// with -race when this test binary has it.
+func Binary(name string) (string, error) {
+	if dir := os.Getenv(EnvDir); dir != "" {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return "", fmt.Errorf("%s=%s has no %s: run `make test-bins` (make test does) or unset %s", EnvDir, dir, name, EnvDir)
+		}
+		return p, nil
+	}
+	once, _ := built.LoadOrStore(name, sync.OnceValues(func() (string, error) { return build(name) }))
+	return once.(func() (string, error))()
+}
+
+// ServerBinary is Binary(Server), failing t when there is none.
+func ServerBinary(t testing.TB) string {
+	t.Helper()
+	p, err := Binary(Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// build compiles cmd/name into a directory per user and flavour, staged and
+// renamed into place so a concurrent test process never runs a
+// half-written file. The plain flavour is built as `make build` builds
+// releases, so benchmarks measure what users run.
+func build(name string) (string, error) {
+	flavour, flags, env := "plain", []string{"-trimpath", "-ldflags", "-s -w"}, []string{"CGO_ENABLED=0"}
+	if raceEnabled() {
+		flavour, flags, env = "race", []string{"-race"}, nil
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hermes-test-bin-%d-%s", os.Getuid(), flavour))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -36,35 +80,31 @@ func Build(ctx context.Context, dir string, extra ...string) (string, error) {
 	if err != nil {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	args := append([]string{"build"}, extra...)
-	args = append(args, "-o", stage+string(os.PathSeparator),
-		"github.com/hermes-go/hermes/cmd/"+toolsbin.Name, "github.com/hermes-go/hermes/cmd/"+toolsbin.WorkerName)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	args := append(append([]string{"build"}, flags...), "-o", stage+string(os.PathSeparator), "github.com/hermes-go/hermes/cmd/"+name)
 	cmd := exec.CommandContext(ctx, goTool, args...)
+	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	for _, name := range []string{toolsbin.WorkerName, toolsbin.Name} {
-		if err := os.Rename(filepath.Join(stage, name), filepath.Join(dir, name)); err != nil {
-			return "", err
-		}
+	p := filepath.Join(dir, name)
+	if err := os.Rename(filepath.Join(stage, name), p); err != nil {
+		return "", err
 	}
-	return filepath.Join(dir, toolsbin.Name), nil
+	return p, nil
 }
 
-// RunWithServer is a TestMain body for packages whose tests start the real
-// server: it builds both binaries into a temporary directory, points *bin
-// at hermes-tools-mcp, runs the tests and removes the directory. It returns
-// the exit code for os.Exit.
-func RunWithServer(m *testing.M, bin *string) int {
-	dir, err := os.MkdirTemp("", "hermes-tools-build")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
 	}
-	defer os.RemoveAll(dir)
-	if *bin, err = Build(context.Background(), dir); err != nil {
-		fmt.Fprintln(os.Stderr, "building hermes-tools-mcp:", err)
-		return 2
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
 	}
-	return m.Run()
+	return false
 }

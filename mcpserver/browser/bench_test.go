@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 )
 
 // BenchmarkVsPlaywrightMCP runs the same local pages through our server and
@@ -50,20 +51,20 @@ func BenchmarkVsPlaywrightMCP(b *testing.B) {
 	}
 	type server struct {
 		name     string
-		p        *mcpProc
+		p        *mcptest.Client
 		mem      *memSampler
 		snapArgs map[string]any // asks for a complete snapshot
 	}
-	servers := []*server{{name: "hermes", p: selfServer(b, b.TempDir()), snapArgs: map[string]any{"max_chars": 200000}}}
+	servers := []*server{{name: "hermes", p: realServer(b, b.TempDir()), snapArgs: map[string]any{"max_chars": 200000}}}
 	if pw := startPlaywright(b); pw != nil {
 		servers = append(servers, &server{name: "playwright", p: pw, snapArgs: map[string]any{}})
 	}
 	for _, s := range servers {
-		s.mem = sampleMemory(s.p.cmd.Process.Pid)
+		s.mem = sampleMemory(s.p.Cmd.Process.Pid)
 		defer s.mem.stop()
 		// Warm the browser: the first navigation starts it.
-		if text, isErr, err := s.p.callTool("browser_navigate", map[string]any{"url": base + "/login.html"}); err != nil || isErr {
-			b.Fatalf("%s: warm-up navigate: %v %s", s.name, err, text)
+		if res, err := s.p.CallTool("browser_navigate", map[string]any{"url": base + "/login.html"}); err != nil || res.IsError {
+			b.Fatalf("%s: warm-up navigate: %v %s", s.name, err, res.Text())
 		}
 	}
 	for _, pg := range pages {
@@ -74,18 +75,19 @@ func BenchmarkVsPlaywrightMCP(b *testing.B) {
 			for b.Loop() {
 				for i, s := range servers {
 					start := time.Now()
-					text, isErr, err := s.p.callTool("browser_navigate", map[string]any{"url": url})
+					res, err := s.p.CallTool("browser_navigate", map[string]any{"url": url})
 					spent[i] += time.Since(start)
-					if err != nil || isErr {
-						b.Fatalf("%s: navigate: %v %.300s", s.name, err, text)
+					if err != nil || res.IsError {
+						b.Fatalf("%s: navigate: %v %.300s", s.name, err, res.Text())
 					}
 				}
 				n++
 			}
 			size := make([]int, len(servers))
 			for i, s := range servers {
-				text, isErr, err := s.p.callTool("browser_snapshot", s.snapArgs)
-				if err != nil || isErr {
+				res, err := s.p.CallTool("browser_snapshot", s.snapArgs)
+				text := res.Text()
+				if err != nil || res.IsError {
 					b.Fatalf("%s: snapshot: %v %.300s", s.name, err, text)
 				}
 				for _, c := range pg.controls {
@@ -111,7 +113,7 @@ func BenchmarkVsPlaywrightMCP(b *testing.B) {
 
 // startPlaywright starts the pinned Playwright MCP on Debian's Chromium
 // with the same quiet, local-only flags as ours; nil when not installed.
-func startPlaywright(b *testing.B) *mcpProc {
+func startPlaywright(b *testing.B) *mcptest.Client {
 	b.Helper()
 	cli, _ := filepath.Abs("../../.ci/npm/node_modules/@playwright/mcp/cli.js")
 	node, err := exec.LookPath("node")
@@ -147,7 +149,7 @@ func startPlaywright(b *testing.B) *mcpProc {
 	}
 	cmd := exec.Command(node, cli, "--config", path, "--headless", "--isolated",
 		"--output-dir", b.TempDir())
-	return startMCP(b, cmd)
+	return mcptest.Start(b, cmd)
 }
 
 // memSampler tracks the peak summed PSS of a process tree.

@@ -15,31 +15,15 @@
 // ref from a page that has since navigated or reloaded, or whose element
 // left the DOM, gives "stale ref, take a new snapshot" instead of acting on
 // whatever element now has the number.
-//
-// The tools' declarations and availability checks live in the light
-// package spec, which the MCP front process serves without linking this
-// one; Session.Toolset binds them to this package's handlers.
 package browser
 
 import (
-	"cmp"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/hermes-go/hermes/mcpserver/browser/spec"
-)
-
-// Environment variables the toolset reads; spec declares them.
-const (
-	// EnvCDPURL attaches to a running browser (ws:// or http:// DevTools
-	// address) instead of launching Chromium.
-	EnvCDPURL = spec.EnvCDPURL
-	// EnvChromePath overrides Chromium discovery.
-	EnvChromePath = spec.EnvChromePath
 )
 
 // VisionFunc answers a question about a PNG screenshot with a vision model.
@@ -82,7 +66,7 @@ type Options struct {
 
 // settings is Options resolved against the environment and config.yaml.
 type settings struct {
-	browser      spec.Browser
+	browser      Browser
 	allowPrivate bool
 	callTimeout  time.Duration
 	shotDir      string
@@ -90,10 +74,10 @@ type settings struct {
 }
 
 // resolveSettings reads config.yaml's browser section and resolves which
-// browser to drive through spec, the code the availability checks use, so
-// a call drives the browser the checks found.
+// browser to drive, once for the checks and the calls, so a call drives the
+// browser the checks found.
 func resolveSettings(opts Options) (settings, error) {
-	cfg, err := spec.ReadConfig(opts.Home)
+	cfg, err := ReadConfig(opts.Home)
 	if err != nil {
 		return settings{}, err
 	}
@@ -110,7 +94,7 @@ func resolveSettings(opts Options) (settings, error) {
 	if opts.CallTimeout > 0 {
 		s.callTimeout = opts.CallTimeout
 	}
-	s.browser = spec.ResolveBrowser(opts.specOptions(), cfg)
+	s.browser = ResolveBrowser(opts, cfg)
 	s.shotDir = opts.ScreenshotDir
 	if s.shotDir == "" {
 		if opts.Home != "" {
@@ -120,17 +104,6 @@ func resolveSettings(opts Options) (settings, error) {
 		}
 	}
 	return s, nil
-}
-
-// specOptions is what the declarations and their checks need of opts.
-// browser_vision is hidden exactly when there is no Vision backend, with
-// VisionUnavailable (or spec's generic reason) as the reason.
-func (opts Options) specOptions() spec.Options {
-	so := spec.Options{Home: opts.Home, Getenv: opts.Getenv, ExecPath: opts.ExecPath, CDPURL: opts.CDPURL}
-	if opts.Vision == nil {
-		so.VisionUnavailable = cmp.Or(opts.VisionUnavailable, spec.NoVisionModel)
-	}
-	return so
 }
 
 // Session owns the browser of one server process and the tab the tools

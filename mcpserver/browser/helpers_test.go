@@ -11,44 +11,23 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
-// serveEnv makes the test binary an MCP server of the browser toolset on
-// stdio (the process-tree test and the benchmark start it).
-const serveEnv = "HERMES_BROWSER_TEST_SERVE"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(serveEnv) == "1" {
-		os.Exit(serveStdio())
-	}
-	os.Exit(m.Run())
-}
-
-func serveStdio() int {
-	s := browser.New(browser.Options{Home: os.Getenv("HERMES_HOME")})
-	defer s.Close()
-	reg, err := mcpserver.NewRegistry(s.Toolset())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{"browser"}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	if err := mcpserver.New(mcpserver.Options{Plan: plan}).ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+// realServer starts the real hermes-tools-mcp serving the browser toolset
+// over home, as an MCP client would.
+func realServer(t testing.TB, home string) *mcptest.Client {
+	t.Helper()
+	cmd := exec.Command(toolsbuild.ServerBinary(t), "--hermes-home", home, "--toolsets", "browser")
+	return mcptest.Start(t, cmd)
 }
 
 // needChromium skips without a browser, except in CI where a missing

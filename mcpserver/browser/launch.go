@@ -16,8 +16,6 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
-
-	"github.com/hermes-go/hermes/mcpserver/browser/spec"
 )
 
 // startTimeout bounds launching (or attaching to) the browser. A cold
@@ -26,13 +24,6 @@ const startTimeout = 30 * time.Second
 
 // closeTimeout bounds the graceful shutdown before everything is killed.
 const closeTimeout = 5 * time.Second
-
-// FindChromium returns the browser binary: path when non-empty (it must
-// exist), else the first of the usual names found. The discovery lives in
-// spec, where the availability check that hides the tools uses it too.
-func FindChromium(path string) (string, error) {
-	return spec.FindChromium(path)
-}
 
 // launchFlags keep Chromium headless, quiet and on this machine: no
 // background networking, component or safe-browsing updates, sync, metrics,

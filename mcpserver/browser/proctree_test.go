@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 )
 
 // alive reports whether pid is a running (not zombie) process.
@@ -22,27 +23,29 @@ func alive(pid int) bool {
 	return i < 0 || len(stat) < i+3 || stat[i+2] != 'Z'
 }
 
-// TestNoChromiumSurvives serves the toolset from a subprocess over stdio,
-// lets it start Chromium, then ends the server — with SIGKILL, which runs
-// no cleanup at all, and by closing stdin, the normal exit — and checks
-// that every Chromium process it started is gone.
+// TestNoChromiumSurvives runs the real hermes-tools-mcp, lets it start
+// Chromium, then ends the server — by closing stdin (a client's normal
+// exit), with SIGTERM (a supervisor's stop) and with SIGKILL, which runs no
+// cleanup at all — and checks that every Chromium process it started is
+// gone.
 func TestNoChromiumSurvives(t *testing.T) {
 	needChromium(t)
 	base := site(t)
 	for _, tc := range []struct {
 		name string
-		end  func(p *mcpProc)
+		end  func(p *mcptest.Client)
 	}{
-		{"SIGKILL", func(p *mcpProc) { _ = p.cmd.Process.Signal(syscall.SIGKILL) }},
-		{"stdin closed", func(p *mcpProc) { _ = p.in.Close() }},
+		{"stdin closed", func(p *mcptest.Client) { _ = p.CloseInput() }},
+		{"SIGTERM", func(p *mcptest.Client) { _ = p.Cmd.Process.Signal(syscall.SIGTERM) }},
+		{"SIGKILL", func(p *mcptest.Client) { _ = p.Cmd.Process.Signal(syscall.SIGKILL) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := selfServer(t, t.TempDir())
-			text, isErr, err := p.callTool("browser_navigate", map[string]any{"url": base + "/login.html"})
-			if err != nil || isErr || !strings.Contains(text, "Sign in") {
-				t.Fatalf("navigate over stdio: %v %v %s", err, isErr, text)
+			p := realServer(t, t.TempDir())
+			res, err := p.CallTool("browser_navigate", map[string]any{"url": base + "/login.html"})
+			if err != nil || res.IsError || !strings.Contains(res.Text(), "Sign in") {
+				t.Fatalf("navigate over stdio: %v %s", err, res.Text())
 			}
-			server := p.cmd.Process.Pid
+			server := p.Cmd.Process.Pid
 			procs := browser.ChromiumDescendants(server)
 			if len(procs) < 2 {
 				t.Fatalf("expected Chromium processes under the server (pid %d), found %v", server, procs)
@@ -67,7 +70,7 @@ func TestNoChromiumSurvives(t *testing.T) {
 				}
 			}
 			tc.end(p)
-			_ = p.cmd.Wait()
+			_ = p.Wait(30 * time.Second)
 			deadline := time.Now().Add(10 * time.Second)
 			for {
 				var left []int

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,44 +24,11 @@ import (
 
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/browser/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
-// Snapshot size limits; spec declares them in browser_snapshot's schema.
-const (
-	defaultSnapshotChars = spec.DefaultSnapshotChars
-	maxSnapshotChars     = spec.MaxSnapshotChars
-)
-
-// Toolset returns the ten browser tools served by this session: spec's
-// declarations and checks, with this session's handlers.
-func (s *Session) Toolset() tooldef.Toolset {
-	handlers := map[string]handler{
-		spec.ToolNavigate:  s.navigate,
-		spec.ToolSnapshot:  s.snapshot,
-		spec.ToolClick:     s.click,
-		spec.ToolType:      s.typeText,
-		spec.ToolPress:     s.press,
-		spec.ToolScroll:    s.scroll,
-		spec.ToolBack:      s.back,
-		spec.ToolGetImages: s.images,
-		spec.ToolConsole:   s.console,
-		spec.ToolVision:    s.vision,
-	}
-	return spec.Toolset(s.opts.specOptions(), func(name string) tooldef.Handler {
-		fn, ok := handlers[name]
-		if !ok {
-			// A tool declared in spec without a handler here is a
-			// programming error every test of the toolset trips over.
-			panic("browser: no handler for the declared tool " + name)
-		}
-		return s.wrap(name, fn)
-	})
-}
-
 // checkBrowser is the tools' availability check on the settings this
-// session resolved at New (the same check spec.Toolset declares).
+// session resolved at New.
 func (s *Session) checkBrowser() error {
 	if s.setErr != nil {
 		return s.setErr
@@ -74,8 +42,8 @@ func (s *Session) checkVision() error {
 	if err := s.checkBrowser(); err != nil {
 		return err
 	}
-	if reason := s.opts.specOptions().VisionUnavailable; reason != "" {
-		return errors.New(reason)
+	if s.opts.Vision == nil {
+		return errors.New(cmp.Or(s.opts.VisionUnavailable, NoVisionModel))
 	}
 	return nil
 }
@@ -175,9 +143,9 @@ type snapOut struct {
 // takeSnapshot renders the outline and records the refs it issued.
 func (c *call) takeSnapshot(ctx context.Context, full bool, selector string, maxChars int) (snapOut, error) {
 	if maxChars <= 0 {
-		maxChars = defaultSnapshotChars
+		maxChars = DefaultSnapshotChars
 	}
-	maxChars = min(maxChars, maxSnapshotChars)
+	maxChars = min(maxChars, MaxSnapshotChars)
 	out, err := worldCall[snapOut](ctx, c.t, c.s.refSeq, "snapshot", map[string]any{
 		"full": full, "selector": selector, "maxChars": maxChars,
 	})
@@ -202,7 +170,7 @@ func (c *call) takeSnapshot(ctx context.Context, full bool, selector string, max
 		notes = append(notes, fmt.Sprintf("[%d cross-origin iframe(s) not shown; navigate to the iframe's URL to use it]", out.CrossOriginFrames))
 	}
 	if out.Truncated {
-		notes = append(notes, fmt.Sprintf("[... snapshot truncated at %d characters. Narrow it: selector=\"<CSS of the part you need>\" (e.g. \"main\", \"form\", \"#results\"), or interactive-only (full=false), or scroll and snapshot again; max_chars raises the cap up to %d.]", maxChars, maxSnapshotChars))
+		notes = append(notes, fmt.Sprintf("[... snapshot truncated at %d characters. Narrow it: selector=\"<CSS of the part you need>\" (e.g. \"main\", \"form\", \"#results\"), or interactive-only (full=false), or scroll and snapshot again; max_chars raises the cap up to %d.]", maxChars, MaxSnapshotChars))
 	}
 	if len(notes) > 0 {
 		if out.Snapshot != "" {
@@ -723,7 +691,7 @@ func (s *Session) vision(ctx context.Context, c *call, raw json.RawMessage) (too
 	if args.Annotate {
 		has, _ := worldCall[bool](ctx, c.t, s.refSeq, "hasRefs")
 		if !has {
-			if _, err := c.takeSnapshot(ctx, false, "", maxSnapshotChars); err != nil {
+			if _, err := c.takeSnapshot(ctx, false, "", MaxSnapshotChars); err != nil {
 				return snapshotFailure(err)
 			}
 		}

@@ -14,8 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"cmp"
+
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -25,11 +26,10 @@ const maxInlineImage = 8 << 20
 
 type imageGen struct{ e *env }
 
-// ImageToolset returns the `image_gen` toolset: spec's declaration with
-// this package's handler.
+// ImageToolset returns the `image_gen` toolset.
 func ImageToolset(opts Options) tooldef.Toolset {
 	g := &imageGen{e: newEnv(opts)}
-	return spec.ImageToolset(g.e.specOpts, bindOne(spec.ImageGenerateTool, g.handle))
+	return imageToolset(g.e.opts, g.handle)
 }
 
 type imageArgs struct {
@@ -52,7 +52,7 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	fail := func(kind string, err error) (tooldef.Result, error) {
 		return tooldef.Failure(map[string]any{"success": false, "image": nil, "error": err.Error(), "error_type": kind}), nil
 	}
-	conf, err := spec.ResolveImage(g.e.specOpts)
+	conf, err := ResolveImage(g.e.opts)
 	if err != nil {
 		return fail("provider_not_configured", err)
 	}
@@ -92,7 +92,7 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 // reportProgress tells the client the call is alive while the provider
 // works: elapsed seconds, no total (it is unknown). The returned stop
 // waits for the reporter to finish, so no update follows the result.
-func (g *imageGen) reportProgress(ctx context.Context, conf spec.ImageBackend) (stop func()) {
+func (g *imageGen) reportProgress(ctx context.Context, conf ImageBackend) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -118,10 +118,10 @@ func (g *imageGen) reportProgress(ctx context.Context, conf spec.ImageBackend) (
 	}
 }
 
-func (g *imageGen) generate(ctx context.Context, conf spec.ImageBackend, prompt, aspect string) ([]byte, error) {
+func (g *imageGen) generate(ctx context.Context, conf ImageBackend, prompt, aspect string) ([]byte, error) {
 	timeout := g.e.callTimeout(0)
 	switch conf.Provider {
-	case spec.ImageOpenAI:
+	case ImageOpenAI:
 		req := map[string]any{"prompt": prompt, "model": conf.Model, "n": 1}
 		if size, ok := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]; ok {
 			req["size"] = size
@@ -153,7 +153,7 @@ func (g *imageGen) generate(ctx context.Context, conf spec.ImageBackend, prompt,
 			return g.fetchResult(ctx, resp.Data[0].URL, timeout)
 		}
 		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.Model)
-	case spec.ImageFAL:
+	case ImageFAL:
 		return g.fal(ctx, conf, prompt, aspect, timeout)
 	}
 	return nil, fmt.Errorf("image provider %q is not supported", conf.Provider)
@@ -161,7 +161,7 @@ func (g *imageGen) generate(ctx context.Context, conf spec.ImageBackend, prompt,
 
 // fal calls FAL's synchronous endpoint, POST <base>/<model>, and downloads
 // the image it links to.
-func (g *imageGen) fal(ctx context.Context, conf spec.ImageBackend, prompt, aspect string, timeout time.Duration) ([]byte, error) {
+func (g *imageGen) fal(ctx context.Context, conf ImageBackend, prompt, aspect string, timeout time.Duration) ([]byte, error) {
 	ctx2, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	size := map[string]string{"landscape": "landscape_16_9", "square": "square_hd", "portrait": "portrait_16_9"}[aspect]
@@ -196,7 +196,7 @@ func (g *imageGen) fal(ctx context.Context, conf spec.ImageBackend, prompt, aspe
 		case http.StatusUnauthorized, http.StatusForbidden:
 			hint = " (check FAL_KEY)"
 		case http.StatusNotFound:
-			hint = " (check image_gen.model / FAL_IMAGE_MODEL names a FAL model, e.g. " + spec.DefaultFALModel + ")"
+			hint = " (check image_gen.model / FAL_IMAGE_MODEL names a FAL model, e.g. " + DefaultFALModel + ")"
 		case http.StatusTooManyRequests:
 			hint = " (rate limited; wait and retry)"
 		}
@@ -244,3 +244,142 @@ func (g *imageGen) fetchResult(ctx context.Context, u string, timeout time.Durat
 	}
 	return b, nil
 }
+
+// ImageGenerateTool is image_generate's wire name.
+const ImageGenerateTool = "image_generate"
+
+// Defaults when neither config.yaml nor the environment names a model:
+// current models at the time of writing (dall-e-* and gpt-image-1 are
+// retired). image_gen.model, OPENAI_IMAGE_MODEL and FAL_IMAGE_MODEL
+// override them.
+const (
+	DefaultOpenAIImageModel = "gpt-image-2"
+	DefaultFALModel         = "fal-ai/flux/schnell"
+	defaultFALBase          = "https://fal.run"
+)
+
+// Image providers, as image_gen.provider names them and results report
+// them.
+const (
+	ImageFAL    = "fal"
+	ImageOpenAI = "openai"
+)
+
+// ImageBackend is a resolved image generation backend.
+type ImageBackend struct {
+	// Provider is ImageFAL or ImageOpenAI.
+	Provider, Model, BaseURL, APIKey string
+}
+
+// ResolveImage picks the image provider, model, endpoint and key from
+// image_gen in config.yaml and the environment. The error says what to
+// set.
+func ResolveImage(opts Options) (ImageBackend, error) {
+	c, err := loadConfig(opts.Home)
+	if err != nil {
+		return ImageBackend{}, err
+	}
+	getenv := opts.getenv
+	provider := strings.ToLower(strings.TrimSpace(c.ImageGen.Provider))
+	if provider == "" {
+		// Unset: the in-tree FAL path when FAL_KEY is there, as in the
+		// Python Hermes, else OpenAI when its key is.
+		switch {
+		case getenv("FAL_KEY") != "":
+			provider = ImageFAL
+		case getenv("OPENAI_API_KEY") != "":
+			provider = ImageOpenAI
+		default:
+			return ImageBackend{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
+		}
+	}
+	conf := ImageBackend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL}
+	switch provider {
+	case ImageFAL:
+		conf.APIKey = getenv("FAL_KEY")
+		if conf.APIKey == "" {
+			return conf, errors.New("image_gen.provider is fal but FAL_KEY is not set")
+		}
+		conf.Model = cmp.Or(conf.Model, getenv("FAL_IMAGE_MODEL"), DefaultFALModel)
+		conf.BaseURL = cmp.Or(conf.BaseURL, getenv("FAL_BASE_URL"), defaultFALBase)
+	case ImageOpenAI:
+		conf.APIKey = getenv("OPENAI_API_KEY")
+		conf.BaseURL = cmp.Or(conf.BaseURL, getenv("OPENAI_BASE_URL"), defaultOpenAIBase)
+		if conf.APIKey == "" && strings.Contains(conf.BaseURL, "api.openai.com") {
+			return conf, errors.New("image_gen.provider is openai but OPENAI_API_KEY is not set")
+		}
+		conf.Model = cmp.Or(conf.Model, getenv("OPENAI_IMAGE_MODEL"), DefaultOpenAIImageModel)
+	default:
+		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal)", c.ImageGen.Provider)
+	}
+	return conf, nil
+}
+
+// ImageToolsetName is what users type in --toolsets.
+const ImageToolsetName = "image_gen"
+
+// ImageEnvVars returns the environment variables the `image_gen` toolset reads.
+func ImageEnvVars() []string {
+	return []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"}
+}
+
+// imageToolset declares the `image_gen` toolset with handle as
+// image_generate's handler.
+func imageToolset(opts Options, handle tooldef.Handler) tooldef.Toolset {
+	return tooldef.Toolset{
+		Name:        ImageToolsetName,
+		Description: "Generate images from text prompts (OpenAI-compatible images API or FAL).",
+		Default:     true,
+		EnvVars:     ImageEnvVars(),
+		Tools: []tooldef.Tool{{
+			Name:         ImageGenerateTool,
+			Title:        "Generate an image",
+			Description:  imageDescription,
+			InputSchema:  json.RawMessage(imageInputSchema),
+			OutputSchema: json.RawMessage(imageOutputSchema),
+			// Writes a new file under HERMES_HOME (never replacing one)
+			// and calls a remote API; each call makes a new image.
+			Hints:   tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+			Handler: handle,
+			Check: func() error {
+				_, err := ResolveImage(opts)
+				return err
+			},
+		}},
+	}
+}
+
+const imageDescription = "Generate an image from a text prompt with the image model the user configured " +
+	"(OpenAI-compatible images API or FAL). The image is saved under the Hermes home; the result gives its " +
+	"absolute path in `image` and shows the image itself. Describe subject, style, composition and lighting " +
+	"in the prompt."
+
+const imageInputSchema = `{
+  "type": "object",
+  "properties": {
+    "prompt": {
+      "type": "string",
+      "description": "The text prompt describing the desired image. Be detailed and descriptive."
+    },
+    "aspect_ratio": {
+      "type": "string",
+      "enum": ["landscape", "square", "portrait"],
+      "description": "The aspect ratio of the generated image. 'landscape' is 16:9 wide, 'portrait' is 16:9 tall, 'square' is 1:1.",
+      "default": "landscape"
+    }
+  },
+  "required": ["prompt"]
+}`
+
+const imageOutputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "image": {"type": "string"},
+    "model": {"type": "string"},
+    "prompt": {"type": "string"},
+    "aspect_ratio": {"type": "string"},
+    "provider": {"type": "string"}
+  },
+  "required": ["success", "image", "model", "prompt", "aspect_ratio", "provider"]
+}`

@@ -1,7 +1,7 @@
 package media_test
 
 // image_generate's progress, as the official TypeScript SDK client sees it:
-// this test binary re-executed in serve mode (servetest) serves the
+// this test binary re-executed in serve mode (mcptest) serves the
 // image_gen toolset over stdio against the FAL fake on 127.0.0.1, and the
 // SDK client calls it with an onprogress callback.
 
@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/mcpserver/media"
-	"github.com/hermes-go/hermes/mcpserver/servetest"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
 func TestMain(m *testing.M) {
-	servetest.ServeIfChild(func() []tooldef.Toolset {
-		return []tooldef.Toolset{media.ImageToolset(media.Options{Home: os.Getenv("HERMES_HOME"), ProgressInterval: 100 * time.Millisecond})}
+	mcptest.ServeIfChild(func() ([]tooldef.Toolset, func() error) {
+		return []tooldef.Toolset{media.ImageToolset(media.Options{Home: os.Getenv("HERMES_HOME"), ProgressInterval: 100 * time.Millisecond})}, nil
 	})
 	os.Exit(m.Run())
 }
@@ -29,7 +29,7 @@ func TestImageProgressThroughTypeScriptSDK(t *testing.T) {
 	for _, ts := range media.Toolsets(media.Options{}) {
 		providerEnv = append(providerEnv, ts.EnvVars...)
 	}
-	out := servetest.RunProgressClient(t, "image_generate", map[string]any{"prompt": "trigger-delay a brass telescope"},
+	out := mcptest.RunProgressClient(t, "image_generate", map[string]any{"prompt": "trigger-delay a brass telescope"},
 		providerEnv, "HERMES_HOME="+t.TempDir(), "FAL_KEY="+fakeapis.FalKey, "FAL_BASE_URL="+fake.Base(fakeapis.FAL))
 	if out.Result.IsError || len(out.Result.Content) != 2 || out.Result.Content[1].Type != "image" || out.Result.Content[1].MimeType != "image/png" {
 		t.Fatalf("result = %+v", out.Result)

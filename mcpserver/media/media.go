@@ -5,11 +5,6 @@
 // (image_generate: OpenAI-compatible images API or FAL) and `tts`
 // (text_to_speech: espeak-ng with no key at all, or OpenAI or ElevenLabs).
 //
-// The declarations (names, descriptions, schemas, hints, availability
-// checks) and the provider resolution live in the light package
-// media/spec, which the MCP front process serves without linking this
-// one; this package binds the handlers to them.
-//
 // Provider settings come from $HERMES_HOME/config.yaml (auxiliary.vision,
 // image_gen, tts) and the environment, read on every call so edits apply
 // without a restart. OpenAI-compatible calls are plain JSON POSTs (openaicompat.go says
@@ -29,10 +24,13 @@ import (
 	"strings"
 	"time"
 
+	"os/exec"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"gopkg.in/yaml.v3"
 )
 
 // Options configures the media toolsets.
@@ -63,9 +61,9 @@ type Options struct {
 
 // env holds resolved options.
 type env struct {
-	// specOpts is what provider resolution in spec needs (Home too);
-	// spec applies the defaults for a nil Getenv and LookPath.
-	specOpts spec.Options
+	// opts reaches provider resolution, which applies the defaults for a
+	// nil Getenv and LookPath.
+	opts     Options
 	client   *http.Client
 	resolver urlguard.Resolver
 	timeout  time.Duration
@@ -74,7 +72,7 @@ type env struct {
 
 func newEnv(opts Options) *env {
 	e := &env{
-		specOpts: specOptions(opts), client: opts.HTTPClient, resolver: opts.Resolver,
+		opts: opts, client: opts.HTTPClient, resolver: opts.Resolver,
 		timeout: opts.Timeout, every: opts.ProgressInterval,
 	}
 	if e.client == nil {
@@ -130,10 +128,10 @@ func apiError(what, baseURL, keyHint string, err error) error {
 
 // cacheDir returns <home>/cache/<name>, created private to the user.
 func (e *env) cacheDir(name string) (string, error) {
-	if e.specOpts.Home == "" {
+	if e.opts.Home == "" {
 		return "", errors.New("HERMES_HOME is not set; hermes-tools cannot save files")
 	}
-	dir := filepath.Join(e.specOpts.Home, "cache", name)
+	dir := filepath.Join(e.opts.Home, "cache", name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -166,24 +164,109 @@ func stamp(prefix, ext string) string {
 	return fmt.Sprintf("%s_%s_%06d%s", prefix, now.Format("20060102_150405"), now.Nanosecond()/1000, ext)
 }
 
-// specOptions is the part of opts the declarations and checks use.
-func specOptions(opts Options) spec.Options {
-	return spec.Options{Home: opts.Home, Getenv: opts.Getenv, LookPath: opts.LookPath}
-}
-
-// bindOne returns a bind for a spec toolset of one tool, name, served by
-// h. Any other name is a declaration this package has no handler for, a
-// programming error caught by every test that builds the toolset.
-func bindOne(name string, h tooldef.Handler) func(string) tooldef.Handler {
-	return func(tool string) tooldef.Handler {
-		if tool != name {
-			panic("media: no handler for tool " + tool)
-		}
-		return h
-	}
-}
-
 // Toolsets returns the vision, image_gen and tts toolsets, in that order.
 func Toolsets(opts Options) []tooldef.Toolset {
 	return []tooldef.Toolset{VisionToolset(opts), ImageToolset(opts), TTSToolset(opts)}
+}
+
+func (o Options) getenv(key string) string {
+	if o.Getenv == nil {
+		return os.Getenv(key)
+	}
+	return o.Getenv(key)
+}
+
+func (o Options) lookPath(file string) (string, error) {
+	if o.LookPath == nil {
+		return exec.LookPath(file)
+	}
+	return o.LookPath(file)
+}
+
+// defaultOpenAIBase is where OpenAI-compatible calls go when nothing
+// names another endpoint.
+const defaultOpenAIBase = "https://api.openai.com/v1"
+
+// config is the part of config.yaml these toolsets read.
+type config struct {
+	Model     mainModel `yaml:"model"`
+	Auxiliary struct {
+		Vision struct {
+			Provider        string  `yaml:"provider"`
+			Model           string  `yaml:"model"`
+			BaseURL         string  `yaml:"base_url"`
+			APIKey          string  `yaml:"api_key"`
+			Timeout         float64 `yaml:"timeout"`
+			DownloadTimeout float64 `yaml:"download_timeout"`
+		} `yaml:"vision"`
+	} `yaml:"auxiliary"`
+	ImageGen struct {
+		Provider string `yaml:"provider"`
+		Model    string `yaml:"model"`
+		BaseURL  string `yaml:"base_url"`
+	} `yaml:"image_gen"`
+	TTS TTSSettings `yaml:"tts"`
+	Web struct {
+		AllowPrivateURLs bool `yaml:"allow_private_urls"`
+	} `yaml:"web"`
+}
+
+// TTSSettings is config.yaml's tts section: the provider, and the voice
+// settings the implementation applies when it speaks.
+type TTSSettings struct {
+	Provider string `yaml:"provider"`
+	OpenAI   struct {
+		Model   string  `yaml:"model"`
+		Voice   string  `yaml:"voice"`
+		BaseURL string  `yaml:"base_url"`
+		Speed   float64 `yaml:"speed"`
+	} `yaml:"openai"`
+	ElevenLabs struct {
+		VoiceID string `yaml:"voice_id"`
+		ModelID string `yaml:"model_id"`
+		BaseURL string `yaml:"base_url"`
+	} `yaml:"elevenlabs"`
+	Espeak struct {
+		Voice string `yaml:"voice"`
+		Speed int    `yaml:"speed"`
+	} `yaml:"espeak"`
+}
+
+// mainModel is `model:`, which Hermes allows as a bare name or a mapping.
+type mainModel struct {
+	Name     string
+	Provider string
+	BaseURL  string
+	APIKey   string
+}
+
+func (m *mainModel) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		m.Name = n.Value
+		return nil
+	}
+	var v struct {
+		Default  string `yaml:"default"`
+		Model    string `yaml:"model"`
+		Provider string `yaml:"provider"`
+		BaseURL  string `yaml:"base_url"`
+		APIKey   string `yaml:"api_key"`
+	}
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	m.Name = v.Default
+	if m.Name == "" {
+		m.Name = v.Model
+	}
+	m.Provider, m.BaseURL, m.APIKey = v.Provider, v.BaseURL, v.APIKey
+	return nil
+}
+
+// loadConfig reads config.yaml afresh: checks and calls see edits without
+// a restart.
+func loadConfig(home string) (config, error) {
+	var c config
+	err := hermeshome.Decode(home, &c)
+	return c, err
 }

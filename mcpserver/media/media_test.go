@@ -5,19 +5,16 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
-	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -175,43 +172,10 @@ func TestVisionErrors(t *testing.T) {
 	}
 }
 
-// The implementation serves exactly spec's declarations, with its own
-// options reaching spec's checks, and applies the Timeout option to what
-// spec resolved.
-func TestToolsetsAreSpecs(t *testing.T) {
-	f := newFixture(t, nil, map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    timeout: 9\n")
-	f.opts.LookPath = func(string) (string, error) { return "", exec.ErrNotFound }
-	f.opts.Timeout = 0
-	so := spec.Options{Home: f.opts.Home, Getenv: f.opts.Getenv, LookPath: f.opts.LookPath}
-	impl := Toolsets(f.opts)
-	decl := spec.Toolsets(so, func(string) tooldef.Handler { return nil })
-	if len(impl) != len(decl) {
-		t.Fatalf("%d toolsets, spec declares %d", len(impl), len(decl))
-	}
-	for i := range impl {
-		a, b := impl[i], decl[i]
-		if a.Name != b.Name || a.Description != b.Description || a.Default != b.Default || !slices.Equal(a.EnvVars, b.EnvVars) || len(a.Tools) != len(b.Tools) {
-			t.Fatalf("toolset %s differs from spec's %s", a.Name, b.Name)
-		}
-		for j := range a.Tools {
-			x, y := a.Tools[j], b.Tools[j]
-			if x.Name != y.Name || x.Title != y.Title || x.Description != y.Description || x.Hints != y.Hints ||
-				!bytes.Equal(x.InputSchema, y.InputSchema) || !bytes.Equal(x.OutputSchema, y.OutputSchema) {
-				t.Errorf("tool %s differs from spec's declaration", x.Name)
-			}
-			if x.Handler == nil {
-				t.Errorf("tool %s has no handler", x.Name)
-			}
-			if ex, ey := fmt.Sprint(x.Check()), fmt.Sprint(y.Check()); ex != ey {
-				t.Errorf("tool %s: Check = %s, spec's = %s", x.Name, ex, ey)
-			}
-		}
-	}
-	v := NewVision(f.opts)
-	if fmt.Sprint(v.Check()) != fmt.Sprint(spec.VisionCheck(so)) || v.Check() == nil {
-		t.Errorf("Vision.Check = %v, spec.VisionCheck = %v", v.Check(), spec.VisionCheck(so))
-	}
-	f = newFixture(t, nil, map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    model: m\n    timeout: 9\n")
+// The Timeout option bounds a vision call; without it the configured
+// seconds do.
+func TestVisionTimeout(t *testing.T) {
+	f := newFixture(t, nil, map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    model: m\n    timeout: 9\n")
 	f.opts.Timeout = 0
 	if conf, err := NewVision(f.opts).resolve(); err != nil || conf.timeout != 9*time.Second || conf.Model != "m" {
 		t.Errorf("resolve = %+v, %v; want the configured 9 s", conf, err)
@@ -251,7 +215,7 @@ func TestImageGenerate(t *testing.T) {
 		model    string
 		check    func(t *testing.T, r fakeapis.Request)
 	}{
-		{"openai b64", openaiEnv(fake), "", "portrait", "openai", spec.DefaultOpenAIImageModel, func(t *testing.T, r fakeapis.Request) {
+		{"openai b64", openaiEnv(fake), "", "portrait", "openai", DefaultOpenAIImageModel, func(t *testing.T, r fakeapis.Request) {
 			if r.Path != "/v1/images/generations" || r.Header.Get("Authorization") != "Bearer "+fakeapis.OpenAIKey ||
 				!strings.Contains(string(r.Body), `"size":"1024x1536"`) || !strings.Contains(string(r.Body), `"n":1`) {
 				t.Errorf("request %s %v %s", r.Path, r.Header.Get("Authorization"), r.Body)
@@ -259,8 +223,8 @@ func TestImageGenerate(t *testing.T) {
 		}},
 		{"openai url-mode model", openaiEnv(fake), "image_gen:\n  model: fake-url-model\n", "square", "openai", "fake-url-model", nil},
 		{"OPENAI_IMAGE_MODEL", map[string]string{"OPENAI_API_KEY": fakeapis.OpenAIKey, "OPENAI_BASE_URL": fake.Base(fakeapis.OpenAI), "OPENAI_IMAGE_MODEL": "env-model"}, "", "", "openai", "env-model", nil},
-		{"fal", map[string]string{"FAL_KEY": fakeapis.FalKey, "FAL_BASE_URL": fake.Base(fakeapis.FAL), "OPENAI_API_KEY": "k"}, "", "", "fal", spec.DefaultFALModel, func(t *testing.T, r fakeapis.Request) {
-			if r.Path != "/"+spec.DefaultFALModel || r.Header.Get("Authorization") != "Key "+fakeapis.FalKey ||
+		{"fal", map[string]string{"FAL_KEY": fakeapis.FalKey, "FAL_BASE_URL": fake.Base(fakeapis.FAL), "OPENAI_API_KEY": "k"}, "", "", "fal", DefaultFALModel, func(t *testing.T, r fakeapis.Request) {
+			if r.Path != "/"+DefaultFALModel || r.Header.Get("Authorization") != "Key "+fakeapis.FalKey ||
 				!strings.Contains(string(r.Body), `"image_size":"landscape_16_9"`) {
 				t.Errorf("request %s %v %s", r.Path, r.Header.Get("Authorization"), r.Body)
 			}

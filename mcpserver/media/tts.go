@@ -20,7 +20,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -38,15 +37,14 @@ const (
 
 // Character caps per provider (the Python Hermes' limits); longer text is
 // truncated.
-var ttsMaxChars = map[string]int{spec.TTSOpenAI: 4096, spec.TTSElevenLabs: 5000, spec.TTSEspeak: 5000}
+var ttsMaxChars = map[string]int{TTSOpenAI: 4096, TTSElevenLabs: 5000, TTSEspeak: 5000}
 
 type tts struct{ e *env }
 
-// TTSToolset returns the `tts` toolset: spec's declaration with this
-// package's handler.
+// TTSToolset returns the `tts` toolset.
 func TTSToolset(opts Options) tooldef.Toolset {
 	s := &tts{e: newEnv(opts)}
-	return spec.TTSToolset(s.e.specOpts, bindOne(spec.TextToSpeechTool, s.handle))
+	return ttsToolset(s.e.opts, s.handle)
 }
 
 type ttsArgs struct {
@@ -63,19 +61,19 @@ func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 	if text == "" {
 		return tooldef.Errorf("Text is required"), nil
 	}
-	conf, err := spec.ResolveTTS(s.e.specOpts)
+	conf, err := ResolveTTS(s.e.opts)
 	if err != nil {
 		return tooldef.Errorf("TTS configuration error (%s): %v", cmp.Or(conf.Provider, "tts"), err), nil
 	}
 	if n := ttsMaxChars[conf.Provider]; utf8.RuneCountInString(text) > n {
 		text = string([]rune(text)[:n])
 	}
-	format := map[string]string{spec.TTSEspeak: "wav", spec.TTSOpenAI: "mp3", spec.TTSElevenLabs: "mp3"}[conf.Provider]
+	format := map[string]string{TTSEspeak: "wav", TTSOpenAI: "mp3", TTSElevenLabs: "mp3"}[conf.Provider]
 	path, err := s.outputPath(args.OutputPath, format)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	if conf.Provider == spec.TTSOpenAI {
+	if conf.Provider == TTSOpenAI {
 		// OpenAI writes what the file name asks for.
 		if ext := strings.TrimPrefix(filepath.Ext(path), "."); openaiFormats[ext] {
 			format = ext
@@ -86,11 +84,11 @@ func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 
 	var audio []byte
 	switch conf.Provider {
-	case spec.TTSEspeak:
+	case TTSEspeak:
 		audio, err = s.espeak(ctx, conf, text, filepath.Dir(path))
-	case spec.TTSOpenAI:
+	case TTSOpenAI:
 		audio, err = s.openai(ctx, conf, text, format)
-	case spec.TTSElevenLabs:
+	case TTSElevenLabs:
 		audio, err = s.elevenlabs(ctx, conf, text)
 	}
 	if err != nil {
@@ -154,7 +152,7 @@ func (s *tts) outputPath(p, format string) (string, error) {
 // espeak runs espeak-ng writing a WAV file with -w (its --stdout WAV has
 // placeholder sizes some players reject). The text goes on stdin, never
 // through a shell or as an argument that could look like a flag.
-func (s *tts) espeak(ctx context.Context, conf spec.TTSBackend, text, dir string) ([]byte, error) {
+func (s *tts) espeak(ctx context.Context, conf TTSBackend, text, dir string) ([]byte, error) {
 	voice := cmp.Or(conf.Settings.Espeak.Voice, defaultEspeakVoice)
 	speed := conf.Settings.Espeak.Speed
 	if speed <= 0 {
@@ -199,7 +197,7 @@ func checkWAV(b []byte) error {
 	return nil
 }
 
-func (s *tts) openai(ctx context.Context, conf spec.TTSBackend, text, format string) ([]byte, error) {
+func (s *tts) openai(ctx context.Context, conf TTSBackend, text, format string) ([]byte, error) {
 	o := conf.Settings.OpenAI
 	model := cmp.Or(o.Model, defaultOpenAITTSModel)
 	params := map[string]any{
@@ -222,7 +220,7 @@ func (s *tts) openai(ctx context.Context, conf spec.TTSBackend, text, format str
 }
 
 // elevenlabs calls POST /v1/text-to-speech/{voice_id} and gets MP3 back.
-func (s *tts) elevenlabs(ctx context.Context, conf spec.TTSBackend, text string) ([]byte, error) {
+func (s *tts) elevenlabs(ctx context.Context, conf TTSBackend, text string) ([]byte, error) {
 	el := conf.Settings.ElevenLabs
 	ctx, cancel := context.WithTimeout(ctx, s.e.callTimeout(0))
 	defer cancel()
@@ -275,3 +273,131 @@ func (s *tts) elevenlabs(ctx context.Context, conf spec.TTSBackend, text string)
 	}
 	return data, nil
 }
+
+// TextToSpeechTool is text_to_speech's wire name.
+const TextToSpeechTool = "text_to_speech"
+
+// Speech providers, as results report them.
+const (
+	TTSEspeak     = "espeak-ng"
+	TTSOpenAI     = "openai"
+	TTSElevenLabs = "elevenlabs"
+)
+
+const defaultElevenBase = "https://api.elevenlabs.io"
+
+// TTSBackend is a resolved speech backend.
+type TTSBackend struct {
+	// Provider is TTSEspeak, TTSOpenAI or TTSElevenLabs.
+	Provider string
+	// APIKey and BaseURL are the remote provider's; empty for espeak-ng.
+	APIKey, BaseURL string
+	// Espeak is the path to espeak-ng when Provider is TTSEspeak.
+	Espeak string
+	// Settings is the tts section of config.yaml, for voices and speeds.
+	Settings TTSSettings
+}
+
+// ResolveTTS maps tts.provider to a backend. Unset and "edge" (Hermes'
+// default, a Microsoft service this build does not speak) use espeak-ng.
+// On error the returned backend still names the provider when one was
+// recognised, so the caller's message can say which.
+func ResolveTTS(opts Options) (TTSBackend, error) {
+	c, err := loadConfig(opts.Home)
+	if err != nil {
+		return TTSBackend{}, err
+	}
+	conf := TTSBackend{Settings: c.TTS}
+	switch p := strings.ToLower(strings.TrimSpace(c.TTS.Provider)); p {
+	case "", "edge", "espeak", "espeak-ng", "local":
+		conf.Provider = TTSEspeak
+		path, err := opts.lookPath("espeak-ng")
+		if err != nil {
+			return conf, errors.New("text_to_speech needs espeak-ng: install it (Debian/Ubuntu: apt-get install espeak-ng), or set tts.provider in config.yaml to openai (OPENAI_API_KEY) or elevenlabs (ELEVENLABS_API_KEY)")
+		}
+		conf.Espeak = path
+	case TTSOpenAI:
+		conf.Provider = p
+		conf.APIKey = opts.getenv("OPENAI_API_KEY")
+		conf.BaseURL = cmp.Or(c.TTS.OpenAI.BaseURL, opts.getenv("OPENAI_BASE_URL"), defaultOpenAIBase)
+		if conf.APIKey == "" && strings.Contains(conf.BaseURL, "api.openai.com") {
+			return conf, errors.New("tts.provider is openai but OPENAI_API_KEY is not set")
+		}
+	case TTSElevenLabs:
+		conf.Provider = p
+		conf.APIKey = opts.getenv("ELEVENLABS_API_KEY")
+		conf.BaseURL = cmp.Or(c.TTS.ElevenLabs.BaseURL, opts.getenv("ELEVENLABS_BASE_URL"), defaultElevenBase)
+		if conf.APIKey == "" {
+			return conf, errors.New("tts.provider is elevenlabs but ELEVENLABS_API_KEY is not set")
+		}
+	default:
+		return conf, fmt.Errorf("tts.provider %q is not supported by hermes-tools (supported: espeak-ng, openai, elevenlabs)", c.TTS.Provider)
+	}
+	return conf, nil
+}
+
+// TTSToolsetName is what users type in --toolsets.
+const TTSToolsetName = "tts"
+
+// TTSEnvVars returns the environment variables the `tts` toolset reads.
+func TTSEnvVars() []string {
+	return []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"}
+}
+
+// ttsToolset declares the `tts` toolset with handle as
+// text_to_speech's handler.
+func ttsToolset(opts Options, handle tooldef.Handler) tooldef.Toolset {
+	return tooldef.Toolset{
+		Name:        TTSToolsetName,
+		Description: "Turn text into speech audio files (espeak-ng locally, or OpenAI or ElevenLabs).",
+		Default:     true,
+		EnvVars:     TTSEnvVars(),
+		Tools: []tooldef.Tool{{
+			Name:         TextToSpeechTool,
+			Title:        "Text to speech",
+			Description:  ttsDescription,
+			InputSchema:  json.RawMessage(ttsInputSchema),
+			OutputSchema: json.RawMessage(ttsOutputSchema),
+			// Creates a new audio file and never replaces one; the
+			// configured provider may be a remote API.
+			Hints:   tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+			Handler: handle,
+			Check: func() error {
+				_, err := ResolveTTS(opts)
+				return err
+			},
+		}},
+	}
+}
+
+const ttsDescription = "Convert text to speech audio. Saves an audio file (under the Hermes home's " +
+	"cache/audio unless output_path is given; existing files are never overwritten) and returns its path " +
+	"in file_path and a media_tag (MEDIA:<path>) that chat front-ends turn into an audio attachment. The " +
+	"voice and provider are configured by the user; very long text is truncated to the provider's limit."
+
+const ttsInputSchema = `{
+  "type": "object",
+  "properties": {
+    "text": {
+      "type": "string",
+      "description": "The text to convert to speech. Keep under 4000 characters."
+    },
+    "output_path": {
+      "type": "string",
+      "description": "Optional file path for the audio (absolute, ~/..., or relative to the Hermes audio cache). Must not exist yet. Defaults to a new file in <HERMES_HOME>/cache/audio/."
+    }
+  },
+  "required": ["text"]
+}`
+
+const ttsOutputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "file_path": {"type": "string"},
+    "media_tag": {"type": "string"},
+    "provider": {"type": "string"},
+    "voice_compatible": {"type": "boolean"}
+  },
+  "required": ["success", "file_path", "media_tag", "provider", "voice_compatible"]
+}`

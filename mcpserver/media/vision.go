@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -42,14 +41,14 @@ func VisionFunc(opts Options) func(ctx context.Context, image []byte, question s
 // visionConf is a resolved vision endpoint with this process's bound on
 // one call.
 type visionConf struct {
-	spec.VisionBackend
+	VisionBackend
 	timeout time.Duration
 }
 
-// resolve resolves the endpoint the way the check does (spec.ResolveVision)
+// resolve resolves the endpoint the way the check does (ResolveVision)
 // and applies the Timeout option.
 func (v *Vision) resolve() (visionConf, error) {
-	b, err := spec.ResolveVision(v.e.specOpts)
+	b, err := ResolveVision(v.e.opts)
 	if err != nil {
 		return visionConf{}, err
 	}
@@ -57,10 +56,9 @@ func (v *Vision) resolve() (visionConf, error) {
 }
 
 // Check reports whether a vision model is configured; its error says what
-// to set. It is spec.VisionCheck, which the front process runs without
-// this package.
+// to set. It is VisionCheck.
 func (v *Vision) Check() error {
-	return spec.VisionCheck(v.e.specOpts)
+	return VisionCheck(v.e.opts)
 }
 
 // Analyze sends the image with the question, verbatim, and returns the
@@ -128,11 +126,10 @@ func imageType(b []byte) (string, error) {
 	return "", fmt.Errorf("not a supported image (detected %s): vision models take PNG, JPEG, GIF and WebP", mt)
 }
 
-// VisionToolset returns the `vision` toolset: spec's declaration with
-// this package's handler.
+// VisionToolset returns the `vision` toolset.
 func VisionToolset(opts Options) tooldef.Toolset {
 	v := NewVision(opts)
-	return spec.VisionToolset(v.e.specOpts, bindOne(spec.VisionAnalyzeTool, v.handle))
+	return visionToolset(v.e.opts, v.handle)
 }
 
 type visionArgs struct {
@@ -281,3 +278,154 @@ func guardedClient(p urlguard.Policy) *http.Client {
 		},
 	}
 }
+
+// VisionAnalyzeTool is vision_analyze's wire name.
+const VisionAnalyzeTool = "vision_analyze"
+
+// VisionBackend is a resolved vision endpoint: an OpenAI-compatible chat
+// model that accepts images.
+type VisionBackend struct {
+	BaseURL, APIKey, Model string
+	// KeyHint names the setting the key came from (or should come from),
+	// for error messages about a rejected key.
+	KeyHint string
+	// Timeout is auxiliary.vision.timeout in seconds, 0 when unset; the
+	// implementation decides what unset means.
+	Timeout float64
+	// DownloadTimeout bounds fetching an image URL.
+	DownloadTimeout time.Duration
+	// AllowPrivateURLs is web.allow_private_urls: image URLs may then
+	// point at private and loopback addresses.
+	AllowPrivateURLs bool
+}
+
+// ResolveVision picks the endpoint, key and model. Provider "auto" follows
+// the main model's endpoint when config.yaml gives one (as Hermes' auto
+// does), else OpenAI; "openrouter" uses OpenRouter; anything else must be an
+// OpenAI-compatible server named by auxiliary.vision.base_url. The error
+// says what to set.
+func ResolveVision(opts Options) (VisionBackend, error) {
+	c, err := loadConfig(opts.Home)
+	if err != nil {
+		return VisionBackend{}, err
+	}
+	aux := c.Auxiliary.Vision
+	provider := strings.ToLower(strings.TrimSpace(aux.Provider))
+	if provider == "" || provider == "main" {
+		provider = "auto"
+	}
+	conf := VisionBackend{
+		BaseURL: aux.BaseURL, APIKey: aux.APIKey, KeyHint: "auxiliary.vision.api_key in config.yaml",
+		Timeout: aux.Timeout, AllowPrivateURLs: c.Web.AllowPrivateURLs,
+	}
+	conf.DownloadTimeout = 30 * time.Second
+	if aux.DownloadTimeout > 0 {
+		conf.DownloadTimeout = time.Duration(aux.DownloadTimeout * float64(time.Second))
+	}
+	mainCompatible := map[string]bool{"": true, "auto": true, "openai": true, "custom": true}[strings.ToLower(c.Model.Provider)]
+	switch {
+	case conf.BaseURL != "":
+	case provider == "openrouter":
+		conf.BaseURL = "https://openrouter.ai/api/v1"
+		if conf.APIKey == "" {
+			conf.APIKey, conf.KeyHint = opts.getenv("OPENROUTER_API_KEY"), "OPENROUTER_API_KEY"
+		}
+	case provider == "auto" && mainCompatible && c.Model.BaseURL != "":
+		conf.BaseURL = c.Model.BaseURL
+		if conf.APIKey == "" {
+			conf.APIKey, conf.KeyHint = c.Model.APIKey, "model.api_key in config.yaml"
+		}
+	case provider == "auto" || provider == "openai" || provider == "custom":
+		conf.BaseURL = opts.getenv("OPENAI_BASE_URL")
+	default:
+		return conf, fmt.Errorf("auxiliary.vision.provider %q is not supported by hermes-tools: use openai, openrouter, or set auxiliary.vision.base_url to an OpenAI-compatible endpoint", aux.Provider)
+	}
+	if conf.BaseURL == "" {
+		conf.BaseURL = defaultOpenAIBase
+	}
+	if conf.APIKey == "" && provider != "openrouter" {
+		conf.APIKey, conf.KeyHint = opts.getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"
+	}
+	// A local OpenAI-compatible server may need no key; the hosted APIs do.
+	hosted := strings.Contains(conf.BaseURL, "api.openai.com") || strings.Contains(conf.BaseURL, "openrouter.ai")
+	if conf.APIKey == "" && hosted {
+		return conf, fmt.Errorf("vision needs an API key: set %s (or auxiliary.vision.base_url and api_key in config.yaml for another OpenAI-compatible server)", conf.KeyHint)
+	}
+	conf.Model = opts.getenv("AUXILIARY_VISION_MODEL")
+	if conf.Model == "" {
+		conf.Model = aux.Model
+	}
+	if conf.Model == "" && provider == "auto" && mainCompatible && aux.BaseURL == "" {
+		conf.Model = c.Model.Name
+	}
+	if conf.Model == "" {
+		return conf, errors.New("no vision model configured: set auxiliary.vision.model in config.yaml (or AUXILIARY_VISION_MODEL) to a vision-capable model your provider serves")
+	}
+	return conf, nil
+}
+
+// VisionCheck is vision_analyze's availability check, reused by the
+// browser toolset's browser_vision: both look through the same model, so
+// both hide with the same reason.
+func VisionCheck(opts Options) error {
+	_, err := ResolveVision(opts)
+	return err
+}
+
+// VisionToolsetName is what users type in --toolsets.
+const VisionToolsetName = "vision"
+
+// VisionEnvVars returns the environment variables the `vision` toolset reads.
+func VisionEnvVars() []string {
+	return []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "AUXILIARY_VISION_MODEL"}
+}
+
+// visionToolset declares the `vision` toolset with handle as
+// vision_analyze's handler.
+func visionToolset(opts Options, handle tooldef.Handler) tooldef.Toolset {
+	return tooldef.Toolset{
+		Name:        VisionToolsetName,
+		Description: "Look at images from URLs, files or data URLs with a vision model.",
+		Default:     true,
+		EnvVars:     VisionEnvVars(),
+		Tools: []tooldef.Tool{{
+			Name:         VisionAnalyzeTool,
+			Title:        "Analyze an image",
+			Description:  visionDescription,
+			InputSchema:  json.RawMessage(visionInputSchema),
+			OutputSchema: json.RawMessage(visionOutputSchema),
+			// Reads a file or URL and asks a remote model; changes nothing.
+			Hints:   tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+			Handler: handle,
+			Check:   func() error { return VisionCheck(opts) },
+		}},
+	}
+}
+
+const visionDescription = "Analyze an image with a vision model and answer a question about it. The image can " +
+	"be an http(s) URL, an absolute local file path, or a data URL (data:image/png;base64,...). PNG, JPEG, GIF " +
+	"and WebP are supported. Returns a full description of the image followed by the answer to your question."
+
+const visionInputSchema = `{
+  "type": "object",
+  "properties": {
+    "image_url": {
+      "type": "string",
+      "description": "Image URL (http/https), absolute local file path, or data URL to analyze."
+    },
+    "question": {
+      "type": "string",
+      "description": "Your specific question or request about the image. The image is always fully described first."
+    }
+  },
+  "required": ["image_url", "question"]
+}`
+
+const visionOutputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "analysis": {"type": "string"}
+  },
+  "required": ["success", "analysis"]
+}`

@@ -33,13 +33,16 @@ type Options struct {
 	Now func() time.Time
 }
 
+// ToolsetName is what users type in --toolsets.
+const ToolsetName = "memory"
+
 type kit struct{ opts Options }
 
 // Toolset returns the memory toolset.
 func Toolset(opts Options) tooldef.Toolset {
 	k := &kit{opts: opts}
 	return tooldef.Toolset{
-		Name:        "memory",
+		Name:        ToolsetName,
 		Description: "Keep durable notes about the environment and the user in Hermes' memory files, shared with every Hermes session.",
 		// On by default: it is Hermes' own memory, which the agent would
 		// have outside MCP too, and nothing else gives an MCP client a way

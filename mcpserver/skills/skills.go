@@ -40,6 +40,10 @@ type Options struct {
 // more of the Library when the toolset is enabled.
 const ToolsetName = "skills"
 
+// EnvVars returns the environment variables the toolset reads: the
+// messaging platform, which selects skills.platform_disabled.
+func EnvVars() []string { return []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM"} }
+
 // Toolset returns the skills toolset over a new Library.
 func Toolset(opts Options) tooldef.Toolset {
 	return NewLibrary(opts).Toolset()
@@ -53,8 +57,7 @@ func (l *Library) Toolset() tooldef.Toolset {
 		Name:        ToolsetName,
 		Description: "Browse and read Hermes skills: reusable task instructions with their reference files.",
 		Default:     true,
-		// The messaging platform selects skills.platform_disabled.
-		EnvVars: []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM"},
+		EnvVars:     EnvVars(),
 		Tools: []tooldef.Tool{
 			{
 				Name:         "skills_list",

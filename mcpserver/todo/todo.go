@@ -3,10 +3,6 @@
 // summary. Hermes keeps the list in the agent's memory; an MCP server is a
 // process per client connection, so here the list is kept per session in a
 // small SQLite database and survives the server being restarted.
-//
-// The tool's declaration (description, schemas, hints) lives in package
-// spec, which the MCP front process serves without linking this package and
-// its SQLite driver; this package binds its handler to those declarations.
 package todo
 
 import (
@@ -23,7 +19,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/sqlitestore"
-	"github.com/hermes-go/hermes/mcpserver/todo/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -32,13 +27,6 @@ const (
 	MaxItems       = 256
 	MaxContentChar = 4000
 )
-
-// Statuses an item can have, as declared in the schemas (spec.Statuses).
-var Statuses = spec.Statuses()
-
-// DefaultSession is used when neither the call nor HERMES_SESSION_ID names
-// a session.
-const DefaultSession = spec.DefaultSession
 
 // Item is one todo.
 type Item struct {
@@ -70,8 +58,7 @@ type kit struct {
 	now    func() time.Time
 }
 
-// Toolset returns the todo toolset: the declarations of package spec,
-// bound to this package's handler.
+// Toolset returns the todo toolset.
 func Toolset(opts Options) tooldef.Toolset {
 	k := &kit{opts: opts, getenv: opts.Getenv, now: opts.Now}
 	if k.getenv == nil {
@@ -80,17 +67,7 @@ func Toolset(opts Options) tooldef.Toolset {
 	if k.now == nil {
 		k.now = time.Now
 	}
-	return spec.Toolset(spec.Options{}, k.handler)
-}
-
-// handler binds a declared tool to its implementation. A name without one
-// is a declaration added to spec but not implemented here, a programming
-// error that the tests and every start-up catch at once.
-func (k *kit) handler(name string) tooldef.Handler {
-	if name == spec.ToolName {
-		return k.handle
-	}
-	panic("todo: no handler for declared tool " + name)
+	return declare(k.handle)
 }
 
 type args struct {
@@ -124,7 +101,7 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 	}
 	session := strings.TrimSpace(a.SessionID)
 	if session == "" {
-		session = strings.TrimSpace(k.getenv(spec.SessionEnv))
+		session = strings.TrimSpace(k.getenv(SessionEnv))
 	}
 	if session == "" {
 		session = DefaultSession
@@ -149,7 +126,7 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 }
 
 func response(items []Item, session string) map[string]any {
-	summary := map[string]int{"total": len(items), spec.StatusPending: 0, spec.StatusInProgress: 0, spec.StatusCompleted: 0, spec.StatusCancelled: 0}
+	summary := map[string]int{"total": len(items), StatusPending: 0, StatusInProgress: 0, StatusCompleted: 0, StatusCancelled: 0}
 	for _, it := range items {
 		summary[it.Status]++
 	}
@@ -181,13 +158,13 @@ func normalize(raw map[string]any) Item {
 		it.Content = string([]rune(it.Content)[:MaxContentChar])
 	}
 	if !validStatus(it.Status) {
-		it.Status = spec.StatusPending
+		it.Status = StatusPending
 	}
 	return it
 }
 
 func validStatus(s string) bool {
-	for _, v := range Statuses {
+	for _, v := range Statuses() {
 		if s == v {
 			return true
 		}

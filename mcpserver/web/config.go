@@ -4,15 +4,10 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
-// Reading config.yaml and choosing backends live in spec, which the MCP
-// front process uses to hide web_search: one copy keeps the check and the
-// handlers in agreement about which provider is in use.
-
 // urlPolicy is the URL policy config.yaml asks for.
-func urlPolicy(c spec.Config) urlguard.Policy {
+func urlPolicy(c Config) urlguard.Policy {
 	return urlguard.Policy{AllowPrivate: c.Web.AllowPrivateURLs}
 }
 
@@ -21,15 +16,15 @@ func urlPolicy(c spec.Config) urlguard.Policy {
 func (t *tools) baseURL(name string) string {
 	var env, def string
 	switch name {
-	case spec.BackendTavily:
+	case BackendTavily:
 		env, def = "TAVILY_BASE_URL", "https://api.tavily.com"
-	case spec.BackendExa:
+	case BackendExa:
 		env, def = "EXA_BASE_URL", "https://api.exa.ai"
-	case spec.BackendFirecrawl:
+	case BackendFirecrawl:
 		env, def = "FIRECRAWL_API_URL", "https://api.firecrawl.dev"
-	case spec.BackendSearXNG:
+	case BackendSearXNG:
 		env = "SEARXNG_URL"
-	case spec.BackendBrave:
+	case BackendBrave:
 		env, def = "BRAVE_SEARCH_BASE_URL", "https://api.search.brave.com"
 	}
 	u := t.getenv(env)

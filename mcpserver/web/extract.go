@@ -18,7 +18,6 @@ import (
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
 // Size caps. maxResultChars is the Python Hermes' cap on a web tool's
@@ -68,11 +67,11 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 	if len(urls) == 0 {
 		return tooldef.Errorf("urls is required: pass 1 to %d page URLs to read", maxURLs), nil
 	}
-	c, err := spec.LoadConfig(t.home)
+	c, err := LoadConfig(t.home)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	backend, err := spec.ExtractBackend(c, t.getenv)
+	backend, err := ExtractBackend(c, t.getenv)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
@@ -99,7 +98,7 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 
 	prog := newProgress(ctx, len(urls), len(urls)-len(pending))
 	switch backend {
-	case spec.BackendTavily, spec.BackendExa:
+	case BackendTavily, BackendExa:
 		// One batch request covers every URL.
 		batch := make([]string, len(pending))
 		for j, i := range pending {
@@ -120,7 +119,7 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 		var wg sync.WaitGroup
 		for _, i := range pending {
 			wg.Go(func() {
-				if backend == spec.BackendFirecrawl {
+				if backend == BackendFirecrawl {
 					rows[i] = t.firecrawlScrape(ctx, rows[i].URL)
 				} else {
 					rows[i] = t.fetchPage(ctx, rows[i].URL, policy)
@@ -308,7 +307,7 @@ func (t *tools) firecrawlScrape(ctx context.Context, u string) (row extracted) {
 	}
 	body := map[string]any{"url": u, "formats": []string{"markdown"}, "onlyMainContent": true,
 		"timeout": t.timeout.Milliseconds()}
-	if err := t.postJSON(ctx, spec.BackendFirecrawl, t.baseURL(spec.BackendFirecrawl)+"/v2/scrape", firecrawlAuth(t.getenv), body, &resp); err != nil {
+	if err := t.postJSON(ctx, BackendFirecrawl, t.baseURL(BackendFirecrawl)+"/v2/scrape", firecrawlAuth(t.getenv), body, &resp); err != nil {
 		row.fail(err)
 		return row
 	}
@@ -333,7 +332,7 @@ func (t *tools) extractBatch(ctx context.Context, backend string, urls []string)
 	failed := map[string]string{}
 	base := t.baseURL(backend)
 	switch backend {
-	case spec.BackendTavily:
+	case BackendTavily:
 		var resp struct {
 			Results []struct {
 				URL        string `json:"url"`
@@ -354,7 +353,7 @@ func (t *tools) extractBatch(ctx context.Context, backend string, urls []string)
 		for _, f := range resp.FailedResults {
 			failed[f.URL] = f.Error
 		}
-	case spec.BackendExa:
+	case BackendExa:
 		var resp struct {
 			Results []struct {
 				ID    string `json:"id"`
@@ -401,7 +400,7 @@ func (t *tools) extractBatch(ctx context.Context, backend string, urls []string)
 			if msg == "" {
 				msg = "no content returned"
 			}
-			out[i].fail(fmt.Errorf("%s could not extract this URL: %s", spec.DisplayName(backend), msg))
+			out[i].fail(fmt.Errorf("%s could not extract this URL: %s", DisplayName(backend), msg))
 		}
 	}
 	return out, nil

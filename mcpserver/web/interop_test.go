@@ -4,7 +4,7 @@ package web_test
 // TypeScript SDK client, so it checks what a client actually receives:
 // progress notifications tied to the call's token, in order, before the
 // result. The server is this test binary re-executed in serve mode
-// (servetest), serving only the web toolset; the pages it reads come from a
+// (mcptest), serving only the web toolset; the pages it reads come from a
 // fake on 127.0.0.1.
 
 import (
@@ -15,14 +15,14 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
-	"github.com/hermes-go/hermes/mcpserver/servetest"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 	"github.com/hermes-go/hermes/mcpserver/web"
 )
 
 func TestMain(m *testing.M) {
-	servetest.ServeIfChild(func() []tooldef.Toolset {
-		return []tooldef.Toolset{web.Toolset(web.Options{Home: os.Getenv("HERMES_HOME")})}
+	mcptest.ServeIfChild(func() ([]tooldef.Toolset, func() error) {
+		return []tooldef.Toolset{web.Toolset(web.Options{Home: os.Getenv("HERMES_HOME")})}, nil
 	})
 	os.Exit(m.Run())
 }
@@ -40,7 +40,7 @@ func TestProgressThroughTypeScriptSDK(t *testing.T) {
 	}
 	// Without provider keys the served toolset uses the keyless extractor
 	// and never a real provider.
-	out := servetest.RunProgressClient(t, "web_extract", map[string]any{"urls": urls},
+	out := mcptest.RunProgressClient(t, "web_extract", map[string]any{"urls": urls},
 		web.Toolset(web.Options{}).EnvVars, "HERMES_HOME="+home)
 	if out.Result.IsError || len(out.Result.Content) == 0 || !strings.Contains(out.Result.Content[0].Text, "Harbour Lights") {
 		t.Fatalf("result = %+v", out.Result)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
 type searchArgs struct {
@@ -43,11 +42,11 @@ func (t *tools) handleSearch(ctx context.Context, raw json.RawMessage) (tooldef.
 	if args.Limit != nil {
 		limit = min(max(*args.Limit, 1), 100)
 	}
-	c, err := spec.LoadConfig(t.home)
+	c, err := LoadConfig(t.home)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	backend, err := spec.SearchBackend(c, t.getenv)
+	backend, err := SearchBackend(c, t.getenv)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
@@ -75,7 +74,7 @@ func (t *tools) search(ctx context.Context, backend, query string, limit int) ([
 	defer cancel()
 	base := t.baseURL(backend)
 	switch backend {
-	case spec.BackendFirecrawl:
+	case BackendFirecrawl:
 		var resp struct {
 			Success bool `json:"success"`
 			Data    struct {
@@ -85,7 +84,7 @@ func (t *tools) search(ctx context.Context, backend, query string, limit int) ([
 		}
 		err := t.postJSON(ctx, backend, base+"/v2/search", firecrawlAuth(t.getenv), map[string]any{"query": query, "limit": limit}, &resp)
 		return resp.Data.Web, err
-	case spec.BackendTavily:
+	case BackendTavily:
 		var resp struct {
 			Results []struct {
 				Title   string `json:"title"`
@@ -103,7 +102,7 @@ func (t *tools) search(ctx context.Context, backend, query string, limit int) ([
 			out = append(out, hit{Title: r.Title, URL: r.URL, Description: r.Content})
 		}
 		return out, nil
-	case spec.BackendExa:
+	case BackendExa:
 		var resp struct {
 			Results []struct {
 				Title      string   `json:"title"`
@@ -130,7 +129,7 @@ func (t *tools) search(ctx context.Context, backend, query string, limit int) ([
 			out = append(out, hit{Title: r.Title, URL: r.URL, Description: strings.TrimSpace(desc)})
 		}
 		return out, nil
-	case spec.BackendSearXNG:
+	case BackendSearXNG:
 		var resp struct {
 			Results []struct {
 				Title   string `json:"title"`
@@ -149,7 +148,7 @@ func (t *tools) search(ctx context.Context, backend, query string, limit int) ([
 			out = append(out, hit{Title: r.Title, URL: r.URL, Description: r.Content})
 		}
 		return out, nil
-	case spec.BackendBrave:
+	case BackendBrave:
 		var resp struct {
 			Web struct {
 				Results []struct {
@@ -214,11 +213,11 @@ func firecrawlAuth(getenv func(string) string) authFunc {
 func (t *tools) postJSON(ctx context.Context, backend, u string, auth authFunc, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("encode %s request: %w", spec.DisplayName(backend), err)
+		return fmt.Errorf("encode %s request: %w", DisplayName(backend), err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("%s base URL: %w (fix %s)", spec.DisplayName(backend), err, baseEnv(backend))
+		return fmt.Errorf("%s base URL: %w (fix %s)", DisplayName(backend), err, baseEnv(backend))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return t.do(req, backend, auth, out)
@@ -227,7 +226,7 @@ func (t *tools) postJSON(ctx context.Context, backend, u string, auth authFunc, 
 func (t *tools) getJSON(ctx context.Context, backend, u string, auth authFunc, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return fmt.Errorf("%s base URL: %w (fix %s)", spec.DisplayName(backend), err, baseEnv(backend))
+		return fmt.Errorf("%s base URL: %w (fix %s)", DisplayName(backend), err, baseEnv(backend))
 	}
 	return t.do(req, backend, auth, out)
 }
@@ -241,7 +240,7 @@ func (t *tools) do(req *http.Request, backend string, auth authFunc, out any) er
 	if auth != nil {
 		auth(req)
 	}
-	name := spec.DisplayName(backend)
+	name := DisplayName(backend)
 	resp, err := t.api.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -265,13 +264,13 @@ func (t *tools) do(req *http.Request, backend string, auth authFunc, out any) er
 
 // statusError explains a provider's error status and what fixes it.
 func statusError(backend string, code int, body []byte) error {
-	name := spec.DisplayName(backend)
+	name := DisplayName(backend)
 	msg := providerMessage(body)
 	var fix string
 	switch code {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		fix = "check " + keyEnv(backend)
-		if backend == spec.BackendSearXNG {
+		if backend == BackendSearXNG {
 			fix = "enable the json format in the SearXNG instance's settings.yml (search: formats: [html, json])"
 		}
 	case http.StatusPaymentRequired, 432, 433:
@@ -350,15 +349,15 @@ func firstNonEmpty(s ...string) string {
 
 func keyEnv(backend string) string {
 	switch backend {
-	case spec.BackendTavily:
+	case BackendTavily:
 		return "TAVILY_API_KEY"
-	case spec.BackendExa:
+	case BackendExa:
 		return "EXA_API_KEY"
-	case spec.BackendFirecrawl:
+	case BackendFirecrawl:
 		return "FIRECRAWL_API_KEY"
-	case spec.BackendBrave:
+	case BackendBrave:
 		return "BRAVE_SEARCH_API_KEY"
-	case spec.BackendSearXNG:
+	case BackendSearXNG:
 		return "SEARXNG_URL"
 	}
 	return "the provider key"
@@ -366,15 +365,15 @@ func keyEnv(backend string) string {
 
 func baseEnv(backend string) string {
 	switch backend {
-	case spec.BackendTavily:
+	case BackendTavily:
 		return "TAVILY_BASE_URL"
-	case spec.BackendExa:
+	case BackendExa:
 		return "EXA_BASE_URL"
-	case spec.BackendFirecrawl:
+	case BackendFirecrawl:
 		return "FIRECRAWL_API_URL"
-	case spec.BackendBrave:
+	case BackendBrave:
 		return "BRAVE_SEARCH_BASE_URL"
-	case spec.BackendSearXNG:
+	case BackendSearXNG:
 		return "SEARXNG_URL"
 	}
 	return "the provider URL"

@@ -8,11 +8,6 @@
 // or handed to a provider: URLs carrying secrets and cloud metadata
 // addresses are always refused, private and loopback addresses unless
 // config.yaml says web.allow_private_urls: true.
-//
-// The tools' declarations (descriptions, schemas, hints) and the check that
-// hides web_search, with the backend selection it shares with the handlers,
-// live in package spec, so the MCP front process can serve them without
-// linking this package's heavy HTML and PDF libraries.
 package web
 
 import (
@@ -25,7 +20,6 @@ import (
 
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
 // Options configures the web toolset.
@@ -90,25 +84,8 @@ func newTools(opts Options) *tools {
 	return t
 }
 
-// Toolset returns the web toolset: the declarations of package spec, bound
-// to this package's handlers.
-func Toolset(opts Options) tooldef.Toolset {
-	t := newTools(opts)
-	return spec.Toolset(spec.Options{Home: t.home, Getenv: t.getenv}, t.handler)
-}
-
-// handler binds a declared tool to its implementation. A name without one
-// is a declaration added to spec but not implemented here, a programming
-// error that the tests and every start-up catch at once.
-func (t *tools) handler(name string) tooldef.Handler {
-	switch name {
-	case spec.SearchTool:
-		return t.handleSearch
-	case spec.ExtractTool:
-		return t.handleExtract
-	}
-	panic("web: no handler for declared tool " + name)
-}
+// Toolset returns the web toolset.
+func Toolset(opts Options) tooldef.Toolset { return newTools(opts).toolset() }
 
 // withTimeout bounds one outbound request.
 func (t *tools) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/web/spec"
 )
 
 // publicResolver answers every host with a public documentation address,
@@ -84,23 +83,23 @@ func (f *fixture) call(t *testing.T, ctx context.Context, name string, args any)
 
 func searchEnv(fake *fakeapis.Server, backend string) map[string]string {
 	switch backend {
-	case spec.BackendFirecrawl:
+	case BackendFirecrawl:
 		return map[string]string{"FIRECRAWL_API_KEY": fakeapis.FirecrawlKey, "FIRECRAWL_API_URL": fake.Base(fakeapis.Firecrawl)}
-	case spec.BackendTavily:
+	case BackendTavily:
 		return map[string]string{"TAVILY_API_KEY": fakeapis.TavilyKey, "TAVILY_BASE_URL": fake.Base(fakeapis.Tavily)}
-	case spec.BackendExa:
+	case BackendExa:
 		return map[string]string{"EXA_API_KEY": fakeapis.ExaKey, "EXA_BASE_URL": fake.Base(fakeapis.Exa)}
-	case spec.BackendSearXNG:
+	case BackendSearXNG:
 		return map[string]string{"SEARXNG_URL": fake.Base(fakeapis.SearXNG)}
-	case spec.BackendBrave:
+	case BackendBrave:
 		return map[string]string{"BRAVE_SEARCH_API_KEY": fakeapis.BraveKey, "BRAVE_SEARCH_BASE_URL": fake.Base(fakeapis.Brave)}
 	}
 	return nil
 }
 
 var fakeProvider = map[string]string{
-	spec.BackendFirecrawl: fakeapis.Firecrawl, spec.BackendTavily: fakeapis.Tavily, spec.BackendExa: fakeapis.Exa,
-	spec.BackendSearXNG: fakeapis.SearXNG, spec.BackendBrave: fakeapis.Brave,
+	BackendFirecrawl: fakeapis.Firecrawl, BackendTavily: fakeapis.Tavily, BackendExa: fakeapis.Exa,
+	BackendSearXNG: fakeapis.SearXNG, BackendBrave: fakeapis.Brave,
 }
 
 func TestSearchBackends(t *testing.T) {
@@ -112,11 +111,11 @@ func TestSearchBackends(t *testing.T) {
 		// body is a field the request must carry, for POST APIs.
 		bodyField string
 	}{
-		{spec.BackendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, `"limit":3`},
-		{spec.BackendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, `"max_results":3`},
-		{spec.BackendExa, "X-Api-Key", fakeapis.ExaKey, `"numResults":3`},
-		{spec.BackendSearXNG, "", "", ""},
-		{spec.BackendBrave, "X-Subscription-Token", fakeapis.BraveKey, ""},
+		{BackendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, `"limit":3`},
+		{BackendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, `"max_results":3`},
+		{BackendExa, "X-Api-Key", fakeapis.ExaKey, `"numResults":3`},
+		{BackendSearXNG, "", "", ""},
+		{BackendBrave, "X-Subscription-Token", fakeapis.BraveKey, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.backend, func(t *testing.T) {
@@ -167,7 +166,7 @@ func TestSearchErrors(t *testing.T) {
 		want    []string
 	}
 	var tests []tc
-	for _, b := range []string{spec.BackendFirecrawl, spec.BackendTavily, spec.BackendExa, spec.BackendBrave} {
+	for _, b := range []string{BackendFirecrawl, BackendTavily, BackendExa, BackendBrave} {
 		wrongKey := searchEnv(fake, b)
 		wrongKey[keyEnv(b)] = "wrong-key"
 		tests = append(tests,
@@ -178,9 +177,9 @@ func TestSearchErrors(t *testing.T) {
 		)
 	}
 	tests = append(tests,
-		tc{"searxng/timeout", spec.BackendSearXNG, searchEnv(fake, spec.BackendSearXNG), "trigger-slow", []string{"did not answer"}},
-		tc{"searxng/500", spec.BackendSearXNG, searchEnv(fake, spec.BackendSearXNG), "trigger-500", []string{"HTTP 500"}},
-		tc{"searxng/bad-url", spec.BackendSearXNG, map[string]string{"SEARXNG_URL": fake.URL + "/nowhere"}, "q", []string{"HTTP 404", "check SEARXNG_URL"}},
+		tc{"searxng/timeout", BackendSearXNG, searchEnv(fake, BackendSearXNG), "trigger-slow", []string{"did not answer"}},
+		tc{"searxng/500", BackendSearXNG, searchEnv(fake, BackendSearXNG), "trigger-500", []string{"HTTP 500"}},
+		tc{"searxng/bad-url", BackendSearXNG, map[string]string{"SEARXNG_URL": fake.URL + "/nowhere"}, "q", []string{"HTTP 404", "check SEARXNG_URL"}},
 	)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,7 +205,7 @@ func TestSearchErrors(t *testing.T) {
 	t.Run("searxng/json-disabled", func(t *testing.T) {
 		fake2 := fakeapis.Start(t)
 		fake2.SearXNGJSONDisabled = true
-		f := newFixtureWith(t, fake2, searchEnv(fake2, spec.BackendSearXNG), "", time.Second)
+		f := newFixtureWith(t, fake2, searchEnv(fake2, BackendSearXNG), "", time.Second)
 		out, _ := f.call(t, context.Background(), "web_search", map[string]any{"query": "q"})
 		if msg, _ := out["error"].(string); !strings.Contains(msg, "HTTP 403") || !strings.Contains(msg, "settings.yml") {
 			t.Errorf("error = %q, want the settings.yml hint", msg)
@@ -214,11 +213,10 @@ func TestSearchErrors(t *testing.T) {
 	})
 }
 
-// The check itself is tested in spec; this checks the impl's toolset wires
-// it, and that a call made anyway gets the same reason.
+// A call made while web_search is hidden gets the reason it is hidden.
 func TestSearchHiddenWithoutBackend(t *testing.T) {
 	f := newFixture(t, nil, "web:\n  backend: tavily\n")
-	if err := f.tool(t, "web_search").Check(); !errors.Is(err, spec.ErrNoSearchBackend) {
+	if err := f.tool(t, "web_search").Check(); !errors.Is(err, ErrNoSearchBackend) {
 		t.Fatalf("Check = %v, want the no-provider reason", err)
 	}
 	// web_extract has a keyless path and stays available.
@@ -231,7 +229,7 @@ func TestSearchHiddenWithoutBackend(t *testing.T) {
 	}
 }
 
-// Backend selection is tested in spec; this checks the handlers use it.
+// The handlers choose backends as the check does (TestBackendSelection).
 func TestBackendSelectionInHandlers(t *testing.T) {
 	all := map[string]string{
 		"TAVILY_API_KEY": "t", "EXA_API_KEY": "e", "FIRECRAWL_API_KEY": "f",
@@ -253,36 +251,6 @@ func TestBackendSelectionInHandlers(t *testing.T) {
 			}
 		}
 	})
-}
-
-// The toolset is spec's declarations with this package's handlers: nothing
-// declared here may drift from what the MCP front process serves.
-func TestToolsetIsSpec(t *testing.T) {
-	opts := Options{Home: t.TempDir(), Getenv: func(string) string { return "" }}
-	got := Toolset(opts)
-	var bound []string
-	want := spec.Toolset(spec.Options{Home: opts.Home, Getenv: opts.Getenv}, func(name string) tooldef.Handler {
-		bound = append(bound, name)
-		return nil
-	})
-	if got.Name != want.Name || got.Description != want.Description || got.Default != want.Default ||
-		!slices.Equal(got.EnvVars, want.EnvVars) || len(got.Tools) != len(want.Tools) {
-		t.Fatalf("toolset = %+v, want spec's %+v", got, want)
-	}
-	for i, g := range got.Tools {
-		w := want.Tools[i]
-		if g.Name != w.Name || g.Title != w.Title || g.Description != w.Description ||
-			string(g.InputSchema) != string(w.InputSchema) || string(g.OutputSchema) != string(w.OutputSchema) ||
-			g.Hints != w.Hints || (g.Check == nil) != (w.Check == nil) {
-			t.Errorf("tool %d = %+v, want spec's %+v", i, g, w)
-		}
-		if g.Handler == nil {
-			t.Errorf("%s has no handler", g.Name)
-		}
-		if bound[i] != g.Name {
-			t.Errorf("bind got %q for tool %s", bound[i], g.Name)
-		}
-	}
 }
 
 const allowPrivate = "web:\n  allow_private_urls: true\n"
@@ -433,9 +401,9 @@ func TestExtractAPIBackends(t *testing.T) {
 		path               string
 		titled             bool
 	}{
-		{spec.BackendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, "/v2/scrape", true},
-		{spec.BackendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, "/extract", false},
-		{spec.BackendExa, "X-Api-Key", fakeapis.ExaKey, "/contents", true},
+		{BackendFirecrawl, "Authorization", "Bearer " + fakeapis.FirecrawlKey, "/v2/scrape", true},
+		{BackendTavily, "Authorization", "Bearer " + fakeapis.TavilyKey, "/extract", false},
+		{BackendExa, "X-Api-Key", fakeapis.ExaKey, "/contents", true},
 	}
 	urls := []string{"https://example.com/a", "https://example.com/trigger-404", "http://169.254.169.254/"}
 	for _, tt := range tests {

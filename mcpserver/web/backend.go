@@ -1,4 +1,4 @@
-package spec
+package web
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
-// Config is the part of config.yaml the web toolset reads. It lives here,
-// not in the implementation, because the search check needs it and the
-// implementation must choose backends exactly as the check does.
+// Config is the part of config.yaml the web toolset reads. The search
+// check and the handlers choose backends from it in one place, so a tool
+// that is listed is a tool that works.
 type Config struct {
 	Web struct {
 		Backend          string `yaml:"backend"`

@@ -1,69 +1,41 @@
-// Package spec declares the `web` toolset, web_search and web_extract, without
-// implementing it: names, descriptions, schemas, hints, the environment
-// variables the toolset reads, and the availability check that hides
-// web_search until a search provider is configured.
-//
-// It exists so the MCP front process (hermes-tools-mcp) can serve the
-// declarations and hide unavailable tools without linking the implementation
-// in the parent package, whose HTML, readability and PDF libraries cost every
-// spawn start-up time; the front forwards calls to a worker process that does
-// link it. The parent package builds its toolset from these same
-// declarations, binding its real handlers, so there is one copy of every
-// description and schema and one copy of the backend-selection logic.
-//
-// Keep this package light: it may import only the standard library,
-// gopkg.in/yaml.v3 (through internal/hermeshome) and mcpserver/tooldef.
-// TestLightDeps enforces it. Nothing here may do work at package init.
-package spec
+package web
 
 import (
 	"encoding/json"
-	"os"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
-// Tool names, for binding handlers by name.
+// Tool names.
+// ToolsetName is what users type in --toolsets.
+const ToolsetName = "web"
+
 const (
 	SearchTool  = "web_search"
 	ExtractTool = "web_extract"
 )
 
-// Options is what the declarations and checks need.
-type Options struct {
-	// Home is HERMES_HOME, absolute; config.yaml is read from it on every
-	// check, so edits apply without a restart.
-	Home string
-	// Getenv reads provider keys; nil means os.Getenv.
-	Getenv func(string) string
-}
-
-// envVars are the variables the toolset reads, for Toolset.EnvVars: the
-// keys the checks look at and the base URLs the implementation honours.
-// A slice of constants is laid out statically, with no init code.
-var envVars = []string{
-	"TAVILY_API_KEY", "TAVILY_BASE_URL",
-	"EXA_API_KEY", "EXA_BASE_URL",
-	"FIRECRAWL_API_KEY", "FIRECRAWL_API_URL",
-	"SEARXNG_URL",
-	"BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_BASE_URL",
-}
-
-// Toolset returns the web toolset's declarations. Each tool's Handler is
-// bind(tool name): the implementation binds its real handlers, the MCP front
-// process binds handlers that forward to the worker. bind must not be nil.
-func Toolset(opts Options, bind func(toolName string) tooldef.Handler) tooldef.Toolset {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+// EnvVars returns the environment variables the toolset reads: the keys
+// the checks look at and the base URLs the handlers honour.
+func EnvVars() []string {
+	return []string{
+		"TAVILY_API_KEY", "TAVILY_BASE_URL",
+		"EXA_API_KEY", "EXA_BASE_URL",
+		"FIRECRAWL_API_KEY", "FIRECRAWL_API_URL",
+		"SEARXNG_URL",
+		"BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_BASE_URL",
 	}
-	home := opts.Home
+}
+
+// toolset declares the web toolset with t's handlers.
+func (t *tools) toolset() tooldef.Toolset {
+	home, getenv := t.home, t.getenv
 	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true}
 	return tooldef.Toolset{
-		Name:        "web",
+		Name:        ToolsetName,
 		Description: "Search the web and read pages (HTML, PDF) as Markdown.",
 		Default:     true,
-		EnvVars:     envVars,
+		EnvVars:     EnvVars(),
 		Tools: []tooldef.Tool{
 			{
 				Name:         SearchTool,
@@ -72,7 +44,7 @@ func Toolset(opts Options, bind func(toolName string) tooldef.Handler) tooldef.T
 				InputSchema:  json.RawMessage(searchInputSchema),
 				OutputSchema: json.RawMessage(searchOutputSchema),
 				Hints:        hints,
-				Handler:      bind(SearchTool),
+				Handler:      t.handleSearch,
 				Check:        func() error { return checkSearch(home, getenv) },
 			},
 			{
@@ -82,7 +54,7 @@ func Toolset(opts Options, bind func(toolName string) tooldef.Handler) tooldef.T
 				InputSchema:  json.RawMessage(extractInputSchema),
 				OutputSchema: json.RawMessage(extractOutputSchema),
 				Hints:        hints,
-				Handler:      bind(ExtractTool),
+				Handler:      t.handleExtract,
 				// No Check: with no provider key web_extract fetches the
 				// page itself, so it is always available.
 			},

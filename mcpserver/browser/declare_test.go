@@ -1,14 +1,12 @@
-package spec
+package browser
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 // env is a fake environment for Options.Getenv.
@@ -107,7 +105,10 @@ func TestChecks(t *testing.T) {
 			if tc.opts.Getenv == nil {
 				tc.opts.Getenv = env()
 			}
-			ts := Toolset(tc.opts, func(string) tooldef.Handler { return nil })
+			if tc.opts.VisionUnavailable == "" {
+				tc.opts.Vision = func(context.Context, []byte, string) (string, error) { return "", nil }
+			}
+			ts := New(tc.opts).Toolset()
 			for _, tl := range ts.Tools {
 				want := tc.browser
 				if tl.Name == ToolVision {
@@ -165,12 +166,10 @@ func TestReadConfig(t *testing.T) {
 	}
 }
 
-// TestDeclarations checks the shape the front process serves: every tool
-// bound by name, in order, with an object schema and truthful hints.
+// TestDeclarations checks the shape served: every tool in order, with a
+// handler, an object schema and truthful hints.
 func TestDeclarations(t *testing.T) {
-	var b tooldeftest.Binder
-	ts := Toolset(Options{}, b.Bind)
-	tooldeftest.CheckBound(t, &b, ts)
+	ts := New(Options{}).Toolset()
 	want := []string{ToolNavigate, ToolSnapshot, ToolClick, ToolType, ToolPress, ToolScroll, ToolBack,
 		ToolGetImages, ToolConsole, ToolVision}
 	if ts.Name != ToolsetName || !ts.Default || strings.Join(ts.EnvVars, ",") != EnvCDPURL+","+EnvChromePath {
@@ -183,8 +182,8 @@ func TestDeclarations(t *testing.T) {
 		if tl.Name != want[i] {
 			t.Errorf("tool %d = %s, want %s", i, tl.Name, want[i])
 		}
-		if tl.Check == nil {
-			t.Errorf("%s has no check", tl.Name)
+		if tl.Check == nil || tl.Handler == nil {
+			t.Errorf("%s has no check or no handler", tl.Name)
 		}
 		var schema struct {
 			Type       string         `json:"type"`

@@ -1,4 +1,4 @@
-package spec
+package todo
 
 import (
 	"encoding/json"
@@ -7,13 +7,10 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
-func TestToolsetBindsEveryTool(t *testing.T) {
-	var b tooldeftest.Binder
-	ts := Toolset(Options{}, b.Bind)
-	tooldeftest.CheckBound(t, &b, ts)
+func TestToolsetDeclaration(t *testing.T) {
+	ts := Toolset(Options{Home: t.TempDir()})
 	if ts.Name != ToolsetName || ts.Default || !slices.Equal(ts.EnvVars, []string{SessionEnv}) {
 		t.Errorf("toolset = %+v", ts)
 	}
@@ -30,9 +27,9 @@ func TestToolsetBindsEveryTool(t *testing.T) {
 }
 
 // The todo tool needs no key, binary or configuration, so it has no
-// availability check: the front must never hide it.
+// availability check: it is never hidden.
 func TestChecks(t *testing.T) {
-	ts := Toolset(Options{}, func(string) tooldef.Handler { return nil })
+	ts := Toolset(Options{Home: t.TempDir()})
 	tests := []struct {
 		tool      string
 		available bool
@@ -59,7 +56,7 @@ func TestChecks(t *testing.T) {
 // The schemas spell the statuses out literally; they must list exactly the
 // statuses the implementation normalises to and counts.
 func TestSchemasListTheStatuses(t *testing.T) {
-	ts := Toolset(Options{}, func(string) tooldef.Handler { return nil })
+	ts := Toolset(Options{Home: t.TempDir()})
 	tl := ts.Tools[0]
 	var in struct {
 		Properties struct {

@@ -1,4 +1,4 @@
-package spec
+package media
 
 import (
 	"os"
@@ -9,12 +9,11 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 // options returns Options over a fresh home holding configYAML (none when
 // empty), an environment of exactly env, and espeak-ng found or not.
-func options(t *testing.T, env map[string]string, configYAML string, espeak bool) Options {
+func declOptions(t *testing.T, env map[string]string, configYAML string, espeak bool) Options {
 	t.Helper()
 	home := t.TempDir()
 	if configYAML != "" {
@@ -34,11 +33,8 @@ func options(t *testing.T, env map[string]string, configYAML string, espeak bool
 	}
 }
 
-// noHandler is the bind for tests that only look at declarations.
-func noHandler(string) tooldef.Handler { return nil }
-
 // only returns the one tool of a media toolset.
-func only(t *testing.T, ts tooldef.Toolset) tooldef.Tool {
+func onlyTool(t *testing.T, ts tooldef.Toolset) tooldef.Tool {
 	t.Helper()
 	if len(ts.Tools) != 1 {
 		t.Fatalf("toolset %s has %d tools", ts.Name, len(ts.Tools))
@@ -49,7 +45,7 @@ func only(t *testing.T, ts tooldef.Toolset) tooldef.Tool {
 // The checks hide a tool with a reason that says what to set; each case is
 // the Check of the named toolset's tool. wantErr "" means available.
 func TestChecks(t *testing.T) {
-	toolsets := map[string]func(Options, func(string) tooldef.Handler) tooldef.Toolset{
+	toolsets := map[string]func(Options) tooldef.Toolset{
 		"vision": VisionToolset, "image_gen": ImageToolset, "tts": TTSToolset,
 	}
 	tests := []struct {
@@ -82,8 +78,8 @@ func TestChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := options(t, tt.env, tt.config, tt.espeak)
-			err := only(t, toolsets[tt.toolset](opts, noHandler)).Check()
+			opts := declOptions(t, tt.env, tt.config, tt.espeak)
+			err := onlyTool(t, toolsets[tt.toolset](opts)).Check()
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Check = %v, want available", err)
@@ -103,8 +99,8 @@ func TestChecks(t *testing.T) {
 // config.yaml is read on every check, so enabling a backend needs no
 // restart.
 func TestChecksReadConfigEveryCall(t *testing.T) {
-	opts := options(t, map[string]string{"OPENAI_API_KEY": "k"}, "", false)
-	check := only(t, VisionToolset(opts, noHandler)).Check
+	opts := declOptions(t, map[string]string{"OPENAI_API_KEY": "k"}, "", false)
+	check := onlyTool(t, VisionToolset(opts)).Check
 	if check() == nil {
 		t.Fatal("available without a model")
 	}
@@ -139,7 +135,7 @@ func TestResolveVision(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := options(t, tt.env, tt.config, false)
+			opts := declOptions(t, tt.env, tt.config, false)
 			conf, err := ResolveVision(opts)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -156,13 +152,13 @@ func TestResolveVision(t *testing.T) {
 		})
 	}
 	t.Run("timeouts and URL policy", func(t *testing.T) {
-		opts := options(t, map[string]string{"OPENAI_API_KEY": "k"},
+		opts := declOptions(t, map[string]string{"OPENAI_API_KEY": "k"},
 			"auxiliary:\n  vision:\n    model: m\n    timeout: 7.5\n    download_timeout: 2\nweb:\n  allow_private_urls: true\n", false)
 		conf, err := ResolveVision(opts)
 		if err != nil || conf.Timeout != 7.5 || conf.DownloadTimeout != 2*time.Second || !conf.AllowPrivateURLs || conf.KeyHint != "OPENAI_API_KEY" {
 			t.Errorf("got %+v, %v", conf, err)
 		}
-		opts = options(t, map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    model: m\n", false)
+		opts = declOptions(t, map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    model: m\n", false)
 		if conf, _ := ResolveVision(opts); conf.Timeout != 0 || conf.DownloadTimeout != 30*time.Second || conf.AllowPrivateURLs {
 			t.Errorf("defaults: %+v", conf)
 		}
@@ -183,7 +179,7 @@ func TestResolveImage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := ResolveImage(options(t, tt.env, tt.config, false))
+			b, err := ResolveImage(declOptions(t, tt.env, tt.config, false))
 			if err != nil || b.Provider != tt.wantProvider || b.Model != tt.wantModel || b.BaseURL != tt.base || b.APIKey == "" {
 				t.Errorf("got %+v, %v", b, err)
 			}
@@ -194,37 +190,16 @@ func TestResolveImage(t *testing.T) {
 // A failed resolution still names the provider it recognised:
 // text_to_speech's error says which one is misconfigured.
 func TestResolveTTS(t *testing.T) {
-	b, err := ResolveTTS(options(t, nil, "tts:\n  provider: OpenAI\n", false))
+	b, err := ResolveTTS(declOptions(t, nil, "tts:\n  provider: OpenAI\n", false))
 	if err == nil || b.Provider != TTSOpenAI {
 		t.Errorf("got %+v, %v", b, err)
 	}
-	b, err = ResolveTTS(options(t, nil, "tts:\n  provider: local\n  espeak:\n    voice: de\n    speed: 120\n", true))
+	b, err = ResolveTTS(declOptions(t, nil, "tts:\n  provider: local\n  espeak:\n    voice: de\n    speed: 120\n", true))
 	if err != nil || b.Provider != TTSEspeak || b.Espeak != "/usr/bin/espeak-ng" || b.Settings.Espeak.Voice != "de" || b.Settings.Espeak.Speed != 120 {
 		t.Errorf("got %+v, %v", b, err)
 	}
-	b, err = ResolveTTS(options(t, map[string]string{"ELEVENLABS_API_KEY": "e"}, "tts:\n  provider: elevenlabs\n", false))
+	b, err = ResolveTTS(declOptions(t, map[string]string{"ELEVENLABS_API_KEY": "e"}, "tts:\n  provider: elevenlabs\n", false))
 	if err != nil || b.BaseURL != defaultElevenBase || b.APIKey != "e" {
 		t.Errorf("got %+v, %v", b, err)
-	}
-}
-
-// Every tool's handler is what bind returns for its name, and the
-// declarations are complete enough for a registry to serve.
-func TestDeclarations(t *testing.T) {
-	var b tooldeftest.Binder
-	toolsets := Toolsets(Options{Home: t.TempDir(), Getenv: func(string) string { return "" }}, b.Bind)
-	tooldeftest.CheckBound(t, &b, toolsets...)
-	wantNames := [][2]string{{"vision", VisionAnalyzeTool}, {"image_gen", ImageGenerateTool}, {"tts", TextToSpeechTool}}
-	if len(toolsets) != len(wantNames) {
-		t.Fatalf("%d toolsets", len(toolsets))
-	}
-	for i, ts := range toolsets {
-		tl := only(t, ts)
-		if ts.Name != wantNames[i][0] || tl.Name != wantNames[i][1] || !ts.Default || ts.Description == "" || len(ts.EnvVars) == 0 {
-			t.Errorf("toolset %d: %s/%s default %v", i, ts.Name, tl.Name, ts.Default)
-		}
-		if tl.Check == nil {
-			t.Errorf("%s has no check", tl.Name)
-		}
 	}
 }

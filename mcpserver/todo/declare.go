@@ -1,20 +1,4 @@
-// Package spec declares the `todo` toolset without implementing it: the tool
-// name, title, description, input and output schemas and hints, the
-// toolset's name, description, default and environment variables, and the
-// values those declarations share with the implementation (item statuses,
-// the session variable, the default session).
-//
-// It is what the MCP front process (hermes-tools-mcp) serves to list the
-// todo tool without linking the implementation in mcpserver/todo, whose
-// SQLite store pulls in modernc.org/sqlite and costs every spawn of the
-// server start-up time; the front binds the tool to a handler that forwards
-// calls to the worker process, which links the implementation. The
-// implementation builds its own toolset from this package too, binding its
-// real handler, so there is one copy of the description and schemas.
-//
-// Keep this package light: the standard library and mcpserver/tooldef only,
-// never database/sql or the store, and no work at package initialisation.
-package spec
+package todo
 
 import (
 	"encoding/json"
@@ -25,13 +9,15 @@ import (
 // ToolsetName is what users type in --toolsets.
 const ToolsetName = "todo"
 
-// ToolName is the wire name of the toolset's only tool, for binding its
-// handler.
+// ToolName is the wire name of the toolset's only tool.
 const ToolName = "todo"
 
 // SessionEnv names the variable that picks the session whose list a call
 // uses when the call names none.
 const SessionEnv = "HERMES_SESSION_ID"
+
+// EnvVars returns the environment variables the toolset reads.
+func EnvVars() []string { return []string{SessionEnv} }
 
 // DefaultSession is the shared list used when neither the call nor
 // SessionEnv names a session; the session_id description names it.
@@ -54,17 +40,8 @@ func Statuses() []string {
 	return []string{StatusPending, StatusInProgress, StatusCompleted, StatusCancelled}
 }
 
-// Options is what the declarations and their checks depend on. It is empty:
-// the todo tool has no availability check (its store is created on the
-// first write, so there is nothing that could be missing), and nothing in
-// the declarations varies. It is kept so the constructor has the same shape
-// as the other spec packages and a future check needs no caller changes.
-type Options struct{}
-
-// Toolset returns the todo toolset's declarations. The tool's Handler is
-// bind(ToolName): the implementation binds its real handler, the MCP front
-// process binds one that forwards to the worker. bind must not be nil.
-func Toolset(opts Options, bind func(toolName string) tooldef.Handler) tooldef.Toolset {
+// declare returns the todo toolset with its tool bound to handle.
+func declare(handle tooldef.Handler) tooldef.Toolset {
 	return tooldef.Toolset{
 		Name:        ToolsetName,
 		Description: "A task list for the current session that survives server restarts.",
@@ -73,7 +50,7 @@ func Toolset(opts Options, bind func(toolName string) tooldef.Handler) tooldef.T
 		// context and splits the plan in two. Turn it on for clients
 		// without one.
 		Default: false,
-		EnvVars: []string{SessionEnv},
+		EnvVars: EnvVars(),
 		Tools: []tooldef.Tool{{
 			Name:         ToolName,
 			Title:        "Session todo list",
@@ -83,7 +60,7 @@ func Toolset(opts Options, bind func(toolName string) tooldef.Handler) tooldef.T
 			// Writing without merge replaces the list; the same call
 			// repeated leaves it as the first call did.
 			Hints:   tooldef.Hints{Destructive: true, Idempotent: true},
-			Handler: bind(ToolName),
+			Handler: handle,
 			// No Check: the tool needs no key or binary, and a store that
 			// cannot be opened is reported by the call that needs it.
 		}},

@@ -1,15 +1,10 @@
-// Package servetest runs toolsets as a real stdio MCP server for tests, and
-// drives one with the official TypeScript SDK client: the test binary
-// re-executes itself in serve mode (ServeIfChild in TestMain), and
-// RunProgressClient points mcpserver/web/testdata/progress-client.mjs at it.
-package servetest
+package mcptest
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,33 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
-
-// ServeEnv is set to "1" in the environment of a test binary re-executed
-// as a server.
-const ServeEnv = "HERMES_SERVETEST_SERVE"
-
-// ServeIfChild is called first in TestMain: in a re-executed test binary it
-// serves the toolsets on stdin/stdout and exits; otherwise it returns.
-func ServeIfChild(toolsets func() []tooldef.Toolset) {
-	if os.Getenv(ServeEnv) != "1" {
-		return
-	}
-	ts := toolsets()
-	plan := mcpserver.EveryTool(ts...)
-	if _, err := mcpserver.NewRegistry(ts...); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	if err := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan}).ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
 
 // Progress is one progress notification as the client saw it.
 type Progress struct {

@@ -1,4 +1,4 @@
-package spec
+package web
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 )
 
 func writeConfig(t *testing.T, configYAML string) string {
@@ -37,11 +36,9 @@ func tool(t *testing.T, ts tooldef.Toolset, name string) tooldef.Tool {
 	return tooldef.Tool{}
 }
 
-func TestToolsetBindsEveryTool(t *testing.T) {
-	var b tooldeftest.Binder
-	ts := Toolset(Options{Home: t.TempDir()}, b.Bind)
-	tooldeftest.CheckBound(t, &b, ts)
-	if ts.Name != "web" || !ts.Default || len(ts.EnvVars) == 0 || len(ts.Tools) != 2 {
+func TestToolsetDeclaration(t *testing.T) {
+	ts := Toolset(Options{Home: t.TempDir()})
+	if ts.Name != ToolsetName || !ts.Default || len(ts.EnvVars) == 0 || len(ts.Tools) != 2 {
 		t.Errorf("toolset = %+v", ts)
 	}
 	for _, tl := range ts.Tools {
@@ -78,7 +75,7 @@ func TestSearchCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := Toolset(Options{Home: writeConfig(t, tt.config), Getenv: envOf(tt.env)}, func(string) tooldef.Handler { return nil })
+			ts := Toolset(Options{Home: writeConfig(t, tt.config), Getenv: envOf(tt.env)})
 			err := tool(t, ts, SearchTool).Check()
 			switch {
 			case tt.want == "" && err != nil:
@@ -91,10 +88,10 @@ func TestSearchCheck(t *testing.T) {
 		})
 	}
 	t.Run("nil Getenv reads the environment", func(t *testing.T) {
-		for _, k := range envVars {
+		for _, k := range EnvVars() {
 			t.Setenv(k, "")
 		}
-		ts := Toolset(Options{Home: writeConfig(t, "")}, func(string) tooldef.Handler { return nil })
+		ts := Toolset(Options{Home: writeConfig(t, "")})
 		check := tool(t, ts, SearchTool).Check
 		if err := check(); !errors.Is(err, ErrNoSearchBackend) {
 			t.Fatalf("Check = %v with no keys", err)

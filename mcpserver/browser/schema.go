@@ -1,4 +1,4 @@
-package spec
+package browser
 
 // Descriptions and input schemas of the ten tools. Names, parameters and
 // required lists are the Python Hermes' (tools/browser_tool.py); extra

@@ -1,4 +1,4 @@
-package spec
+package browser
 
 import (
 	"errors"
@@ -18,11 +18,9 @@ const (
 	EnvChromePath = "CHROME_PATH"
 )
 
-// Config is the browser section of config.yaml. It is declared whole here,
-// not only the cdp_url the check needs, because a section that does not
-// decode hides the tools with the decode error: the front process and the
-// implementation must decode the same fields to agree on what a broken
-// config is.
+// Config is the browser section of config.yaml. A section that does not
+// decode hides the tools with the decode error, rather than letting a call
+// run on settings the user did not write.
 type Config struct {
 	// AllowPrivateURLs lets the browser open loopback and private-network
 	// pages; nil means the default (allowed).
