@@ -2,9 +2,7 @@ package runtimecfg
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/internal/toolsbin"
 	"github.com/hermes-go/hermes/mcpserver"
 )
 
@@ -61,8 +58,8 @@ type Switch struct {
 	// CheckCodex finds and version-checks codex; nil uses bridge.
 	CheckCodex func(ctx context.Context, override string) (path, version string, err error)
 	// DiscoverPlugins asks codex for its installed plugins; nil uses
-	// bridge.DiscoverPlugins. Failure is not fatal: the plugins already in
-	// the managed block are kept.
+	// configmigrate.DiscoverPlugins. Failure is not fatal: the plugins
+	// already in the managed block are kept.
 	DiscoverPlugins func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -109,13 +106,6 @@ func (s *Switch) getenv(k string) string {
 	return os.Getenv(k)
 }
 
-func (s *Switch) environ() []string {
-	if s.Environ != nil {
-		return s.Environ()
-	}
-	return os.Environ()
-}
-
 // ConfigPath is the config.yaml the switch edits.
 func (s *Switch) ConfigPath() string { return filepath.Join(s.HermesHome, hermeshome.ConfigFile) }
 
@@ -128,7 +118,7 @@ func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
 		return Status{}, err
 	}
 	path := s.ConfigPath()
-	doc, err := readOptional(path)
+	doc, err := configmigrate.ReadConfigFile(path)
 	if err != nil {
 		return Status{}, err
 	}
@@ -223,127 +213,51 @@ func (s *Switch) checkCodex(ctx context.Context) (string, error) {
 	return v.String(), nil
 }
 
-// CodexHomeDir resolves the codex home: dir, else $CODEX_HOME, else
-// ~/.codex.
-func CodexHomeDir(dir string, getenv func(string) string) (string, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if dir == "" {
-		dir = getenv("CODEX_HOME")
-	}
-	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			var err error
-			if home, err = os.UserHomeDir(); err != nil {
-				return "", fmt.Errorf("locate ~/.codex: %w (set CODEX_HOME)", err)
-			}
-		}
-		dir = filepath.Join(home, ".codex")
-	}
-	return filepath.Abs(dir)
-}
-
-// migrate writes Hermes' managed block into $CODEX_HOME/config.toml the
-// way hermes-migrate does: the hermes-tools callback, the user's MCP
-// servers, installed plugins and the default permission profile, written
-// atomically with the previous file kept as config.toml.bak.
+// migrate runs the codex job hermes-migrate runs, so /codex-runtime on
+// gives codex the same block. Missing hermes-tools is a warning, not a
+// failure: the user's own servers and plugins are still worth migrating.
 func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
-	dir, err := CodexHomeDir(s.CodexHome, s.getenv)
+	job := configmigrate.CodexJob{
+		CodexHome:           s.CodexHome,
+		HermesHome:          s.HermesHome,
+		HermesHomeExplicit:  s.HermesHomeExplicit,
+		HermesToolsCommand:  s.HermesToolsCommand,
+		HermesToolsOptional: true,
+		DefaultPermissions:  configmigrate.DefaultPermissions,
+		CodexBinary:         s.CodexBinary,
+		Getenv:              s.Getenv,
+		Environ:             s.Environ,
+		DiscoverPlugins:     s.DiscoverPlugins,
+		Logger:              s.Logger,
+	}
+	vars, varsErr := s.toolEnvVars()
+	job.EnvVars, job.OmitHermesTools = vars, varsErr != nil
+	res, err := job.Run(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m := &Migration{Path: filepath.Join(dir, "config.toml")}
-	existing, err := readOptional(m.Path)
-	if err != nil {
-		return nil, err
+	m := &Migration{Path: res.Path, Backup: res.Backup, Written: res.Written, Report: *res.Report, PluginError: res.PluginError, Problems: res.Problems}
+	switch {
+	case varsErr != nil:
+		m.Warning = varsErr.Error()
+	case res.HermesToolsError != nil:
+		m.Warning = res.HermesToolsError.Error() + "; codex will not get Hermes' tools until it is installed and /codex-runtime on runs again"
 	}
-	yamlText, err := readOptional(s.ConfigPath())
-	if err != nil {
-		return nil, err
-	}
-	servers, problems, err := configmigrate.HermesServers(yamlText)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.ConfigPath(), err)
-	}
-	for _, p := range problems {
-		m.Problems = append(m.Problems, p.Error())
-	}
-	in := configmigrate.CodexInput{Servers: servers, DefaultPermissions: configmigrate.DefaultPermissions}
-	if tools, err := s.hermesTools(); err != nil {
-		m.Warning = err.Error()
-	} else {
-		in.HermesTools = &tools
-	}
-	in.Plugins, m.PluginError = s.plugins(ctx, dir, existing)
-	out, rep, err := configmigrate.MigrateCodex(existing, in)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Path, err)
-	}
-	m.Report = rep
-	if !rep.Changed {
-		return m, nil
-	}
-	opts := atomicfile.Options{Mode: 0o600}
-	if existing != nil {
-		opts.Backup = ".bak"
-		m.Backup = m.Path + ".bak"
-	}
-	if err := atomicfile.Write(m.Path, out, opts); err != nil {
-		return nil, fmt.Errorf("write %s: %w", m.Path, err)
-	}
-	m.Written = true
 	return m, nil
 }
 
-func (s *Switch) plugins(ctx context.Context, codexHome string, existing []byte) ([]configmigrate.Plugin, string) {
-	discover := s.DiscoverPlugins
-	if discover == nil {
-		discover = s.discoverPlugins
-	}
-	found, err := discover(ctx, codexHome, s.CodexBinary, s.environ())
-	if err != nil {
-		// Keep what an earlier run found rather than drop the user's
-		// plugins because codex could not be asked this time.
-		return configmigrate.BlockPlugins(existing), err.Error()
-	}
-	return found, ""
-}
-
-func (s *Switch) discoverPlugins(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
-	return configmigrate.DiscoverPlugins(ctx, binary, codexHome, env, s.Logger)
-}
-
-// hermesTools builds the hermes-tools callback entry as hermes-migrate
-// does, naming the variables the enabled toolsets read.
-func (s *Switch) hermesTools() (configmigrate.Server, error) {
-	bin, err := s.findHermesTools()
-	if err != nil {
-		return configmigrate.Server{}, err
-	}
+// toolEnvVars names the variables the enabled toolsets read.
+func (s *Switch) toolEnvVars() ([]string, error) {
 	cfg, err := hermeshome.LoadConfig(s.HermesHome)
 	if err != nil {
-		return configmigrate.Server{}, err
+		return nil, err
 	}
 	box, err := mcpserver.Builtin(mcpserver.Env{Home: s.HermesHome, Config: cfg, Getenv: s.getenv})
 	if err != nil {
-		return configmigrate.Server{}, err
+		return nil, err
 	}
 	defer box.Close()
-	opts := configmigrate.HermesToolsOptions{Command: bin, EnvVars: mcpserver.EnvVarNames(box.Toolsets)}
-	if s.HermesHomeExplicit {
-		opts.HermesHome = s.HermesHome
-	}
-	return configmigrate.HermesToolsServer(opts), nil
-}
-
-func (s *Switch) findHermesTools() (string, error) {
-	p, err := toolsbin.Find(s.HermesToolsCommand)
-	if err != nil {
-		return "", fmt.Errorf("%w; codex will not get Hermes' tools until it is installed and /codex-runtime on runs again", err)
-	}
-	return p, nil
+	return mcpserver.EnvVarNames(box.Toolsets), nil
 }
 
 func migrationLines(m *Migration) []string {
@@ -396,16 +310,4 @@ func migrationLines(m *Migration) []string {
 		out = append(out, fmt.Sprintf("(config: %s, already up to date)", m.Path))
 	}
 	return out
-}
-
-// readOptional reads a file; a missing file is nil, not an error.
-func readOptional(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return data, nil
 }

@@ -176,6 +176,59 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// What the migration could not do is reported, and the rest still happens:
+// the switch has no other way to tell the user why codex lacks something.
+func TestApplyReportsMigrationGaps(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*Switch)
+		msg   []string
+		block []string // present in config.toml
+	}{
+		{
+			name: "hermes-tools missing",
+			edit: func(s *Switch) { s.HermesToolsCommand = filepath.Join(t.TempDir(), "missing") },
+			msg: []string{"⚠ MCP migration: --hermes-tools-command ", "not an executable file",
+				"; codex will not get Hermes' tools until it is installed and /codex-runtime on runs again"},
+			block: []string{"[mcp_servers.files]"},
+		},
+		{
+			name: "plugin discovery failing",
+			edit: func(s *Switch) {
+				s.DiscoverPlugins = func(context.Context, string, string, []string) ([]configmigrate.Plugin, error) {
+					return nil, errors.New("codex app-server did not start")
+				}
+			},
+			msg:   []string{"Codex plugin discovery skipped: codex app-server did not start", "are available to codex through the hermes-tools MCP server"},
+			block: []string{"[mcp_servers.hermes-tools]", "[mcp_servers.files]"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, commented, nil)
+			tt.edit(f.sw)
+			st, err := f.sw.Apply(context.Background(), "on")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.Success || st.Migration == nil || !st.Migration.Written {
+				t.Fatalf("status %+v", st)
+			}
+			for _, m := range tt.msg {
+				if !strings.Contains(st.Message, m) {
+					t.Errorf("message lacks %q:\n%s", m, st.Message)
+				}
+			}
+			toml := f.read(t, filepath.Join(f.codex, "config.toml"))
+			for _, b := range tt.block {
+				if !strings.Contains(toml, b) {
+					t.Errorf("config.toml lacks %s:\n%s", b, toml)
+				}
+			}
+		})
+	}
+}
+
 // Enabling twice migrates twice: the second run keeps the user's own
 // config.toml content, backs the previous file up, and picks up a server
 // added to config.yaml in between.
@@ -208,8 +261,8 @@ func TestApplyAlreadyOnRefreshesMigration(t *testing.T) {
 	if !strings.HasPrefix(toml, user) || !strings.Contains(toml, "[mcp_servers.notes]") {
 		t.Errorf("config.toml:\n%s", toml)
 	}
-	if bak := f.read(t, tomlPath+".bak"); strings.Contains(bak, "[mcp_servers.notes]") || !strings.Contains(bak, "[mcp_servers.files]") {
-		t.Errorf("backup:\n%s", bak)
+	if !strings.Contains(st.Message, "(config: "+tomlPath+"; previous version in "+tomlPath+".bak)") {
+		t.Errorf("message does not name the backup:\n%s", st.Message)
 	}
 	fi, err := os.Stat(f.sw.ConfigPath())
 	if err != nil || fi.Mode().Perm() != 0o640 {

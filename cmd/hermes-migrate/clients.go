@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,7 +48,7 @@ func migrateJSONClient(client string, o options, d deps) (clientReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	existing, err := readOptional(rep.Path)
+	existing, err := configmigrate.ReadConfigFile(rep.Path)
 	if err != nil {
 		return rep, err
 	}
@@ -71,16 +70,20 @@ func migrateJSONClient(client string, o options, d deps) (clientReport, error) {
 		res, err = clientsync.Remove(c, existing, names)
 		rep.Removed = len(res.Removed) > 0
 	} else {
-		tools, _, note, terr := hermesToolsServer(o, d)
+		job, jerr := codexJob(o, d)
+		if jerr != nil {
+			return rep, jerr
+		}
+		tools, terr := job.HermesToolsEntry()
 		if terr != nil {
 			return rep, terr
 		}
-		if note != "" {
+		if note := workerNote(tools.Command); note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
 		servers := []configmigrate.Server{tools}
 		if o.userServers {
-			yamlText, rerr := readOptional(filepath.Join(home, hermeshome.ConfigFile))
+			yamlText, rerr := configmigrate.ReadConfigFile(filepath.Join(home, hermeshome.ConfigFile))
 			if rerr != nil {
 				return rep, rerr
 			}
@@ -152,10 +155,4 @@ func writeOwnership(home string, o ownership) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(home, stateFile), append(data, '\n'), atomicfile.Options{Mode: 0o600})
-}
-
-// discoverPlugins asks codex, run with the user's environment, for the
-// plugins installed in codexHome.
-func discoverPlugins(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
-	return configmigrate.DiscoverPlugins(ctx, binary, codexHome, env, nil)
 }

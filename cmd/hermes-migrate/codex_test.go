@@ -70,11 +70,10 @@ func TestRealCodexLoadsMigratedConfig(t *testing.T) {
 	}
 
 	d := deps{
-		getenv:          func(k string) string { return envMap[k] },
-		environ:         func() []string { return env },
-		executable:      os.Executable,
-		lookPath:        exec.LookPath,
-		discoverPlugins: discoverPlugins,
+		getenv:     func(k string) string { return envMap[k] },
+		environ:    func() []string { return env },
+		executable: os.Executable,
+		lookPath:   exec.LookPath,
 	}
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{

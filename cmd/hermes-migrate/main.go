@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,11 +22,9 @@ import (
 	"syscall"
 
 	"github.com/hermes-go/hermes/configmigrate"
-	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
-	"github.com/hermes-go/hermes/internal/unidiff"
 	"github.com/hermes-go/hermes/mcpserver"
 )
 
@@ -38,9 +35,6 @@ const (
 	exitFailure = 1
 	exitUsage   = 2
 )
-
-// backupSuffix names the copy of the previous file kept on every write.
-const backupSuffix = ".bak"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,17 +50,17 @@ type deps struct {
 	executable func() (string, error)
 	lookPath   func(string) (string, error)
 	// discoverPlugins asks codex (binary, empty for the default lookup)
-	// for its installed plugins, running it with env.
+	// for its installed plugins, running it with env; nil asks the real
+	// codex.
 	discoverPlugins func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error)
 }
 
 func defaultDeps() deps {
 	return deps{
-		getenv:          os.Getenv,
-		environ:         os.Environ,
-		executable:      os.Executable,
-		lookPath:        exec.LookPath,
-		discoverPlugins: discoverPlugins,
+		getenv:     os.Getenv,
+		environ:    os.Environ,
+		executable: os.Executable,
+		lookPath:   exec.LookPath,
 	}
 }
 
@@ -228,61 +222,58 @@ func migrateClient(ctx context.Context, client string, o options, d deps) (clien
 	return migrateJSONClient(client, o, d)
 }
 
-// homes resolves the Hermes home and reports whether the user set one
+// hermesHome resolves the Hermes home and reports whether the user set one
 // explicitly (only then is HERMES_HOME written into client configs).
 func hermesHome(o options, d deps) (home string, explicit bool, err error) {
 	home, err = hermeshome.Resolve(o.hermesHome, d.getenv)
 	return home, o.hermesHome != "" || d.getenv(hermeshome.EnvVar) != "", err
 }
 
-func codexHome(o options, d deps) (string, error) {
-	dir := o.codexHome
-	if dir == "" {
-		dir = d.getenv("CODEX_HOME")
+// codexJob turns the flags into the codex job; its hermes-tools entry is
+// also what the other clients get. --remove needs no Hermes home, so none
+// is resolved for it.
+func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
+	job := configmigrate.CodexJob{
+		CodexHome:          o.codexHome,
+		HermesToolsCommand: o.hermesToolsCommand,
+		ApproveTools:       o.toolsApproval == "approve",
+		CodexBinary:        o.codexBin,
+		// A dry run must not start codex: it only shows what would change.
+		NoPluginDiscovery: o.noPlugins || o.dryRun,
+		Remove:            o.remove,
+		DryRun:            o.dryRun,
+		Getenv:            d.getenv,
+		Environ:           d.environ,
+		Executable:        d.executable,
+		LookPath:          d.lookPath,
+		DiscoverPlugins:   d.discoverPlugins,
 	}
-	if dir == "" {
-		home := d.getenv("HOME")
-		if home == "" {
-			var err error
-			if home, err = os.UserHomeDir(); err != nil {
-				return "", fmt.Errorf("locate ~/.codex: %w (pass --codex-home)", err)
-			}
-		}
-		dir = filepath.Join(home, ".codex")
+	if o.defaultPermissions != "none" {
+		job.DefaultPermissions = o.defaultPermissions
 	}
-	return filepath.Abs(dir)
+	if o.remove {
+		return job, nil
+	}
+	var err error
+	if job.HermesHome, job.HermesHomeExplicit, err = hermesHome(o, d); err != nil {
+		return job, err
+	}
+	job.EnvVars, err = toolEnvVars(job.HermesHome, d)
+	return job, err
 }
 
-// hermesToolsServer builds the callback entry shared by every client. note,
-// when not empty, is a warning for the report.
-func hermesToolsServer(o options, d deps) (srv configmigrate.Server, home, note string, err error) {
-	home, explicit, err := hermesHome(o, d)
-	if err != nil {
-		return configmigrate.Server{}, "", "", err
-	}
-	bin, err := findHermesTools(o, d)
-	if err != nil {
-		return configmigrate.Server{}, "", "", err
-	}
-	note = workerNote(bin)
+// toolEnvVars names the variables the enabled toolsets read.
+func toolEnvVars(home string, d deps) ([]string, error) {
 	cfg, err := hermeshome.LoadConfig(home)
 	if err != nil {
-		return configmigrate.Server{}, "", "", err
+		return nil, err
 	}
 	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg, Getenv: d.getenv})
 	if err != nil {
-		return configmigrate.Server{}, "", "", err
+		return nil, err
 	}
 	defer box.Close()
-	opts := configmigrate.HermesToolsOptions{
-		Command: bin,
-		EnvVars: mcpserver.EnvVarNames(box.Toolsets),
-		Approve: o.toolsApproval == "approve",
-	}
-	if explicit {
-		opts.HermesHome = home
-	}
-	return configmigrate.HermesToolsServer(opts), home, note, nil
+	return mcpserver.EnvVarNames(box.Toolsets), nil
 }
 
 // workerNote warns when hermes-tools-worker is not installed beside the
@@ -298,127 +289,36 @@ func workerNote(server string) string {
 	return fmt.Sprintf("%s is not installed beside %s, so the web, browser, media, kanban, session_search and todo tools will be hidden; install it there (go install github.com/hermes-go/hermes/cmd/%s@latest, or make build)", toolsbin.WorkerName, server, toolsbin.WorkerName)
 }
 
-// findHermesTools locates hermes-tools-mcp (the flag, beside this binary,
-// PATH). The path written is absolute: clients start servers with a
-// minimal environment.
-func findHermesTools(o options, d deps) (string, error) {
-	p, err := toolsbin.Locator{Executable: d.executable, LookPath: d.lookPath}.Find(o.hermesToolsCommand)
-	if err != nil && o.hermesToolsCommand != "" {
-		return "", fmt.Errorf("--hermes-tools-command %w", err)
-	}
-	if err != nil {
-		return "", fmt.Errorf("%w (--hermes-tools-command)", err)
-	}
-	return p, nil
-}
-
 func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) {
 	rep := clientReport{Client: "codex", DryRun: o.dryRun}
-	dir, err := codexHome(o, d)
+	job, err := codexJob(o, d)
 	if err != nil {
 		return rep, err
 	}
-	rep.Path = filepath.Join(dir, "config.toml")
-	existing, err := readOptional(rep.Path)
+	res, err := job.Run(ctx)
 	if err != nil {
 		return rep, err
 	}
-
-	var out []byte
-	if o.remove {
-		out, rep.Removed, err = configmigrate.RemoveCodexBlock(existing)
-		if err != nil {
-			return rep, fmt.Errorf("%s: %w", rep.Path, err)
-		}
-	} else {
-		tools, home, note, err := hermesToolsServer(o, d)
-		if err != nil {
-			return rep, err
-		}
-		if note != "" {
+	rep.setChange(res.FileChange)
+	rep.Removed, rep.Codex = res.Removed, res.Report
+	rep.PluginSource, rep.PluginError, rep.Problems = res.PluginSource, res.PluginError, res.Problems
+	if res.HermesTools != nil {
+		if note := workerNote(res.HermesTools.Command); note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
-		yamlText, err := readOptional(filepath.Join(home, hermeshome.ConfigFile))
-		if err != nil {
-			return rep, err
-		}
-		servers, problems, err := configmigrate.HermesServers(yamlText)
-		if err != nil {
-			return rep, fmt.Errorf("%s: %w", filepath.Join(home, hermeshome.ConfigFile), err)
-		}
-		for _, p := range problems {
-			rep.Problems = append(rep.Problems, p.Error())
-		}
-		in := configmigrate.CodexInput{HermesTools: &tools, Servers: servers}
-		if o.defaultPermissions != "none" {
-			in.DefaultPermissions = o.defaultPermissions
-		}
-		in.Plugins, rep.PluginSource, rep.PluginError = codexPlugins(ctx, o, d, dir, existing)
-		var cr configmigrate.CodexReport
-		out, cr, err = configmigrate.MigrateCodex(existing, in)
-		if err != nil {
-			return rep, fmt.Errorf("%s: %w", rep.Path, err)
-		}
-		rep.Codex = &cr
 	}
-	return finish(rep, existing, out, o)
-}
-
-// codexPlugins asks codex for its installed plugins. When that is not done
-// (dry run, --no-plugins) or fails, the plugins the current block lists are
-// kept, so a run never drops what an earlier run discovered.
-func codexPlugins(ctx context.Context, o options, d deps, codexHome string, existing []byte) (plugins []configmigrate.Plugin, source, errText string) {
-	previous := configmigrate.BlockPlugins(existing)
-	keep := func() ([]configmigrate.Plugin, string) {
-		if len(previous) > 0 {
-			return previous, "previous block"
-		}
-		return nil, ""
-	}
-	if o.noPlugins || o.dryRun {
-		p, s := keep()
-		return p, s, ""
-	}
-	found, err := d.discoverPlugins(ctx, codexHome, o.codexBin, d.environ())
-	if err != nil {
-		p, s := keep()
-		return p, s, err.Error()
-	}
-	return found, "codex", ""
+	return rep, nil
 }
 
 // finish writes out (or, in a dry run, diffs it) and fills the report.
 func finish(rep clientReport, existing, out []byte, o options) (clientReport, error) {
-	rep.Changed = string(out) != string(existing)
-	if !rep.Changed {
-		return rep, nil
-	}
-	if o.dryRun {
-		rep.Diff = unidiff.Diff(rep.Path, rep.Path+" (migrated)", existing, out)
-		return rep, nil
-	}
-	opts := atomicfile.Options{Mode: 0o600}
-	if existing != nil {
-		opts.Backup = backupSuffix
-		rep.Backup = rep.Path + backupSuffix
-	}
-	if err := atomicfile.Write(rep.Path, out, opts); err != nil {
-		return rep, err
-	}
-	rep.Written = true
-	return rep, nil
+	ch, err := configmigrate.WriteChange(rep.Path, existing, out, o.dryRun)
+	rep.setChange(ch)
+	return rep, err
 }
 
-// readOptional reads a file; a missing file is nil, not an error.
-func readOptional(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return data, nil
+func (r *clientReport) setChange(ch configmigrate.FileChange) {
+	r.Path, r.Changed, r.Written, r.Backup, r.Diff = ch.Path, ch.Changed, ch.Written, ch.Backup, ch.Diff
 }
 
 func writeHuman(w io.Writer, r clientReport) {

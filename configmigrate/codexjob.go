@@ -1,0 +1,219 @@
+package configmigrate
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/toolsbin"
+)
+
+// CodexJob writes Hermes' managed block into codex's config.toml: the
+// hermes-tools callback, the user's Hermes MCP servers, the installed codex
+// plugins and the default permission profile. hermes-migrate and
+// /codex-runtime both run it, so codex ends up with the same block whichever
+// the user ran.
+type CodexJob struct {
+	// CodexHome holds config.toml; empty means $CODEX_HOME, else ~/.codex.
+	CodexHome string
+	// HermesHome is the resolved Hermes home whose config.yaml lists the
+	// user's MCP servers.
+	HermesHome string
+	// HermesHomeExplicit says the user chose HermesHome; only then is it
+	// written into the hermes-tools entry, so the default keeps following
+	// the server's own lookup.
+	HermesHomeExplicit bool
+	// HermesToolsCommand is the hermes-tools-mcp the user named; empty looks
+	// beside the running program, then on PATH.
+	HermesToolsCommand string
+	// EnvVars are the variables hermes-tools' enabled toolsets read; the
+	// caller computes them from the toolsets it would serve.
+	EnvVars []string
+	// ApproveTools lets codex run hermes-tools' tools without asking.
+	ApproveTools bool
+	// OmitHermesTools leaves the callback entry out, for a caller that could
+	// not describe it (its toolsets failed to load) but still wants the
+	// user's servers migrated.
+	OmitHermesTools bool
+	// HermesToolsOptional turns a hermes-tools-mcp that cannot be found into
+	// CodexResult.HermesToolsError instead of a failed job.
+	HermesToolsOptional bool
+	// DefaultPermissions is the default_permissions profile; empty sets none.
+	DefaultPermissions string
+	// CodexBinary is the codex asked for plugins; empty means $CODEX_BIN,
+	// else codex on PATH.
+	CodexBinary string
+	// NoPluginDiscovery keeps the plugins the current block lists instead
+	// of asking codex (which starts a process and may touch the network).
+	NoPluginDiscovery bool
+	// Remove takes the managed block out instead of writing it.
+	Remove bool
+	// DryRun writes nothing; the result carries the diff.
+	DryRun bool
+
+	// Getenv, Environ, Executable and LookPath are the job's view of the
+	// process; nil means the real one.
+	Getenv     func(string) string
+	Environ    func() []string
+	Executable func() (string, error)
+	LookPath   func(string) (string, error)
+	// DiscoverPlugins asks codex (binary, empty for the default lookup),
+	// run with env, for the plugins installed in codexHome; nil means
+	// DiscoverPlugins.
+	DiscoverPlugins func(ctx context.Context, codexHome, binary string, env []string) ([]Plugin, error)
+	// Logger receives codex's diagnostics during discovery; nil discards.
+	Logger *slog.Logger
+}
+
+// CodexResult is what a CodexJob did to config.toml.
+type CodexResult struct {
+	FileChange
+	// Removed says Remove found a block to take out.
+	Removed bool
+	// Report is nil for Remove.
+	Report *CodexReport
+	// HermesTools is the callback entry written, nil when left out.
+	HermesTools *Server
+	// HermesToolsError is why an optional entry was left out.
+	HermesToolsError error
+	// PluginSource says where the plugins came from: "codex", "previous
+	// block" or "" (none).
+	PluginSource string
+	// PluginError is why discovery failed; the job went on without it.
+	PluginError string
+	// Problems are Hermes servers that could not be translated.
+	Problems []string
+}
+
+// Run migrates (or removes) the block and writes config.toml atomically,
+// keeping the previous file as config.toml.bak. Nothing is written when the
+// file or config.yaml cannot be read, or the result would not parse.
+func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
+	var res CodexResult
+	dir, err := j.codexHome()
+	if err != nil {
+		return res, err
+	}
+	res.Path = filepath.Join(dir, "config.toml")
+	existing, err := ReadConfigFile(res.Path)
+	if err != nil {
+		return res, err
+	}
+
+	var out []byte
+	if j.Remove {
+		out, res.Removed, err = RemoveCodexBlock(existing)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", res.Path, err)
+		}
+	} else {
+		in := CodexInput{DefaultPermissions: j.DefaultPermissions}
+		if !j.OmitHermesTools {
+			tools, err := j.HermesToolsEntry()
+			switch {
+			case err == nil:
+				in.HermesTools, res.HermesTools = &tools, &tools
+			case j.HermesToolsOptional:
+				res.HermesToolsError = err
+			default:
+				return res, err
+			}
+		}
+		yamlPath := filepath.Join(j.HermesHome, hermeshome.ConfigFile)
+		yamlText, err := ReadConfigFile(yamlPath)
+		if err != nil {
+			return res, err
+		}
+		var problems []error
+		in.Servers, problems, err = HermesServers(yamlText)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", yamlPath, err)
+		}
+		for _, p := range problems {
+			res.Problems = append(res.Problems, p.Error())
+		}
+		in.Plugins, res.PluginSource, res.PluginError = j.plugins(ctx, dir, existing)
+		var rep CodexReport
+		out, rep, err = MigrateCodex(existing, in)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", res.Path, err)
+		}
+		res.Report = &rep
+	}
+	res.FileChange, err = WriteChange(res.Path, existing, out, j.DryRun)
+	return res, err
+}
+
+// HermesToolsEntry is the hermes-tools callback entry the job writes;
+// hermes-migrate registers the same entry with the other MCP clients. The
+// command is absolute: clients start servers with a minimal environment.
+func (j CodexJob) HermesToolsEntry() (Server, error) {
+	bin, err := toolsbin.Locator{Executable: j.Executable, LookPath: j.LookPath}.Find(j.HermesToolsCommand)
+	if err != nil && j.HermesToolsCommand != "" {
+		return Server{}, fmt.Errorf("--hermes-tools-command %w", err)
+	}
+	if err != nil {
+		return Server{}, fmt.Errorf("%w (--hermes-tools-command)", err)
+	}
+	opts := HermesToolsOptions{Command: bin, EnvVars: j.EnvVars, Approve: j.ApproveTools}
+	if j.HermesHomeExplicit {
+		opts.HermesHome = j.HermesHome
+	}
+	return HermesToolsServer(opts), nil
+}
+
+func (j CodexJob) codexHome() (string, error) {
+	getenv := j.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dir := j.CodexHome
+	if dir == "" {
+		dir = getenv("CODEX_HOME")
+	}
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("locate ~/.codex: %w (set CODEX_HOME or pass --codex-home)", err)
+			}
+		}
+		dir = filepath.Join(home, ".codex")
+	}
+	return filepath.Abs(dir)
+}
+
+// plugins asks codex for its installed plugins. When that is not done or
+// fails, the plugins the current block lists are kept, so a run never drops
+// what an earlier run discovered.
+func (j CodexJob) plugins(ctx context.Context, codexHome string, existing []byte) (plugins []Plugin, source, errText string) {
+	keep := func() ([]Plugin, string) {
+		if previous := BlockPlugins(existing); len(previous) > 0 {
+			return previous, "previous block"
+		}
+		return nil, ""
+	}
+	if j.NoPluginDiscovery {
+		p, s := keep()
+		return p, s, ""
+	}
+	discover, environ := j.DiscoverPlugins, j.Environ
+	if discover == nil {
+		discover = func(ctx context.Context, codexHome, binary string, env []string) ([]Plugin, error) {
+			return DiscoverPlugins(ctx, binary, codexHome, env, j.Logger)
+		}
+	}
+	if environ == nil {
+		environ = os.Environ
+	}
+	found, err := discover(ctx, codexHome, j.CodexBinary, environ())
+	if err != nil {
+		p, s := keep()
+		return p, s, err.Error()
+	}
+	return found, "codex", ""
+}

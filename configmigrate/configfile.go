@@ -1,0 +1,67 @@
+package configmigrate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/unidiff"
+)
+
+// BackupSuffix names the copy of a config file's previous content kept
+// beside it on every write, so the user can always go back.
+const BackupSuffix = ".bak"
+
+// ReadConfigFile reads a config file; a missing file is nil, not an error,
+// because every migration starts from "nothing configured yet".
+func ReadConfigFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// FileChange is what replacing a config file did or, in a dry run, would do.
+type FileChange struct {
+	Path    string
+	Changed bool
+	Written bool
+	// Backup is where the previous content was kept; empty when the file
+	// was new or nothing was written.
+	Backup string
+	// Diff is the unified diff of a dry run that would change the file.
+	Diff string
+}
+
+// WriteChange replaces path's content (before, nil when the file is missing)
+// with after. The write is atomic and keeps before as path+BackupSuffix; a
+// new file gets mode 0600 because client configs can hold secrets. A dry
+// run writes nothing and returns the diff instead.
+func WriteChange(path string, before, after []byte, dryRun bool) (FileChange, error) {
+	ch := FileChange{Path: path, Changed: string(before) != string(after)}
+	if !ch.Changed {
+		return ch, nil
+	}
+	if dryRun {
+		ch.Diff = unidiff.Diff(path, path+" (migrated)", before, after)
+		return ch, nil
+	}
+	opts := atomicfile.Options{Mode: 0o600}
+	if before != nil {
+		opts.Backup = BackupSuffix
+	}
+	if err := atomicfile.Write(path, after, opts); err != nil {
+		return ch, err
+	}
+	if before != nil {
+		ch.Backup = path + BackupSuffix
+	}
+	ch.Written = true
+	return ch, nil
+}
