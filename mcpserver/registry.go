@@ -343,9 +343,7 @@ func (r *Registry) toolNames() []string {
 }
 
 // EveryTool is the plan that exposes every declared tool, whatever its
-// availability check says: for a process that serves calls another
-// process decided to expose (hermes-tools-worker), and for tests of what
-// tools advertise.
+// availability check says, for tests of what tools advertise and do.
 func EveryTool(toolsets ...tooldef.Toolset) Plan {
 	var p Plan
 	for _, ts := range toolsets {

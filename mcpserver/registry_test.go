@@ -12,11 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/hermes-go/hermes/internal/toolsbin"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -146,28 +142,10 @@ func TestInstructionsNameOnlyExposedTools(t *testing.T) {
 	}
 }
 
-// builtWorker is hermes-tools-worker, built once for the package's tests,
-// so that the forwarded tools run for real.
-var builtWorker = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "mcpserver-worker")
-	if err != nil {
-		return "", err
-	}
-	front, err := toolsbuild.Build(context.Background(), dir)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(filepath.Dir(front), toolsbin.WorkerName), nil
-})
-
 // builtinToolsets returns every shipped toolset over the fixture home.
 func builtinToolsets(t *testing.T, home string) []tooldef.Toolset {
 	t.Helper()
-	workerPath, err := builtWorker()
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, WorkerPath: workerPath})
+	box, err := mcpserver.Builtin(mcpserver.Env{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}

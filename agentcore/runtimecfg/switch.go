@@ -230,34 +230,16 @@ func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
 		DiscoverPlugins:     s.DiscoverPlugins,
 		Logger:              s.Logger,
 	}
-	vars, varsErr := s.toolEnvVars()
-	job.EnvVars, job.OmitHermesTools = vars, varsErr != nil
+	job.EnvVars = mcpserver.EnvVarNames()
 	res, err := job.Run(ctx)
 	if err != nil {
 		return nil, err
 	}
 	m := &Migration{Path: res.Path, Backup: res.Backup, Written: res.Written, Report: *res.Report, PluginError: res.PluginError, Problems: res.Problems}
-	switch {
-	case varsErr != nil:
-		m.Warning = varsErr.Error()
-	case res.HermesToolsError != nil:
+	if res.HermesToolsError != nil {
 		m.Warning = res.HermesToolsError.Error() + "; codex will not get Hermes' tools until it is installed and /codex-runtime on runs again"
 	}
 	return m, nil
-}
-
-// toolEnvVars names the variables the enabled toolsets read.
-func (s *Switch) toolEnvVars() ([]string, error) {
-	cfg, err := hermeshome.LoadConfig(s.HermesHome)
-	if err != nil {
-		return nil, err
-	}
-	box, err := mcpserver.Builtin(mcpserver.Env{Home: s.HermesHome, Config: cfg, Getenv: s.getenv})
-	if err != nil {
-		return nil, err
-	}
-	defer box.Close()
-	return mcpserver.EnvVarNames(box.Toolsets), nil
 }
 
 func migrationLines(m *Migration) []string {

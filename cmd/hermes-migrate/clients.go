@@ -78,9 +78,6 @@ func migrateJSONClient(client string, o options, d deps) (clientReport, error) {
 		if terr != nil {
 			return rep, terr
 		}
-		if note := workerNote(tools.Command); note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
 		servers := []configmigrate.Server{tools}
 		if o.userServers {
 			yamlText, rerr := configmigrate.ReadConfigFile(filepath.Join(home, hermeshome.ConfigFile))

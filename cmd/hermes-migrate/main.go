@@ -17,14 +17,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/internal/toolsbin"
 	"github.com/hermes-go/hermes/mcpserver"
 )
 
@@ -258,35 +256,8 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 	if job.HermesHome, job.HermesHomeExplicit, err = hermesHome(o, d); err != nil {
 		return job, err
 	}
-	job.EnvVars, err = toolEnvVars(job.HermesHome, d)
-	return job, err
-}
-
-// toolEnvVars names the variables the enabled toolsets read.
-func toolEnvVars(home string, d deps) ([]string, error) {
-	cfg, err := hermeshome.LoadConfig(home)
-	if err != nil {
-		return nil, err
-	}
-	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg, Getenv: d.getenv})
-	if err != nil {
-		return nil, err
-	}
-	defer box.Close()
-	return mcpserver.EnvVarNames(box.Toolsets), nil
-}
-
-// workerNote warns when hermes-tools-worker is not installed beside the
-// server being registered: the server looks there first, and a client
-// starts it with an environment whose PATH cannot be relied on. Without a
-// worker the web, browser, media, kanban, session_search and todo tools
-// are hidden; a kanban worker agent could not report back.
-func workerNote(server string) string {
-	worker := filepath.Join(filepath.Dir(server), toolsbin.WorkerName)
-	if fi, err := os.Stat(worker); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s is not installed beside %s, so the web, browser, media, kanban, session_search and todo tools will be hidden; install it there (go install github.com/hermes-go/hermes/cmd/%s@latest, or make build)", toolsbin.WorkerName, server, toolsbin.WorkerName)
+	job.EnvVars = mcpserver.EnvVarNames()
+	return job, nil
 }
 
 func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) {
@@ -302,11 +273,6 @@ func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) 
 	rep.setChange(res.FileChange)
 	rep.Removed, rep.Codex = res.Removed, res.Report
 	rep.PluginSource, rep.PluginError, rep.Problems = res.PluginSource, res.PluginError, res.Problems
-	if res.HermesTools != nil {
-		if note := workerNote(res.HermesTools.Command); note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
-	}
 	return rep, nil
 }
 

@@ -36,10 +36,8 @@ func newTestEnv(t *testing.T) *testEnv {
 			t.Fatal(err)
 		}
 	}
-	for _, bin := range []string{e.toolsBin, filepath.Join(filepath.Dir(e.toolsBin), "hermes-tools-worker")} {
-		if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(e.toolsBin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	return e
 }
@@ -178,26 +176,6 @@ func TestRemoveRestoresUserFile(t *testing.T) {
 	}
 	if got := e.config(t); got != orig {
 		t.Fatalf("after --remove:\n%q\nwant\n%q", got, orig)
-	}
-}
-
-// The server hides the tools its worker runs when the worker is not beside
-// it; registering such a server is allowed, with a note saying how to fix it.
-func TestWarnsWhenTheWorkerIsMissing(t *testing.T) {
-	e := newTestEnv(t)
-	code, out, errb := e.run(t, "--no-plugins")
-	if code != exitOK || strings.Contains(out, "hermes-tools-worker is not installed") {
-		t.Fatalf("with the worker installed: exit %d, note present?\n%s%s", code, out, errb)
-	}
-	if err := os.Remove(filepath.Join(filepath.Dir(e.toolsBin), "hermes-tools-worker")); err != nil {
-		t.Fatal(err)
-	}
-	for _, client := range []string{"codex", "cursor"} {
-		code, out, errb = e.run(t, "--no-plugins", "--client", client)
-		if code != exitOK || !strings.Contains(out, "hermes-tools-worker is not installed beside "+e.toolsBin) ||
-			!strings.Contains(out, "go install github.com/hermes-go/hermes/cmd/hermes-tools-worker@latest") {
-			t.Errorf("%s without the worker: exit %d\n%s%s", client, code, out, errb)
-		}
 	}
 }
 
