@@ -12,7 +12,7 @@ import (
 	kanbanspec "github.com/hermes-go/hermes/mcpserver/kanban/spec"
 	mediaspec "github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/memory"
-	sessionsspec "github.com/hermes-go/hermes/mcpserver/sessions/spec"
+	"github.com/hermes-go/hermes/mcpserver/sessions"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 	todospec "github.com/hermes-go/hermes/mcpserver/todo/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -128,7 +128,7 @@ func Builtin(env Env) (*Toolbox, error) {
 		//     plan. Enable it for clients without one.
 		kanbanspec.Toolset(kanbanspec.Options{Home: env.Home, Getenv: getenv}, bind),
 		memory.Toolset(memory.Options{Home: env.Home}),
-		sessionsspec.Toolset(sessionsspec.Options{}, bind),
+		sessions.Toolset(sessions.Options{Home: env.Home, Getenv: getenv}),
 		todospec.Toolset(todospec.Options{}, bind),
 	}
 	// Tools served by the worker are hidden, with the fix, when there is no
