@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
 	browserspec "github.com/hermes-go/hermes/mcpserver/browser/spec"
-	kanbanspec "github.com/hermes-go/hermes/mcpserver/kanban/spec"
+	"github.com/hermes-go/hermes/mcpserver/kanban"
 	mediaspec "github.com/hermes-go/hermes/mcpserver/media/spec"
 	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/sessions"
@@ -126,7 +126,7 @@ func Builtin(env Env) (*Toolbox, error) {
 		//   - todo: off. Codex, Claude Code and most clients bring their
 		//     own plan/todo tool; a second one costs context and splits the
 		//     plan. Enable it for clients without one.
-		kanbanspec.Toolset(kanbanspec.Options{Home: env.Home, Getenv: getenv}, bind),
+		kanban.Toolset(kanban.Options{Home: env.Home, Getenv: getenv}),
 		memory.Toolset(memory.Options{Home: env.Home}),
 		sessions.Toolset(sessions.Options{Home: env.Home, Getenv: getenv}),
 		todospec.Toolset(todospec.Options{}, bind),

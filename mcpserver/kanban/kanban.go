@@ -13,14 +13,8 @@
 // (HERMES_KANBAN_TASK set) sees every tool but kanban_list and
 // kanban_unblock and may change only its own task's lifecycle; a profile
 // with "kanban" in config.yaml's toolsets (an orchestrator) sees all of
-// them; anyone else sees none.
-//
-// The declarations (names, descriptions, schemas, hints) and the gating
-// checks live in the spec subpackage, which the MCP front process serves
-// without linking this package and its SQLite driver; this package binds
-// its handlers to them. The handlers keep their own guards (a worker may
-// change only its own task; a dispatcher worker may not list or unblock),
-// so those hold in whichever process serves the call.
+// them; anyone else sees none. The handlers repeat the worker's limits as
+// guards, since a client may call a tool it was not shown.
 package kanban
 
 import (
@@ -35,20 +29,76 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/kanban/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
+)
+
+// ToolsetName is what users type in --toolsets and config.yaml's toolsets;
+// "kanban" in a profile's toolsets is also what makes it an orchestrator.
+const ToolsetName = "kanban"
+
+// Tool names. kanban_list and kanban_unblock are orchestrator-only; the
+// rest are also a dispatcher worker's.
+const (
+	toolShow           = "kanban_show"
+	toolList           = "kanban_list"
+	toolComplete       = "kanban_complete"
+	toolBlock          = "kanban_block"
+	toolHeartbeat      = "kanban_heartbeat"
+	toolComment        = "kanban_comment"
+	toolCreate         = "kanban_create"
+	toolUnblock        = "kanban_unblock"
+	toolLink           = "kanban_link"
+	toolRequestReview  = "kanban_request_review"
+	toolRequestChanges = "kanban_request_changes"
+)
+
+// Environment variables the toolset reads. The dispatcher sets the
+// HERMES_KANBAN_* task variables in a worker's environment; the checks
+// read only envTask, the handlers read the rest.
+const (
+	envTask            = "HERMES_KANBAN_TASK"
+	envRunID           = "HERMES_KANBAN_RUN_ID"
+	envClaimLock       = "HERMES_KANBAN_CLAIM_LOCK"
+	envClaimTTLSeconds = "HERMES_KANBAN_CLAIM_TTL_SECONDS"
+	envDB              = "HERMES_KANBAN_DB"
+	envBoard           = "HERMES_KANBAN_BOARD"
+	envHome            = "HERMES_KANBAN_HOME"
+	envProfile         = "HERMES_PROFILE"
+	envTenant          = "HERMES_TENANT"
+	envSessionID       = "HERMES_SESSION_ID"
+)
+
+// EnvVars returns the environment variables the toolset reads, a fresh
+// slice the caller may keep or change.
+func EnvVars() []string {
+	return []string{
+		envTask, envRunID, envClaimLock, envClaimTTLSeconds,
+		envDB, envBoard, envHome,
+		envProfile, envTenant, envSessionID,
+	}
+}
+
+// kanban_list's limits. kanban_list's description and schema advertise
+// them as literal text, so the schemas stay constant strings;
+// TestListLimitsAdvertised keeps the two in step.
+const (
+	listDefaultLimit = 50
+	listMaxLimit     = 200
 )
 
 // Options configures the kanban toolset.
 type Options struct {
 	// Home is HERMES_HOME, absolute. Boards live under the kanban root
-	// derived from it (see Root).
+	// derived from it (see Root), and its config.yaml marks an orchestrator
+	// profile unless ConfigPath overrides it.
 	Home string
-	// Getenv reads the environment at call time; nil means os.Getenv.
+	// Getenv reads the environment when a check or a call runs; nil means
+	// os.Getenv.
 	Getenv func(string) string
 	// ConfigPath is the config.yaml whose top-level toolsets mark an
 	// orchestrator profile; empty means Home/config.yaml. It is read each
-	// time gating is decided, as Hermes does.
+	// time gating is decided, as Hermes does, so an edit applies without a
+	// restart.
 	ConfigPath string
 	// BusyTimeout bounds waits for another process's lock; zero means
 	// sqlitestore.DefaultBusyTimeout.
@@ -57,59 +107,57 @@ type Options struct {
 	Now func() time.Time
 }
 
-// EnvVars are the variables the toolset reads; the dispatcher sets them in
-// a worker's environment. The list is declared in spec.
-var EnvVars = spec.EnvVars
-
 type kit struct {
 	opts   Options
 	getenv func(string) string
 }
 
-// Toolset returns the kanban toolset: spec's declarations, names,
-// schemas and gating, with this package's handlers bound to them.
+// Toolset returns the kanban toolset. It does no I/O: the board is opened
+// by each call, config.yaml is read by each check.
 func Toolset(opts Options) tooldef.Toolset {
 	k := &kit{opts: opts, getenv: opts.Getenv}
 	if k.getenv == nil {
 		k.getenv = os.Getenv
 	}
-	return spec.Toolset(spec.Options{Home: opts.Home, Getenv: k.getenv, ConfigPath: opts.ConfigPath}, k.handler)
-}
-
-// handler binds a declared tool to its implementation. An unknown name is
-// a tool spec declares and this package does not implement: a programming
-// error, caught by every test that builds the toolset.
-func (k *kit) handler(name string) tooldef.Handler {
-	switch name {
-	case spec.ToolShow:
-		return k.handleShow
-	case spec.ToolList:
-		return k.handleList
-	case spec.ToolComplete:
-		return k.handleComplete
-	case spec.ToolBlock:
-		return k.handleBlock
-	case spec.ToolHeartbeat:
-		return k.handleHeartbeat
-	case spec.ToolComment:
-		return k.handleComment
-	case spec.ToolCreate:
-		return k.handleCreate
-	case spec.ToolUnblock:
-		return k.handleUnblock
-	case spec.ToolLink:
-		return k.handleLink
-	case spec.ToolRequestReview:
-		return k.handleRequestReview
-	case spec.ToolRequestChanges:
-		return k.handleRequestChanges
+	tool := func(name, title, desc, in, out string, h tooldef.Hints, handler tooldef.Handler, check func() error) tooldef.Tool {
+		return tooldef.Tool{
+			Name: name, Title: title, Description: desc,
+			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out),
+			Hints: h, Handler: handler, Check: check,
+		}
 	}
-	panic("kanban: no handler for declared tool " + name)
+	// Hints: a transition that ends a run or overwrites what the task
+	// holds (its result, its assignee) is destructive; adding rows is not.
+	readOnly := tooldef.Hints{ReadOnly: true, Idempotent: true}
+	ending := tooldef.Hints{Destructive: true}
+	additive := tooldef.Hints{}
+	settles := tooldef.Hints{Idempotent: true}
+	return tooldef.Toolset{
+		Name:        ToolsetName,
+		Description: "Work the Hermes kanban board: report back from a dispatched task, or route work as an orchestrator.",
+		// On by default, yet every tool stays hidden unless this process is
+		// a dispatcher worker or an orchestrator profile: a codex worker
+		// whose callback lacks these tools cannot report back and hangs
+		// until the dispatcher times it out.
+		Default: true,
+		EnvVars: EnvVars(),
+		Tools: []tooldef.Tool{
+			tool(toolShow, "Show a kanban task", showDescription, showInput, showOutput, readOnly, k.handleShow, k.checkWorker),
+			tool(toolList, "List kanban tasks", listDescription, listInput, listOutput, settles, k.handleList, k.checkOrchestrator),
+			tool(toolComplete, "Complete a kanban task", completeDescription, completeInput, okTaskRunOutput, ending, k.handleComplete, k.checkWorker),
+			tool(toolBlock, "Block a kanban task", blockDescription, blockInput, okTaskRunOutput, ending, k.handleBlock, k.checkWorker),
+			tool(toolHeartbeat, "Kanban heartbeat", heartbeatDescription, heartbeatInput, heartbeatOutput, additive, k.handleHeartbeat, k.checkWorker),
+			tool(toolComment, "Comment on a kanban task", commentDescription, commentInput, commentOutput, additive, k.handleComment, k.checkWorker),
+			tool(toolCreate, "Create a kanban task", createDescription, createInput, statusOutput, additive, k.handleCreate, k.checkWorker),
+			tool(toolUnblock, "Unblock a kanban task", unblockDescription, unblockInput, statusOutput, settles, k.handleUnblock, k.checkOrchestrator),
+			tool(toolLink, "Link kanban tasks", linkDescription, linkInput, linkOutput, settles, k.handleLink, k.checkWorker),
+			tool(toolRequestReview, "Request review of a kanban task", requestReviewDescription, requestReviewInput, statusOutput, ending, k.handleRequestReview, k.checkWorker),
+			tool(toolRequestChanges, "Request changes on a kanban task", requestChangesDescription, requestChangesInput, requestChangesOutput, ending, k.handleRequestChanges, k.checkWorker),
+		},
+	}
 }
 
 // --- shared helpers ---
-
-func (k *kit) envTask() string { return strings.TrimSpace(k.getenv(spec.EnvTask)) }
 
 // fail is the original's tool_error shape.
 func fail(format string, args ...any) tooldef.Result {
@@ -125,48 +173,17 @@ func (k *kit) defaultTaskID(arg string) string {
 	if arg = strings.TrimSpace(arg); arg != "" {
 		return arg
 	}
-	return k.envTask()
-}
-
-// ownTask resolves the task a lifecycle tool acts on (the argument, else
-// HERMES_KANBAN_TASK) and refuses one that is not the worker's own. A
-// refusal comes back as the result to return.
-func (k *kit) ownTask(arg string) (string, tooldef.Result, bool) {
-	tid := k.defaultTaskID(arg)
-	if tid == "" {
-		return "", fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), true
-	}
-	if res, refused := k.ownership(tid); refused {
-		return "", res, true
-	}
-	return tid, tooldef.Result{}, false
-}
-
-// ownership refuses a worker's lifecycle change to another task: a buggy
-// or prompt-injected worker must not close sibling runs.
-func (k *kit) ownership(tid string) (tooldef.Result, bool) {
-	own := k.envTask()
-	if own == "" || tid == own {
-		return tooldef.Result{}, false
-	}
-	return fail("worker is scoped to task %s; refusing to mutate %s. Use kanban_comment to hand off information to other tasks, or kanban_create to spawn follow-up work.", own, tid), true
-}
-
-func (k *kit) orchestratorGuard(tool string) (tooldef.Result, bool) {
-	if k.envTask() == "" {
-		return tooldef.Result{}, false
-	}
-	return fail("%s is orchestrator-only; dispatcher-spawned workers must use kanban_complete, kanban_block, kanban_heartbeat, or kanban_comment for their assigned task.", tool), true
+	return k.dispatchedTask()
 }
 
 // workerRunID is the dispatcher's run id for this worker's own task: it
 // pins transitions to the run this worker was spawned for, so a worker
 // that was reclaimed cannot close its successor's run.
 func (k *kit) workerRunID(tid string) *int64 {
-	if k.envTask() != tid {
+	if k.dispatchedTask() != tid {
 		return nil
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(k.getenv(spec.EnvRunID)), 10, 64)
+	n, err := strconv.ParseInt(strings.TrimSpace(k.getenv(envRunID)), 10, 64)
 	if err != nil {
 		return nil
 	}
@@ -174,7 +191,7 @@ func (k *kit) workerRunID(tid string) *int64 {
 }
 
 func (k *kit) claimTTL() time.Duration {
-	if n, err := strconv.Atoi(strings.TrimSpace(k.getenv(spec.EnvClaimTTLSeconds))); err == nil && n >= 1 {
+	if n, err := strconv.Atoi(strings.TrimSpace(k.getenv(envClaimTTLSeconds))); err == nil && n >= 1 {
 		return time.Duration(n) * time.Second
 	}
 	return DefaultClaimTTL
@@ -184,7 +201,7 @@ func (k *kit) claimTTL() time.Duration {
 // Hermes (which then matches no dispatcher claim, so only the heartbeat is
 // recorded).
 func (k *kit) claimer() string {
-	if v := strings.TrimSpace(k.getenv(spec.EnvClaimLock)); v != "" {
+	if v := strings.TrimSpace(k.getenv(envClaimLock)); v != "" {
 		return v
 	}
 	host, err := os.Hostname()
@@ -195,7 +212,7 @@ func (k *kit) claimer() string {
 }
 
 func (k *kit) author() string {
-	if p := strings.TrimSpace(k.getenv(spec.EnvProfile)); p != "" {
+	if p := strings.TrimSpace(k.getenv(envProfile)); p != "" {
 		return p
 	}
 	return "worker"
@@ -300,7 +317,7 @@ func (k *kit) handleShow(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	if tid == "" {
 		return fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), nil
 	}
-	b, res, done, err := k.open(ctx, spec.ToolShow, a.Board, readBoard)
+	b, res, done, err := k.open(ctx, toolShow, a.Board, readBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -310,34 +327,34 @@ func (k *kit) handleShow(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	defer b.Close()
 	t, err := b.Task(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolShow, err)
+		return finish(toolShow, err)
 	}
 	if t == nil {
 		return fail("task %s not found", tid), nil
 	}
 	parents, err := b.ParentIDs(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolShow, err)
+		return finish(toolShow, err)
 	}
 	children, err := b.ChildIDs(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolShow, err)
+		return finish(toolShow, err)
 	}
 	comments, err := b.Comments(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolShow, err)
+		return finish(toolShow, err)
 	}
 	events, err := b.Events(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolShow, err)
+		return finish(toolShow, err)
 	}
 	runs, err := b.Runs(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolShow, err)
+		return finish(toolShow, err)
 	}
 	wctx, err := b.WorkerContext(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolShow, err)
+		return finish(toolShow, err)
 	}
 	type commentOut struct {
 		Author    string `json:"author"`
@@ -389,24 +406,24 @@ type listArgs struct {
 }
 
 func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	if res, refused := k.orchestratorGuard(spec.ToolList); refused {
+	if res, refused := k.orchestratorGuard(toolList); refused {
 		return res, nil
 	}
 	a, err := tooldef.DecodeArgs[listArgs](raw)
 	if err != nil {
 		return fail("kanban_list: %v", err), nil
 	}
-	limit := spec.ListDefaultLimit
+	limit := listDefaultLimit
 	if a.Limit != nil {
 		limit = *a.Limit
 	}
 	if limit < 1 {
 		return fail("limit must be >= 1"), nil
 	}
-	if limit > spec.ListMaxLimit {
-		return fail("limit must be <= %d", spec.ListMaxLimit), nil
+	if limit > listMaxLimit {
+		return fail("limit must be <= %d", listMaxLimit), nil
 	}
-	b, res, done, err := k.open(ctx, spec.ToolList, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolList, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -417,10 +434,10 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		// Dependencies that cleared since the dispatcher's last tick show
 		// as ready at once, as in the CLI.
 		if promoted, err = b.RecomputeReady(ctx); err != nil {
-			return finish(spec.ToolList, err)
+			return finish(toolList, err)
 		}
 		if tasks, err = b.ListTasks(ctx, Filter{Assignee: a.Assignee, Status: a.Status, Tenant: a.Tenant, IncludeArchived: a.IncludeArchived, Limit: limit + 1}); err != nil {
-			return finish(spec.ToolList, err)
+			return finish(toolList, err)
 		}
 	}
 	truncated := len(tasks) > limit
@@ -432,10 +449,10 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		parents, children := []string{}, []string{}
 		if b != nil {
 			if parents, err = b.ParentIDs(ctx, t.ID); err != nil {
-				return finish(spec.ToolList, err)
+				return finish(toolList, err)
 			}
 			if children, err = b.ChildIDs(ctx, t.ID); err != nil {
-				return finish(spec.ToolList, err)
+				return finish(toolList, err)
 			}
 		}
 		rows = append(rows, map[string]any{
@@ -447,8 +464,8 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		})
 	}
 	var next any
-	if truncated && limit < spec.ListMaxLimit {
-		next = min(limit*2, spec.ListMaxLimit)
+	if truncated && limit < listMaxLimit {
+		next = min(limit*2, listMaxLimit)
 	}
 	return tooldef.OK(map[string]any{
 		"tasks": rows, "count": len(rows), "limit": limit, "truncated": truncated, "next_limit": next, "promoted": promoted,
@@ -509,7 +526,7 @@ func (k *kit) handleComplete(ctx context.Context, raw json.RawMessage) (tooldef.
 		return fail("provide at least one of: summary (preferred), result"), nil
 	}
 	meta = k.stampSession(tid, meta)
-	b, res, done, err := k.open(ctx, spec.ToolComplete, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolComplete, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -529,19 +546,19 @@ func (k *kit) handleComplete(ctx context.Context, raw json.RawMessage) (tooldef.
 			strings.Join(hall.Phantom, ", ")), nil
 	}
 	if err != nil {
-		return finish(spec.ToolComplete, err)
+		return finish(toolComplete, err)
 	}
 	if !completed {
 		return fail("could not complete %s (unknown id or already terminal)", tid), nil
 	}
-	return k.okWithRun(ctx, b, spec.ToolComplete, tid)
+	return k.okWithRun(ctx, b, toolComplete, tid)
 }
 
 // stampSession records the worker's session on its own task's handoff, so
 // a person can find the conversation behind a result.
 func (k *kit) stampSession(tid string, meta map[string]any) map[string]any {
-	session := strings.TrimSpace(k.getenv(spec.EnvSessionID))
-	if k.envTask() != tid || session == "" {
+	session := strings.TrimSpace(k.getenv(envSessionID))
+	if k.dispatchedTask() != tid || session == "" {
 		return meta
 	}
 	if meta == nil {
@@ -582,7 +599,7 @@ func (k *kit) handleBlock(ctx context.Context, raw json.RawMessage) (tooldef.Res
 		return fail("reason is required — explain what input you need"), nil
 	}
 	reason := redact.String(a.Reason)
-	b, res, done, err := k.open(ctx, spec.ToolBlock, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolBlock, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -592,12 +609,12 @@ func (k *kit) handleBlock(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	defer b.Close()
 	blocked, err := b.BlockTask(ctx, tid, reason, k.workerRunID(tid))
 	if err != nil {
-		return finish(spec.ToolBlock, err)
+		return finish(toolBlock, err)
 	}
 	if !blocked {
 		return fail("could not block %s (unknown id or not in running/ready)", tid), nil
 	}
-	return k.okWithRun(ctx, b, spec.ToolBlock, tid)
+	return k.okWithRun(ctx, b, toolBlock, tid)
 }
 
 type heartbeatArgs struct {
@@ -615,7 +632,7 @@ func (k *kit) handleHeartbeat(ctx context.Context, raw json.RawMessage) (tooldef
 	if refused {
 		return res, nil
 	}
-	b, res, done, err := k.open(ctx, spec.ToolHeartbeat, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolHeartbeat, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -626,11 +643,11 @@ func (k *kit) handleHeartbeat(ctx context.Context, raw json.RawMessage) (tooldef
 	// Extending the claim is what keeps the dispatcher from reclaiming a
 	// worker stuck in one long call; the heartbeat alone would not.
 	if _, err := b.HeartbeatClaim(ctx, tid, k.claimer(), k.claimTTL()); err != nil {
-		return finish(spec.ToolHeartbeat, err)
+		return finish(toolHeartbeat, err)
 	}
 	alive, err := b.HeartbeatWorker(ctx, tid, redact.String(a.Note), k.workerRunID(tid))
 	if err != nil {
-		return finish(spec.ToolHeartbeat, err)
+		return finish(toolHeartbeat, err)
 	}
 	if !alive {
 		return fail("could not heartbeat %s (unknown id or not running)", tid), nil
@@ -656,7 +673,7 @@ func (k *kit) handleComment(ctx context.Context, raw json.RawMessage) (tooldef.R
 	if strings.TrimSpace(a.Body) == "" {
 		return fail("body is required"), nil
 	}
-	b, res, done, err := k.open(ctx, spec.ToolComment, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolComment, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -669,7 +686,7 @@ func (k *kit) handleComment(ctx context.Context, raw json.RawMessage) (tooldef.R
 	// would read as an instruction.
 	cid, err := b.AddComment(ctx, tid, k.author(), redact.String(a.Body))
 	if err != nil {
-		return finish(spec.ToolComment, err)
+		return finish(toolComment, err)
 	}
 	return ok(map[string]any{"task_id": tid, "comment_id": cid}), nil
 }
@@ -706,9 +723,9 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	}
 	tenant := a.Tenant
 	if tenant == "" {
-		tenant = strings.TrimSpace(k.getenv(spec.EnvTenant))
+		tenant = strings.TrimSpace(k.getenv(envTenant))
 	}
-	b, res, done, err := k.open(ctx, spec.ToolCreate, a.Board, createBoard)
+	b, res, done, err := k.open(ctx, toolCreate, a.Board, createBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -720,7 +737,7 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	// A worker fanning out keeps its children in the project it is
 	// working in, instead of a throwaway scratch directory.
 	if a.WorkspaceKind == "" && a.WorkspacePath == nil {
-		if own := k.envTask(); own != "" {
+		if own := k.dispatchedTask(); own != "" {
 			if self, err := b.Task(ctx, own); err == nil && self != nil && self.WorkspaceKind != "" {
 				kind = self.WorkspaceKind
 				if self.WorkspacePath != nil {
@@ -734,14 +751,14 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 		Tenant: tenant, Priority: a.Priority, Parents: a.Parents, WorkspaceKind: kind, WorkspacePath: path,
 		Triage: a.Triage, IdempotencyKey: a.IdempotencyKey, MaxRuntimeSeconds: a.MaxRuntimeSeconds,
 		Skills: a.Skills, GoalMode: a.GoalMode, GoalMaxTurns: a.GoalMaxTurns, InitialStatus: a.InitialStatus,
-		SessionID: strings.TrimSpace(k.getenv(spec.EnvSessionID)),
+		SessionID: strings.TrimSpace(k.getenv(envSessionID)),
 	})
 	if err != nil {
-		return finish(spec.ToolCreate, err)
+		return finish(toolCreate, err)
 	}
 	t, err := b.Task(ctx, id)
 	if err != nil {
-		return finish(spec.ToolCreate, err)
+		return finish(toolCreate, err)
 	}
 	status := ""
 	if t != nil {
@@ -756,7 +773,7 @@ type unblockArgs struct {
 }
 
 func (k *kit) handleUnblock(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	if res, refused := k.orchestratorGuard(spec.ToolUnblock); refused {
+	if res, refused := k.orchestratorGuard(toolUnblock); refused {
 		return res, nil
 	}
 	a, err := tooldef.DecodeArgs[unblockArgs](raw)
@@ -767,7 +784,7 @@ func (k *kit) handleUnblock(ctx context.Context, raw json.RawMessage) (tooldef.R
 	if tid == "" {
 		return fail("task_id is required"), nil
 	}
-	b, res, done, err := k.open(ctx, spec.ToolUnblock, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolUnblock, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -777,14 +794,14 @@ func (k *kit) handleUnblock(ctx context.Context, raw json.RawMessage) (tooldef.R
 	defer b.Close()
 	unblocked, err := b.UnblockTask(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolUnblock, err)
+		return finish(toolUnblock, err)
 	}
 	if !unblocked {
 		return fail("could not unblock %s (not blocked or unknown)", tid), nil
 	}
 	t, err := b.Task(ctx, tid)
 	if err != nil {
-		return finish(spec.ToolUnblock, err)
+		return finish(toolUnblock, err)
 	}
 	status := "ready"
 	if t != nil {
@@ -808,7 +825,7 @@ func (k *kit) handleLink(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	if parent == "" || child == "" {
 		return fail("both parent_id and child_id are required"), nil
 	}
-	b, res, done, err := k.open(ctx, spec.ToolLink, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolLink, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -817,7 +834,7 @@ func (k *kit) handleLink(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	}
 	defer b.Close()
 	if err := b.LinkTasks(ctx, parent, child); err != nil {
-		return finish(spec.ToolLink, err)
+		return finish(toolLink, err)
 	}
 	return ok(map[string]any{"parent_id": parent, "child_id": child}), nil
 }
@@ -847,7 +864,7 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 		meta, _ = redactValue(a.Metadata).(map[string]any)
 	}
 	meta = k.stampSession(tid, meta)
-	b, res, done, err := k.open(ctx, spec.ToolRequestReview, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolRequestReview, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -859,7 +876,7 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 		Summary: redact.String(a.Summary), Metadata: meta, Reviewer: a.Reviewer, ExpectedRunID: k.workerRunID(tid),
 	})
 	if err != nil {
-		return finish(spec.ToolRequestReview, err)
+		return finish(toolRequestReview, err)
 	}
 	if !moved {
 		return fail("could not request review for %s: %s", tid, reason), nil
@@ -885,7 +902,7 @@ func (k *kit) handleRequestChanges(ctx context.Context, raw json.RawMessage) (to
 	if strings.TrimSpace(a.Reason) == "" {
 		return fail("reason is required — list the changes the implementer must make"), nil
 	}
-	b, res, done, err := k.open(ctx, spec.ToolRequestChanges, a.Board, updateBoard)
+	b, res, done, err := k.open(ctx, toolRequestChanges, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
 	}
@@ -895,7 +912,7 @@ func (k *kit) handleRequestChanges(ctx context.Context, raw json.RawMessage) (to
 	defer b.Close()
 	moved, msg, status, err := b.RequestChanges(ctx, tid, redact.String(a.Reason), k.workerRunID(tid))
 	if err != nil {
-		return finish(spec.ToolRequestChanges, err)
+		return finish(toolRequestChanges, err)
 	}
 	if !moved {
 		return fail("could not request changes on %s: %s", tid, msg), nil
