@@ -15,8 +15,6 @@ import (
 
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/mcpserver/kanban"
-	"github.com/hermes-go/hermes/mcpserver/kanban/spec"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
 func TestResolveBoard(t *testing.T) {
@@ -494,31 +492,4 @@ func digest(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
-}
-
-// The implementation serves exactly spec's declarations, each with a
-// handler, and its options reach spec's checks.
-func TestToolsetIsSpec(t *testing.T) {
-	home := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "profile", "config.yaml")
-	writeFile(t, cfg, "toolsets: [kanban]\n")
-	noEnv := func(string) string { return "" }
-	ts := kanban.Toolset(kanban.Options{Home: home, ConfigPath: cfg, Getenv: noEnv})
-	declared := spec.Toolset(spec.Options{Home: home, ConfigPath: cfg, Getenv: noEnv}, func(string) tooldef.Handler { return nil })
-	if ts.Name != declared.Name || !slices.Equal(ts.EnvVars, declared.EnvVars) || len(ts.Tools) != len(declared.Tools) {
-		t.Fatalf("toolset %q with %d tools, spec declares %q with %d", ts.Name, len(ts.Tools), declared.Name, len(declared.Tools))
-	}
-	for i, tool := range ts.Tools {
-		d := declared.Tools[i]
-		if tool.Name != d.Name || tool.Description != d.Description || string(tool.InputSchema) != string(d.InputSchema) || tool.Hints != d.Hints {
-			t.Errorf("tool %d: %s differs from spec's %s", i, tool.Name, d.Name)
-		}
-		if tool.Handler == nil {
-			t.Errorf("%s has no handler", tool.Name)
-		}
-		// An orchestrator profile (the ConfigPath above) sees every tool.
-		if err := tool.Check(); err != nil {
-			t.Errorf("%s hidden in an orchestrator profile: %v", tool.Name, err)
-		}
-	}
 }

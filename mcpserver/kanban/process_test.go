@@ -17,7 +17,6 @@ import (
 
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/kanban"
-	kanbanspec "github.com/hermes-go/hermes/mcpserver/kanban/spec"
 )
 
 // serverEnv marks a re-executed test binary that serves MCP on stdio with
@@ -31,10 +30,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveMCP builds the server from this package's own toolset, not from
-// mcpserver.Builtin: the shipped front forwards kanban calls to
-// hermes-tools-worker, and what this test is about is several real
-// processes running the implementation on one kanban.db.
+// serveMCP serves this package's toolset alone, not mcpserver.Builtin:
+// the test is about several real processes sharing one kanban.db, and
+// nothing else the server ships takes part in that.
 func serveMCP() int {
 	ts := kanban.Toolset(kanban.Options{Home: os.Getenv("HERMES_HOME")})
 	reg, err := mcpserver.NewRegistry(ts)
@@ -42,7 +40,7 @@ func serveMCP() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{kanbanspec.ToolsetName}})
+	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{kanban.ToolsetName}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

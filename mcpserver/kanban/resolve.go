@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver/kanban/spec"
 )
 
 // DefaultBoard is the board whose database sits at <root>/kanban.db.
@@ -41,7 +40,7 @@ func (r BoardRef) mayCreate() bool { return r.Pinned || r.Slug == DefaultBoard }
 // above any profile. Boards are shared by all profiles, so a profile home
 // (<root>/profiles/<name>) resolves to the root it belongs to.
 func Root(home string, getenv func(string) string) (string, error) {
-	if v := strings.TrimSpace(getenv(spec.EnvHome)); v != "" {
+	if v := strings.TrimSpace(getenv(envHome)); v != "" {
 		p, err := hermeshome.ExpandPath(v, getenv)
 		if err != nil {
 			return "", fmt.Errorf("HERMES_KANBAN_HOME: %w", err)
@@ -65,7 +64,7 @@ func ResolveBoard(home, board string, getenv func(string) string) (BoardRef, err
 	if strings.TrimSpace(board) != "" {
 		return slugRef(root, board)
 	}
-	if v := strings.TrimSpace(getenv(spec.EnvDB)); v != "" {
+	if v := strings.TrimSpace(getenv(envDB)); v != "" {
 		p, err := hermeshome.ExpandPath(v, getenv)
 		if err != nil {
 			return BoardRef{}, fmt.Errorf("HERMES_KANBAN_DB: %w", err)
@@ -76,7 +75,7 @@ func ResolveBoard(home, board string, getenv func(string) string) (BoardRef, err
 		}
 		return BoardRef{Path: abs, Pinned: true}, nil
 	}
-	if v := strings.TrimSpace(getenv(spec.EnvBoard)); v != "" {
+	if v := strings.TrimSpace(getenv(envBoard)); v != "" {
 		ref, err := slugRef(root, v)
 		if err != nil {
 			return ref, fmt.Errorf("HERMES_KANBAN_BOARD: %w", err)

@@ -11,9 +11,10 @@
 // sessions). The database is only ever read, while Hermes may be writing
 // it.
 //
-// The declarations (description, schemas, hints) live in the spec
-// subpackage, which the MCP front process serves without linking this
-// package and its SQLite driver; this package binds its handler to them.
+// The tool has no availability check: with no state.db yet it stays listed
+// and a call says that Hermes has not recorded a session, which tells the
+// model more than a hidden tool would. Everything that needs the database
+// (opening it, its schema version) happens at call time.
 package sessions
 
 import (
@@ -31,9 +32,20 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hermes-go/hermes/mcpserver/sessions/spec"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
+
+// ToolsetName is the toolset's name, as config.yaml and --toolsets spell
+// it; its one tool has the same name.
+const ToolsetName = "session_search"
+
+// sessionIDEnv names the caller's own Hermes session, which discovery
+// leaves out (the caller already has it in context).
+const sessionIDEnv = "HERMES_SESSION_ID"
+
+// EnvVars returns the environment variables the toolset reads, a fresh
+// slice the caller may keep or change.
+func EnvVars() []string { return []string{sessionIDEnv} }
 
 // Options configures the session_search toolset.
 type Options struct {
@@ -54,8 +66,8 @@ type kit struct {
 	loc    *time.Location
 }
 
-// Toolset returns the session_search toolset: the declarations in spec,
-// bound to this package's handler.
+// Toolset returns the session_search toolset. It does no I/O: state.db is
+// opened by each call.
 func Toolset(opts Options) tooldef.Toolset {
 	k := &kit{opts: opts, getenv: opts.Getenv, loc: opts.Location}
 	if k.getenv == nil {
@@ -64,18 +76,25 @@ func Toolset(opts Options) tooldef.Toolset {
 	if k.loc == nil {
 		k.loc = time.Local
 	}
-	return spec.Toolset(spec.Options{}, k.bind)
-}
-
-// bind returns the handler for a tool spec declares. An unknown name means
-// spec declares a tool this package does not implement: a programming
-// error, caught by any test that builds the toolset.
-func (k *kit) bind(name string) tooldef.Handler {
-	switch name {
-	case spec.SearchTool:
-		return k.handle
+	return tooldef.Toolset{
+		Name:        ToolsetName,
+		Description: "Search and read past Hermes conversations from state.db.",
+		// On by default: it only reads, and recalling what was said in
+		// earlier sessions is the point of keeping them.
+		Default: true,
+		EnvVars: EnvVars(),
+		Tools: []tooldef.Tool{{
+			Name:         ToolsetName,
+			Title:        "Search past sessions",
+			Description:  description,
+			InputSchema:  json.RawMessage(inputSchema),
+			OutputSchema: json.RawMessage(outputSchema),
+			// It only ever reads state.db, on this machine.
+			Hints:   tooldef.Hints{ReadOnly: true, Idempotent: true},
+			Handler: k.handle,
+			// No Check: see the package comment.
+		}},
 	}
-	panic("sessions: no handler for tool " + name)
 }
 
 type args struct {
@@ -272,7 +291,7 @@ func (k *kit) discover(ctx context.Context, db *DB, query string, roles []string
 		return tooldef.Result{}, fmt.Errorf("session_search: %w", err)
 	}
 	roots := map[string]string{}
-	current := strings.TrimSpace(k.getenv(spec.SessionIDEnv))
+	current := strings.TrimSpace(k.getenv(sessionIDEnv))
 	currentRoot := ""
 	if current != "" {
 		if currentRoot, err = db.lineageRoot(ctx, current, roots); err != nil {

@@ -1,4 +1,4 @@
-package spec
+package kanban
 
 // Input schemas keep Hermes' parameter names, types, enums and required
 // lists (tools/kanban_tools.py), so a model prompted for Hermes calls these

@@ -1,7 +1,7 @@
-package spec
+package sessions
 
-// The tool's description and schemas. They are constants (concatenation of
-// constants included), laid out at compile time with no init code.
+// The tool's description and schemas, kept as constants so the schemas are
+// advertised byte for byte as written.
 
 const description = "Recall past conversations with the user from Hermes' session history. With query it " +
 	"runs a full-text search and returns the best-matching conversations, the top one with the messages around " +
