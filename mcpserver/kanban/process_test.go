@@ -1,11 +1,8 @@
 package kanban_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,175 +12,45 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver/kanban"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 )
 
-// serverEnv marks a re-executed test binary that serves MCP on stdio with
-// the kanban toolset, standing in for the process that serves it.
-const serverEnv = "KANBAN_TEST_SERVE_MCP"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(serverEnv) == "1" {
-		os.Exit(serveMCP())
-	}
-	os.Exit(m.Run())
-}
-
-// serveMCP serves this package's toolset alone, not mcpserver.Builtin:
-// the test is about several real processes sharing one kanban.db, and
-// nothing else the server ships takes part in that.
-func serveMCP() int {
-	ts := kanban.Toolset(kanban.Options{Home: os.Getenv("HERMES_HOME")})
-	reg, err := mcpserver.NewRegistry(ts)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{kanban.ToolsetName}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
-	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
-
-// mcpProcess is one server process driven over stdio JSON-RPC.
+// mcpProcess is one real hermes-tools-mcp serving the kanban toolset, as a
+// dispatcher's worker or an orchestrator runs it.
 type mcpProcess struct {
 	t    *testing.T
 	name string
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Scanner
-	mu   sync.Mutex
-	next int
+	c    *mcptest.Client
 }
 
 func startServer(t *testing.T, name, home string, env map[string]string) *mcpProcess {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = []string{serverEnv + "=1", "HERMES_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	cmd := exec.Command(toolsbuild.ServerBinary(t), "--toolsets", kanban.ToolsetName)
+	cmd.Env = []string{"HERMES_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Stderr = &testWriter{t: t, prefix: name + ": "}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &mcpProcess{t: t, name: name, cmd: cmd, in: in, out: bufio.NewScanner(out)}
-	p.out.Buffer(make([]byte, 1<<20), 16<<20)
-	t.Cleanup(p.stop)
-	p.request("initialize", map[string]any{
-		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "kanban-test", "version": "1"},
-	})
-	p.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	return p
-}
-
-func (p *mcpProcess) stop() {
-	p.in.Close()
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			p.t.Errorf("%s exited: %v", p.name, err)
-		}
-	case <-time.After(10 * time.Second):
-		p.cmd.Process.Kill()
-		<-done
-		p.t.Errorf("%s did not exit after stdin closed", p.name)
-	}
-}
-
-func (p *mcpProcess) send(msg any) {
-	b, err := json.Marshal(msg)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	if _, err := p.in.Write(append(b, '\n')); err != nil {
-		p.t.Fatalf("%s: write: %v", p.name, err)
-	}
-}
-
-// request sends one request and reads until its response; the server
-// sends nothing unsolicited to this client.
-func (p *mcpProcess) request(method string, params any) json.RawMessage {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.next++
-	id := p.next
-	p.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	for p.out.Scan() {
-		var resp struct {
-			ID     int             `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(p.out.Bytes(), &resp); err != nil {
-			p.t.Fatalf("%s: bad line %q: %v", p.name, p.out.Text(), err)
-		}
-		if resp.ID != id {
-			continue
-		}
-		if resp.Error != nil {
-			p.t.Fatalf("%s %s: %s", p.name, method, resp.Error.Message)
-		}
-		return resp.Result
-	}
-	p.t.Fatalf("%s: stdout closed during %s: %v", p.name, method, p.out.Err())
-	return nil
+	return &mcpProcess{t: t, name: name, c: mcptest.Start(t, cmd)}
 }
 
 func (p *mcpProcess) tools() []string {
-	var res struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal(p.request("tools/list", map[string]any{}), &res); err != nil {
-		p.t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
+	p.t.Helper()
+	names, err := p.c.ToolNames()
+	if err != nil {
+		p.t.Fatalf("%s: %v", p.name, err)
 	}
 	slices.Sort(names)
 	return names
 }
 
 func (p *mcpProcess) call(tool string, args map[string]any) (map[string]any, bool) {
-	var res struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	if err := json.Unmarshal(p.request("tools/call", map[string]any{"name": tool, "arguments": args}), &res); err != nil {
-		p.t.Fatal(err)
-	}
-	var m map[string]any
-	if len(res.Content) == 0 || json.Unmarshal([]byte(res.Content[0].Text), &m) != nil {
+	p.t.Helper()
+	res := p.c.MustCall(p.t, tool, args)
+	m := res.JSON()
+	if m == nil {
 		p.t.Fatalf("%s %s: result is not JSON: %+v", p.name, tool, res)
 	}
 	return m, res.IsError
@@ -208,6 +75,8 @@ func (p *mcpProcess) fail(tool string, args map[string]any) string {
 	return s
 }
 
+// testWriter logs a server's stderr through the test, so it shows with the
+// failure it explains.
 type testWriter struct {
 	t      *testing.T
 	prefix string
