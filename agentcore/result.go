@@ -4,12 +4,6 @@
 // the loop and calls back into hermes-tools).
 package agentcore
 
-import "github.com/hermes-go/hermes/bridge"
-
-// Message is one OpenAI-shaped transcript entry; both runtimes produce the
-// same shape (the codex runtime projects codex's items into it).
-type Message = bridge.Message
-
 // Usage counts tokens for one turn.
 type Usage struct {
 	InputTokens     int64 `json:"input_tokens"`

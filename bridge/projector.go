@@ -9,7 +9,9 @@ import (
 )
 
 // Message is one entry of an OpenAI chat-completions style transcript, the
-// shape Hermes keeps its conversation history in.
+// shape the Projector writes codex's items in. It is the bridge's own type so
+// that the bridge depends on no agent: a caller that keeps a history in the
+// same shape converts (field for field, the JSON is the same).
 type Message struct {
 	// Role is "user", "assistant" or "tool".
 	Role string `json:"role"`

@@ -330,6 +330,11 @@ func TestSessionTimeouts(t *testing.T) {
 			sc.ignoreInterrupt = true
 			sc.onTurn = tt.turn
 			sess := sc.session(t, tt.cfg)
+			// Start codex first: the context deadline is meant to hit the
+			// turn, not a startup slowed by a loaded machine.
+			if _, err := sess.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 			limit := tt.ctxLimit
 			if limit == 0 {
 				limit = 20 * time.Second

@@ -102,7 +102,7 @@ type Options struct {
 	// run; OnEvent sees every codex notification. None is called
 	// concurrently with itself for one turn.
 	OnText     func(delta string)
-	OnToolCall func(call bridge.ToolCall)
+	OnToolCall func(call agentcore.ToolCall)
 	OnEvent    func(bridge.Notification)
 	// OnNotice receives things the user should know that are not part of
 	// the answer: MCP servers that failed to start, a codex thread that

@@ -11,7 +11,6 @@ import (
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
 	"github.com/hermes-go/hermes/agentcore/native"
-	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/mcpserver/argschema"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -43,7 +42,7 @@ func NativeRunner(opts native.Options) RunFunc {
 		opts.OnText = func(d string) { mu.Lock(); defer mu.Unlock(); f(d) }
 	}
 	if f := opts.OnToolCall; f != nil {
-		opts.OnToolCall = func(c bridge.ToolCall) { mu.Lock(); defer mu.Unlock(); f(c) }
+		opts.OnToolCall = func(c agentcore.ToolCall) { mu.Lock(); defer mu.Unlock(); f(c) }
 	}
 	rt, err := native.New(opts)
 	return func(ctx context.Context, goal, context string) (agentcore.Result, error) {

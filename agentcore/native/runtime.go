@@ -19,7 +19,6 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
-	"github.com/hermes-go/hermes/bridge"
 )
 
 // Tools is where tool calls go; *mcpclients.Manager implements it.
@@ -45,7 +44,7 @@ type Options struct {
 	OnText func(delta string)
 	// OnToolCall is told about each tool call before it runs (from the
 	// RunTurn goroutine), for a CLI to show progress.
-	OnToolCall func(call bridge.ToolCall)
+	OnToolCall func(call agentcore.ToolCall)
 	// HTTPClient overrides the client used for API requests.
 	HTTPClient *http.Client
 }
@@ -218,8 +217,8 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 	defer s.Close()
 	var (
 		text  strings.Builder
-		calls []*bridge.ToolCall
-		index = map[int64]*bridge.ToolCall{}
+		calls []*agentcore.ToolCall
+		index = map[int64]*agentcore.ToolCall{}
 		usage openai.CompletionUsage
 	)
 	for s.Next() {
@@ -240,7 +239,7 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 			for _, tc := range ch.Delta.ToolCalls {
 				c := index[tc.Index]
 				if c == nil {
-					c = &bridge.ToolCall{Type: "function"}
+					c = &agentcore.ToolCall{Type: "function"}
 					index[tc.Index] = c
 					calls = append(calls, c)
 				}
@@ -272,7 +271,7 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 // runTools executes the calls concurrently (the model asked for them in
 // one response, so they are independent) and returns the tool messages in
 // the order of the calls.
-func (r *Runtime) runTools(ctx context.Context, calls []bridge.ToolCall) []agentcore.Message {
+func (r *Runtime) runTools(ctx context.Context, calls []agentcore.ToolCall) []agentcore.Message {
 	out := make([]agentcore.Message, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
-	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/internal/toolsbuild"
@@ -108,7 +107,7 @@ func TestToolsOverMCP(t *testing.T) {
 	defer fc.Close()
 	var called []string
 	r := newRuntime(t, Options{Config: testConfig(fc), Tools: mgr, Notes: []string{mgr.FailureNote()},
-		OnToolCall: func(c bridge.ToolCall) { called = append(called, c.Function.Name) }})
+		OnToolCall: func(c agentcore.ToolCall) { called = append(called, c.Function.Name) }})
 	res, err := r.RunTurn(context.Background(), nil, "which skills do I have?")
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/native"
 	"github.com/hermes-go/hermes/agentcore/nudge"
-	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/fakechat"
 )
 
@@ -160,7 +159,7 @@ func TestCounters(t *testing.T) {
 func TestHelpersAndConfig(t *testing.T) {
 	msgs := []agentcore.Message{
 		{Role: "user", Content: "a"},
-		{Role: "assistant", ToolCalls: []bridge.ToolCall{{ID: "1", Function: bridge.FunctionCall{Name: "memory"}}, {ID: "2", Function: bridge.FunctionCall{Name: "terminal"}}}},
+		{Role: "assistant", ToolCalls: []agentcore.ToolCall{{ID: "1", Function: agentcore.FunctionCall{Name: "memory"}}, {ID: "2", Function: agentcore.FunctionCall{Name: "terminal"}}}},
 		{Role: "tool", ToolCallID: "1"}, {Role: "tool", ToolCallID: "2"},
 		{Role: "assistant", Content: "b"}, {Role: "user", Content: "c"},
 	}

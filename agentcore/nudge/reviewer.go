@@ -8,7 +8,6 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/native"
-	"github.com/hermes-go/hermes/bridge"
 )
 
 // The review prompts follow the intent of the original's
@@ -138,7 +137,7 @@ func copyMessages(in []agentcore.Message) []agentcore.Message {
 	out := make([]agentcore.Message, len(in))
 	for i, m := range in {
 		out[i] = m
-		out[i].ToolCalls = append([]bridge.ToolCall(nil), m.ToolCalls...)
+		out[i].ToolCalls = append([]agentcore.ToolCall(nil), m.ToolCalls...)
 	}
 	return out
 }

@@ -40,7 +40,6 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agentcore"
-	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermesstate"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 )
@@ -360,7 +359,7 @@ func (s *Store) SetCodexThread(ctx context.Context, sessionID, threadID string) 
 
 // toolNames maps the tool-call ids of assistant messages to the functions
 // they call.
-func toolNames(into map[string]string, calls []bridge.ToolCall) {
+func toolNames(into map[string]string, calls []agentcore.ToolCall) {
 	for _, c := range calls {
 		if c.ID != "" {
 			into[c.ID] = c.Function.Name
@@ -464,7 +463,7 @@ func (s *Store) recentToolNames(ctx context.Context, tx *sql.Tx, sessionID strin
 		if err := rows.Scan(&raw); err != nil {
 			return s.db.Explain("read the tool calls of "+sessionID, err)
 		}
-		var calls []bridge.ToolCall
+		var calls []agentcore.ToolCall
 		if json.Unmarshal([]byte(raw), &calls) == nil {
 			for _, c := range calls {
 				if _, ok := into[c.ID]; !ok && c.ID != "" {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/statedb"
-	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/mcpserver/sessions"
 )
@@ -28,8 +27,8 @@ import (
 func conversation() []agentcore.Message {
 	return []agentcore.Message{
 		{Role: "user", Content: "Which pods are crashlooping in the staging cluster?"},
-		{Role: "assistant", Reasoning: "check the cluster", ToolCalls: []bridge.ToolCall{{ID: "call_1", Type: "function",
-			Function: bridge.FunctionCall{Name: "terminal", Arguments: `{"command":"kubectl get pods"}`}}}},
+		{Role: "assistant", Reasoning: "check the cluster", ToolCalls: []agentcore.ToolCall{{ID: "call_1", Type: "function",
+			Function: agentcore.FunctionCall{Name: "terminal", Arguments: `{"command":"kubectl get pods"}`}}}},
 		{Role: "tool", ToolCallID: "call_1", Content: "ledger-worker-7 CrashLoopBackOff"},
 		{Role: "assistant", Content: "ledger-worker-7 is crashlooping."},
 	}

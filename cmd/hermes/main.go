@@ -236,7 +236,7 @@ func (c *cli) start() (*agent.Conversation, error) {
 			c.mu.Unlock()
 			c.out.write(delta)
 		},
-		OnToolCall: func(call bridge.ToolCall) {
+		OnToolCall: func(call agentcore.ToolCall) {
 			c.errw.write(fmt.Sprintf("\n⚙ %s %s\n", call.Function.Name, oneLine(call.Function.Arguments)))
 		},
 		OnEvent: func(n bridge.Notification) {
