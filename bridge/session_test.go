@@ -282,11 +282,17 @@ func TestSessionInterruptByContext(t *testing.T) {
 func TestSessionInterruptNotConfirmed(t *testing.T) {
 	sc := newAppServer(t)
 	sc.ignoreInterrupt = true
-	sc.onTurn = func(tc *turnCtx) { tc.waitInterrupt(10 * time.Second) }
-	sess := sc.session(t, func(c *SessionConfig) { c.InterruptTimeout = 300 * time.Millisecond })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	// Cancel once the turn runs, and a moment after codex answered
+	// turn/start: a cancel before the session has that answer is another
+	// case (nothing to interrupt yet), which a loaded machine could
+	// otherwise turn this test into.
+	sc.onTurn = func(tc *turnCtx) {
+		time.AfterFunc(200*time.Millisecond, cancel)
+		tc.waitInterrupt(10 * time.Second)
+	}
+	sess := sc.session(t, func(c *SessionConfig) { c.InterruptTimeout = 300 * time.Millisecond })
 	res := sess.RunTurn(ctx, TextInput("go"))
 	if res.Err != nil || !res.Interrupted || !res.ShouldRetire || sess.PID() != 0 {
 		t.Errorf("result %+v, pid %d", res, sess.PID())
