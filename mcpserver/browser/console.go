@@ -6,6 +6,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/hermes-go/hermes/internal/contain"
 )
 
 // consoleCap bounds the messages kept per tab: a chatty page must not grow
@@ -70,12 +71,15 @@ func (t *tab) startConsole() {
 	t.conStop = cancel
 	msgs := chromedp.Console(ctx)
 	t.conWG.Go(func() {
-		for m, err := range msgs {
-			if err != nil {
-				return
+		_ = contain.Call(t.log, "reading the console", func() error {
+			for m, err := range msgs {
+				if err != nil {
+					return nil
+				}
+				t.console.add(consoleEntry{Type: string(m.Type), Text: m.Text, Exception: m.IsException()})
 			}
-			t.console.add(consoleEntry{Type: string(m.Type), Text: m.Text, Exception: m.IsException()})
-		}
+			return nil
+		})
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+	"github.com/hermes-go/hermes/internal/contain"
 )
 
 // startTimeout bounds launching (or attaching to) the browser. A cold
@@ -83,6 +85,8 @@ type runningBrowser struct {
 	pid           int    // Chromium's pid and process group; 0 when attached
 	profile       string // fresh user-data-dir, removed at close
 	attached      bool
+	// log receives panics recovered on the browser's goroutines.
+	log *slog.Logger
 
 	tabMu  sync.Mutex
 	tab    *tab
@@ -92,8 +96,8 @@ type runningBrowser struct {
 // startBrowser launches Chromium, or attaches to set.browser.CDPURL, on a
 // context of its own: the browser's life must not end with the call that
 // happened to start it.
-func startBrowser(set settings) (*runningBrowser, error) {
-	rb := &runningBrowser{}
+func startBrowser(set settings, log *slog.Logger) (*runningBrowser, error) {
+	rb := &runningBrowser{log: log}
 	var allocCtx context.Context
 	if set.browser.CDPURL != "" {
 		rb.attached = true
@@ -128,7 +132,9 @@ func startBrowser(set settings) (*runningBrowser, error) {
 	rb.browserCtx, rb.browserCancel = chromedp.NewContext(allocCtx)
 
 	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(rb.browserCtx) }()
+	go func() {
+		started <- contain.Call(rb.log, "starting the browser", func() error { return chromedp.Do(rb.browserCtx) })
+	}()
 	timer := time.NewTimer(startTimeout)
 	defer timer.Stop()
 	select {
@@ -149,7 +155,7 @@ func startBrowser(set settings) (*runningBrowser, error) {
 	}
 	// When attached, the first context took one of the user's tabs; drive
 	// a tab of our own instead, and close only that one at the end.
-	t, err := newTab(rb.browserCtx, rb.attached)
+	t, err := newTab(rb.browserCtx, rb.log, rb.attached)
 	if err != nil {
 		rb.kill()
 		return nil, err
@@ -169,7 +175,7 @@ func (rb *runningBrowser) currentTab() (*tab, error) {
 	if rb.tab != nil {
 		rb.tab.close()
 	}
-	t, err := newTab(rb.browserCtx, true)
+	t, err := newTab(rb.browserCtx, rb.log, true)
 	if err != nil {
 		return nil, fmt.Errorf("open a new tab: %w", err)
 	}
@@ -181,7 +187,7 @@ func (rb *runningBrowser) currentTab() (*tab, error) {
 // window.open) the current tab, as a user's view follows the new tab. The
 // opener stays open in the background.
 func (rb *runningBrowser) adoptPopup(id target.ID) (*tab, error) {
-	t, err := newTab(rb.browserCtx, true, chromedp.WithTargetID(id))
+	t, err := newTab(rb.browserCtx, rb.log, true, chromedp.WithTargetID(id))
 	if err != nil {
 		return nil, fmt.Errorf("switch to the new tab: %w", err)
 	}
@@ -210,7 +216,9 @@ func (rb *runningBrowser) close() error {
 		return nil
 	}
 	done := make(chan error, 1)
-	go func() { done <- chromedp.Cancel(rb.browserCtx) }()
+	go func() {
+		done <- contain.Call(rb.log, "closing the browser", func() error { return chromedp.Cancel(rb.browserCtx) })
+	}()
 	var err error
 	select {
 	case err = <-done:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/hermes-go/hermes/internal/contain"
 )
 
 //go:embed page.js
@@ -32,6 +34,7 @@ type tab struct {
 	cancel context.CancelFunc
 	owned  bool // we opened it (not the browser's first tab), so we close it
 	id     target.ID
+	log    *slog.Logger // receives panics recovered on its goroutines
 
 	console *consoleBuf
 	conWG   sync.WaitGroup
@@ -58,12 +61,12 @@ type tab struct {
 // newTab attaches to (or creates) the target of a chromedp context made
 // from parent and starts watching it. create=false uses parent itself (the
 // browser's first tab).
-func newTab(parent context.Context, create bool, opts ...chromedp.ContextOption) (*tab, error) {
+func newTab(parent context.Context, log *slog.Logger, create bool, opts ...chromedp.ContextOption) (*tab, error) {
 	ctx, cancel := parent, context.CancelFunc(func() {})
 	if create {
 		ctx, cancel = chromedp.NewContext(parent, opts...)
 	}
-	t := &tab{ctx: ctx, cancel: cancel, owned: create, changed: make(chan struct{}), console: newConsoleBuf(consoleCap)}
+	t := &tab{ctx: ctx, cancel: cancel, log: log, owned: create, changed: make(chan struct{}), console: newConsoleBuf(consoleCap)}
 	sctx, scancel := context.WithTimeout(ctx, startTimeout)
 	defer scancel()
 	if err := chromedp.Do(sctx); err != nil {
@@ -74,11 +77,13 @@ func newTab(parent context.Context, create bool, opts ...chromedp.ContextOption)
 	t.id = c.Target.TargetID
 	// The main frame's id is the target's id in Chrome.
 	t.mainFrame = cdp.FrameID(t.id)
-	if err := chromedp.Listen(ctx, t.onEvent); err != nil {
+	// The listeners run on chromedp's read loop: a panic there would end
+	// the process, so it is recovered and logged instead.
+	if err := chromedp.Listen(ctx, contain.Func(log, "a tab event listener", t.onEvent)); err != nil {
 		cancel()
 		return nil, fmt.Errorf("watch the tab: %w", err)
 	}
-	if err := chromedp.ListenBrowser(ctx, t.onBrowserEvent); err != nil {
+	if err := chromedp.ListenBrowser(ctx, contain.Func(log, "a browser event listener", t.onBrowserEvent)); err != nil {
 		cancel()
 		return nil, fmt.Errorf("watch the browser: %w", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -115,14 +116,14 @@ func (s *Session) browser() (*runningBrowser, error) {
 		return br, nil
 	}
 	s.mu.Unlock()
-	br, err := startBrowser(s.set)
+	br, err := startBrowser(s.set, s.log)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		go br.close()
+		contain.Go(s.log, "closing the browser", func() { _ = br.close() })
 		return nil, errors.New("the browser session is closed (the server is shutting down)")
 	}
 	s.br = br
