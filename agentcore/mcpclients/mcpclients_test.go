@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,14 +26,7 @@ import (
 // toolsBin is the real hermes-tools-mcp.
 var toolsBin string
 
-func TestMain(m *testing.M) {
-	var err error
-	if toolsBin, err = toolsbuild.Binary(toolsbuild.Server); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(toolsbuild.Main(m, toolsbuild.Server, &toolsBin)) }
 
 // fixtureHome copies the hermes-tools-mcp fixture home so tests can write
 // logs into it.

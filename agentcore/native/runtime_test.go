@@ -2,7 +2,6 @@ package native
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,14 +19,7 @@ import (
 // toolsBin is the real hermes-tools-mcp.
 var toolsBin string
 
-func TestMain(m *testing.M) {
-	var err error
-	if toolsBin, err = toolsbuild.Binary(toolsbuild.Server); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(toolsbuild.Main(m, toolsbuild.Server, &toolsBin)) }
 
 func testConfig(fc *fakechat.Server) Config {
 	return Config{Model: "test-model", Provider: "custom", BaseURL: fc.BaseURL(), APIKey: "sk-test", MaxTurns: 10}

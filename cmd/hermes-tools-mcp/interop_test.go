@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 )
 
 const (
@@ -469,7 +470,7 @@ type interopEnv struct {
 
 func newInteropEnv(t *testing.T) *interopEnv {
 	t.Helper()
-	root, err := findRepoRoot()
+	root, err := mcptest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,21 +581,4 @@ func checkNpmInstall(npmDir string) error {
 		}
 	}
 	return nil
-}
-
-func findRepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = up
-	}
 }

