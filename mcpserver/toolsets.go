@@ -52,9 +52,8 @@ func (t *Toolbox) Close() error {
 }
 
 // toolsetEntry is one toolset of the inventory: what is known of it
-// without building it, and how to build it.
+// without building it (the variables it reads), and how to build it.
 type toolsetEntry struct {
-	name string
 	// envVars lists the variables the toolset reads; nil for none.
 	envVars func() []string
 	build   func(*building) tooldef.Toolset
@@ -86,10 +85,10 @@ type building struct {
 // plan tool of their own.
 func inventory() []toolsetEntry {
 	return []toolsetEntry{
-		{web.ToolsetName, web.EnvVars, func(b *building) tooldef.Toolset {
+		{web.EnvVars, func(b *building) tooldef.Toolset {
 			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv})
 		}},
-		{browser.ToolsetName, browser.EnvVars, func(b *building) tooldef.Toolset {
+		{browser.EnvVars, func(b *building) tooldef.Toolset {
 			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger}
 			// browser_vision looks through vision_analyze's model; without
 			// one it is hidden with the same reason.
@@ -101,28 +100,28 @@ func inventory() []toolsetEntry {
 			b.browser = browser.New(bo)
 			return b.browser.Toolset()
 		}},
-		{media.VisionToolsetName, media.VisionEnvVars, func(b *building) tooldef.Toolset {
+		{media.VisionEnvVars, func(b *building) tooldef.Toolset {
 			return media.VisionToolset(b.media)
 		}},
-		{media.ImageToolsetName, media.ImageEnvVars, func(b *building) tooldef.Toolset {
+		{media.ImageEnvVars, func(b *building) tooldef.Toolset {
 			return media.ImageToolset(b.media)
 		}},
-		{skills.ToolsetName, skills.EnvVars, func(b *building) tooldef.Toolset {
+		{skills.EnvVars, func(b *building) tooldef.Toolset {
 			return b.lib.Toolset()
 		}},
-		{media.TTSToolsetName, media.TTSEnvVars, func(b *building) tooldef.Toolset {
+		{media.TTSEnvVars, func(b *building) tooldef.Toolset {
 			return media.TTSToolset(b.media)
 		}},
-		{kanban.ToolsetName, kanban.EnvVars, func(b *building) tooldef.Toolset {
+		{kanban.EnvVars, func(b *building) tooldef.Toolset {
 			return kanban.Toolset(kanban.Options{Home: b.env.Home, Getenv: b.getenv})
 		}},
-		{memory.ToolsetName, nil, func(b *building) tooldef.Toolset {
+		{nil, func(b *building) tooldef.Toolset {
 			return memory.Toolset(memory.Options{Home: b.env.Home})
 		}},
-		{sessions.ToolsetName, sessions.EnvVars, func(b *building) tooldef.Toolset {
+		{sessions.EnvVars, func(b *building) tooldef.Toolset {
 			return sessions.Toolset(sessions.Options{Home: b.env.Home, Getenv: b.getenv})
 		}},
-		{todo.ToolsetName, todo.EnvVars, func(b *building) tooldef.Toolset {
+		{todo.EnvVars, func(b *building) tooldef.Toolset {
 			return todo.Toolset(todo.Options{Home: b.env.Home, Getenv: b.getenv})
 		}},
 	}
@@ -163,14 +162,4 @@ func EnvVarNames() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// ToolsetNames returns the shipped toolsets' names in presentation order.
-func ToolsetNames() []string {
-	inv := inventory()
-	out := make([]string, len(inv))
-	for i, e := range inv {
-		out[i] = e.name
-	}
-	return out
 }
