@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver"
@@ -140,7 +141,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 	}
 	var reports []clientReport
 	for _, c := range clients {
-		rep, err := migrateClient(ctx, c, o, d)
+		var rep clientReport
+		if c == "codex" {
+			rep, err = migrateCodex(ctx, o, d)
+		} else {
+			rep, err = migrateJSONClient(ctx, c, o, d)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
 			return exitFailure
@@ -182,7 +188,10 @@ type clientReport struct {
 }
 
 func parseClients(s string) ([]string, error) {
-	known := append([]string{"codex"}, jsonClientNames()...)
+	known := []string{"codex"}
+	for _, c := range clientsync.Clients() {
+		known = append(known, string(c))
+	}
 	var out []string
 	for _, c := range strings.Split(s, ",") {
 		c = strings.TrimSpace(c)
@@ -211,13 +220,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func migrateClient(ctx context.Context, client string, o options, d deps) (clientReport, error) {
-	if client == "codex" {
-		return migrateCodex(ctx, o, d)
-	}
-	return migrateJSONClient(client, o, d)
 }
 
 // hermesHome resolves the Hermes home and reports whether the user set one
@@ -276,11 +278,38 @@ func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) 
 	return rep, nil
 }
 
-// finish writes out (or, in a dry run, diffs it) and fills the report.
-func finish(rep clientReport, existing, out []byte, o options) (clientReport, error) {
-	ch, err := configmigrate.WriteChange(rep.Path, existing, out, o.dryRun)
-	rep.setChange(ch)
-	return rep, err
+func migrateJSONClient(ctx context.Context, client string, o options, d deps) (clientReport, error) {
+	rep := clientReport{Client: client, DryRun: o.dryRun}
+	c, err := clientsync.ParseClient(client)
+	if err != nil {
+		return rep, err
+	}
+	job := clientsync.Job{
+		Client:      c,
+		HermesHome:  o.hermesHome,
+		UserServers: o.userServers,
+		Remove:      o.remove,
+		DryRun:      o.dryRun,
+		Getenv:      d.getenv,
+		// The same entry codex gets, built only when the job needs it.
+		HermesTools: func() (configmigrate.Server, error) {
+			cj, err := codexJob(o, d)
+			if err != nil {
+				return configmigrate.Server{}, err
+			}
+			return cj.HermesToolsEntry()
+		},
+	}
+	res, err := job.Run(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.setChange(res.FileChange)
+	rep.Removed, rep.Problems, rep.Notes = res.Removed, res.Problems, res.Notes
+	for _, s := range res.Skipped {
+		rep.Notes = append(rep.Notes, "kept your own definition of "+s)
+	}
+	return rep, nil
 }
 
 func (r *clientReport) setChange(ch configmigrate.FileChange) {

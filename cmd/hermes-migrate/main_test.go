@@ -257,23 +257,102 @@ func TestSyncJSONClients(t *testing.T) {
 		t.Errorf("entries wrong (secrets must stay references):\n%s", got)
 	}
 
-	// Our entries are remembered as ours: a changed Hermes server is
-	// updated on the next run, not mistaken for a user definition.
-	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  gh:\n    command: gh-mcp\n")
-	if code, _, stderr := e.run(t, "--client", "cursor", "--user-servers"); code != exitOK {
-		t.Fatal(stderr)
+	// --remove reaches the job. What it takes out, and the ownership that
+	// decides it, is clientsync's to test (TestJobRuns).
+	code, out, stderr = e.run(t, "--client", "cursor", "--remove")
+	if code != exitOK || out != "cursor: wrote "+cursor+" (previous version in "+cursor+".bak)\n  removed Hermes' managed section\n" {
+		t.Fatalf("exit %d: %q %s", code, out, stderr)
 	}
 	got, _ = os.ReadFile(cursor)
-	if !strings.Contains(string(got), `"gh-mcp"`) {
-		t.Errorf("owned entry not updated:\n%s", got)
-	}
-
-	// --remove takes out exactly what hermes-migrate wrote.
-	if code, _, stderr := e.run(t, "--client", "cursor", "--remove"); code != exitOK {
-		t.Fatal(stderr)
-	}
-	got, _ = os.ReadFile(cursor)
-	if strings.Contains(string(got), "hermes-tools") || strings.Contains(string(got), `"gh"`) || !strings.Contains(string(got), `"mine"`) {
+	if strings.Contains(string(got), "hermes-tools") || !strings.Contains(string(got), `"mine"`) {
 		t.Errorf("after --remove:\n%s", got)
+	}
+}
+
+// TestJSONClientReport checks how a JSON client's result is printed and
+// how a failure maps to the exit code.
+func TestJSONClientReport(t *testing.T) {
+	tests := []struct {
+		name       string
+		cursor     string // "" leaves the file missing
+		yaml       string
+		state      string
+		args       []string
+		code       int
+		wantOut    []string // lines of stdout, in order; %s is the config path
+		wantStderr string   // %s is the Hermes home
+	}{
+		{
+			name: "dry run prints the diff and writes nothing",
+			args: []string{"--dry-run"},
+			wantOut: []string{
+				"--- %s", "+++ %s (migrated)", "@@ -0,0 +1,", "+{",
+				"cursor: would update %s (dry run; nothing written)",
+			},
+		},
+		{
+			name:    "nothing to do",
+			cursor:  "{}",
+			args:    []string{"--remove"},
+			wantOut: []string{"cursor: %s is already up to date"},
+		},
+		{
+			name:   "the user's definition is kept and said so; untranslatable servers are warnings",
+			cursor: `{"mcpServers": {"gh": {"command": "user-gh"}}}`,
+			yaml:   "mcp_servers:\n  gh:\n    command: npx\n  bad:\n    foo: 1\n",
+			args:   []string{"--user-servers"},
+			wantOut: []string{
+				"cursor: wrote %s (previous version in %s.bak)",
+				"  warning: ",
+				"  note: gh: not registered: Cursor already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or overwrite to replace it",
+				"  note: kept your own definition of gh",
+			},
+		},
+		{
+			name:       "a damaged state file fails in one line",
+			cursor:     "{}",
+			state:      "{",
+			code:       exitFailure,
+			wantStderr: "hermes-migrate: cursor: %s/hermes-migrate-state.json is damaged (unexpected end of JSON input); delete it and run again (entries hermes-migrate wrote before will then count as yours)\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			cursor := filepath.Join(e.env["HOME"], ".cursor", "mcp.json")
+			if err := os.MkdirAll(filepath.Dir(cursor), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tt.cursor != "" {
+				e.write(t, cursor, tt.cursor)
+			}
+			if tt.yaml != "" {
+				e.write(t, filepath.Join(e.hermesHome, "config.yaml"), tt.yaml)
+			}
+			if tt.state != "" {
+				e.write(t, filepath.Join(e.hermesHome, "hermes-migrate-state.json"), tt.state)
+			}
+			code, out, stderr := e.run(t, append([]string{"--client", "cursor"}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d: %s", code, tt.code, stderr)
+			}
+			if want := strings.ReplaceAll(tt.wantStderr, "%s", e.hermesHome); stderr != want {
+				t.Errorf("stderr %q, want %q", stderr, want)
+			}
+			rest := out
+			for _, w := range tt.wantOut {
+				w = strings.ReplaceAll(w, "%s", cursor)
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("stdout lacks %q after what came before:\n%s", w, out)
+				}
+				rest = rest[i+len(w):]
+			}
+			if tt.cursor == "" {
+				if _, err := os.Stat(cursor); err == nil {
+					t.Error("config written")
+				}
+			}
+		})
 	}
 }

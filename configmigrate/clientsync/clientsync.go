@@ -9,9 +9,10 @@
 // kept: unknown keys, other servers, key order, indentation, line
 // endings, comments, trailing commas.
 //
-// Apply and Remove work on bytes; reading and writing the file (with
-// internal/atomicfile) is the caller's job. ConfigPath only computes a
-// path from an injected Env.
+// Apply and Remove work on bytes, and ConfigPath only computes a path
+// from an injected Env. Job puts them together for hermes-migrate: it
+// finds, reads and atomically rewrites a client's file and keeps the
+// ownership state described below across runs.
 //
 // # Ownership
 //
@@ -22,7 +23,8 @@
 //   - configmigrate.HermesToolsName ("hermes-tools") is always Hermes'
 //     own and is replaced.
 //   - A name listed in Options.Owned (the names a previous Apply reported
-//     in Result.Written) is Hermes' and is replaced.
+//     in Result.Written; Job keeps them in hermes-migrate-state.json in
+//     the Hermes home) is Hermes' and is replaced.
 //   - An entry that already says exactly what Hermes would write is left
 //     byte for byte as it is, and counts as written.
 //   - Any other entry of the same name is the user's: it is kept, the
