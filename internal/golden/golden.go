@@ -42,12 +42,42 @@ func Update() bool { return *update }
 func JSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, fmt.Errorf("golden: encode JSON: %w", err)
 	}
-	return buf.Bytes(), nil
+	// A MarshalJSON method that calls json.Marshal escapes <, > and &
+	// whatever the encoder is told, so they are unescaped here instead.
+	return unescapeHTML(buf.Bytes()), nil
+}
+
+// unescapeHTML turns the \u003c, \u003e and \u0026 escapes of valid JSON
+// back into the characters. Every backslash in valid JSON starts an
+// escape, so walking escape by escape never mistakes an escaped backslash
+// followed by "u003c" for one.
+func unescapeHTML(b []byte) []byte {
+	out := b[:0:0]
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 == len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if i+6 <= len(b) && b[i+1] == 'u' {
+			switch string(b[i+2 : i+6]) {
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		out, i = append(out, b[i], b[i+1]), i+1
+	}
+	return out
 }
 
 // Canonical re-encodes each JSON value in data (one value, or a stream such

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,9 @@ func TestJSON(t *testing.T) {
 		}{"<b>&</b>", "x"},
 			"{\n  \"z\": \"<b>&</b>\",\n  \"a\": \"x\"\n}\n"},
 		{"scalar", "é\u2028", "\"é\\u2028\"\n"},
+		{"marshaler escapes undone", escaping(`<a href="x?a=1&b=2">`),
+			"\"<a href=\\\"x?a=1&b=2\\\">\"\n"},
+		{"escaped backslash before u003c kept", `\u003c \\u0026 \`, "\"\\\\u003c \\\\\\\\u0026 \\\\\"\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,6 +42,11 @@ func TestJSON(t *testing.T) {
 		t.Error("JSON of a func: no error")
 	}
 }
+
+// escaping marshals itself through json.Marshal, which escapes HTML.
+type escaping string
+
+func (e escaping) MarshalJSON() ([]byte, error) { return json.Marshal(string(e)) }
 
 func TestCanonical(t *testing.T) {
 	tests := []struct {
