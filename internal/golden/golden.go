@@ -168,7 +168,7 @@ func checkArchive(path string, ar *txtar.Archive, owned []string, got map[string
 		before := txtar.Format(ar)
 		for _, name := range owned {
 			if data, ok := got[name]; ok {
-				SetSection(ar, name, data)
+				setSection(ar, name, data)
 			} else {
 				ar.Files = slices.DeleteFunc(ar.Files, func(f txtar.File) bool { return f.Name == name })
 			}
@@ -219,9 +219,9 @@ func Section(ar *txtar.Archive, name string) ([]byte, bool) {
 	return nil, false
 }
 
-// SetSection replaces the data of the section called name, appending the
+// setSection replaces the data of the section called name, appending the
 // section when the archive has none.
-func SetSection(ar *txtar.Archive, name string, data []byte) {
+func setSection(ar *txtar.Archive, name string, data []byte) {
 	for i := range ar.Files {
 		if ar.Files[i].Name == name {
 			ar.Files[i].Data = data
