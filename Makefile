@@ -85,9 +85,16 @@ bench: build
 	HERMES_TEST_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./mcpserver/... ./configmigrate/...
 	$(GO) test -run '^$$' -bench . -benchtime 200x ./bridge
 
-# Regenerate the README tool table, schema snapshots and wire transcripts.
+# Regenerate every golden file (the README tool table, tool schema
+# snapshots, wire transcripts, each package's testdata goldens) from the
+# current output; review the diff before committing it. -update is defined
+# once, in internal/golden, and a test binary that does not import it
+# rejects the flag, so only the packages whose tests import it run; -run .
+# because a golden file can hide in any of their tests.
 docs:
-	$(GO) test ./mcpserver -run 'TestReadmeToolTable|TestToolSchemaSnapshots|TestWireTranscripts' -update
+	@pkgs=$$($(GO) list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' ./... | \
+	  awk '{for (i = 2; i <= NF; i++) if ($$i ~ /\/internal\/golden$$/) {print $$1; next}}'); \
+	$(GO) test -run . $$pkgs -update
 
 clean:
 	rm -rf $(BIN)

@@ -4,16 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/hermes-go/hermes/internal/golden"
+)
 
 // projected is what a golden file records for a notification sequence.
 type projected struct {
@@ -25,7 +23,7 @@ type projected struct {
 
 // TestProjectorGolden feeds testdata/projector/*.txtar's notifications.jsonl
 // to a Projector (a line {"close":true} calls Close) and compares the result
-// with want.json; -update rewrites want.json.
+// with want.json, which -update rewrites.
 func TestProjectorGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/projector/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -37,18 +35,9 @@ func TestProjectorGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var input []byte
-			wantIdx := -1
-			for i, f := range ar.Files {
-				switch f.Name {
-				case "notifications.jsonl":
-					input = f.Data
-				case "want.json":
-					wantIdx = i
-				}
-			}
-			if input == nil || wantIdx < 0 {
-				t.Fatal("need notifications.jsonl and want.json sections")
+			input, ok := golden.Section(ar, "notifications.jsonl")
+			if !ok {
+				t.Fatal("no notifications.jsonl section")
 			}
 
 			p := NewProjector()
@@ -79,21 +68,11 @@ func TestProjectorGolden(t *testing.T) {
 				}
 			}
 			got.OpenToolItems = p.OpenToolItems()
-			out, err := json.MarshalIndent(got, "", "  ")
+			out, err := golden.JSON(got)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, '\n')
-			if *update {
-				ar.Files[wantIdx].Data = out
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if want := ar.Files[wantIdx].Data; !bytes.Equal(out, want) {
-				t.Errorf("projection differs (run with -update to accept)\n got:\n%s\nwant:\n%s", out, want)
-			}
+			golden.Archive(t, file, ar, []string{"want.json"}, map[string][]byte{"want.json": out})
 		})
 	}
 }

@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
 	"golang.org/x/tools/txtar"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files from the current output")
+	"github.com/hermes-go/hermes/internal/golden"
+)
 
 // caseOptions is the -- options -- section of a codex golden case.
 type caseOptions struct {
@@ -74,38 +72,17 @@ func TestCodexGolden(t *testing.T) {
 				for _, p := range problems {
 					probs = append(probs, p.Error())
 				}
-				js, _ := json.MarshalIndent(struct {
+				js, err := golden.JSON(struct {
 					CodexReport
 					Problems []string `json:"problems,omitempty"`
-				}{rep, probs}, "", "  ")
-				got["report.json"] = append(js, '\n')
-				checkCodexInvariants(t, existing, out, in)
-			}
-			if *update {
-				var keep []txtar.File
-				for _, f := range ar.Files {
-					if f.Name != "want.toml" && f.Name != "report.json" && f.Name != "error" {
-						keep = append(keep, f)
-					}
-				}
-				for _, name := range []string{"want.toml", "report.json", "error"} {
-					if data, ok := got[name]; ok {
-						keep = append(keep, txtar.File{Name: name, Data: data})
-					}
-				}
-				ar.Files = keep
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+				}{rep, probs})
+				if err != nil {
 					t.Fatal(err)
 				}
-				return
+				got["report.json"] = js
+				checkCodexInvariants(t, existing, out, in)
 			}
-			for _, name := range []string{"want.toml", "report.json", "error"} {
-				want, inFile := sec[name]
-				have, produced := got[name]
-				if inFile != produced || !bytes.Equal(want, have) {
-					t.Errorf("%s differs (run `go test ./configmigrate -update` if intended)\n--- got\n%s--- want\n%s", name, have, want)
-				}
-			}
+			golden.Archive(t, file, ar, []string{"want.toml", "report.json", "error"}, got)
 		})
 	}
 }

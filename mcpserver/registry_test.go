@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
+	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/unidiff"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -272,25 +271,15 @@ func TestToolSchemaSnapshots(t *testing.T) {
 	seen := map[string]bool{}
 	for name, st := range listed {
 		seen[name+".json"] = true
-		got := snapshotJSON(t, st.Tool)
-		file := filepath.Join("testdata", "toolsnaps", name+".json")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(file)
+		raw, err := json.Marshal(st.Tool)
 		if err != nil {
-			t.Errorf("%s: no snapshot (run `make docs` to create it): %v", name, err)
-			continue
+			t.Fatal(err)
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: advertised schema differs from %s (run `make docs` if intended)\n--- got\n%s", name, file, got)
+		got, err := golden.Canonical(raw)
+		if err != nil {
+			t.Fatal(err)
 		}
+		golden.File(t, filepath.Join("testdata", "toolsnaps", name+".json"), got)
 	}
 	entries, _ := os.ReadDir(filepath.Join("testdata", "toolsnaps"))
 	for _, e := range entries {
@@ -298,26 +287,6 @@ func TestToolSchemaSnapshots(t *testing.T) {
 			t.Errorf("stale snapshot %s: no such tool is registered", e.Name())
 		}
 	}
-}
-
-func snapshotJSON(t *testing.T, tool mcp.Tool) []byte {
-	t.Helper()
-	raw, err := json.Marshal(tool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 const (
@@ -344,14 +313,14 @@ func TestReadmeToolTable(t *testing.T) {
 	if got == want {
 		return
 	}
-	if *update {
+	if golden.Update() {
 		text = text[:i+len(tableBegin)] + want + text[j:]
 		if err := os.WriteFile(readme, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README tool table is out of date; run `make docs`\n--- want\n%s--- got\n%s", want, got)
+	t.Errorf("README tool table is out of date; run `%s`\n%s", golden.Command, unidiff.Diff("README.md", "registry", []byte(got), []byte(want)))
 }
 
 func copyTree(t *testing.T, src string) string {

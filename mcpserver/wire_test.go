@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -21,12 +20,11 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/hermes-go/hermes/internal/golden"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and wire transcripts from the current output")
 
 // wireTimeout bounds every wait in a transcript; a hang is a failure, not a
 // stuck test binary.
@@ -35,11 +33,14 @@ const wireTimeout = 10 * time.Second
 // TestWireTranscripts replays each testdata/wire/*.txtar against the stdio
 // loop and compares what the server wrote with the -- server -- section.
 //
-// Client lines are sent one at a time; after a request the harness waits for
-// its response before sending the next line, which makes the transcript
-// deterministic. A line prefixed "nowait " is sent without waiting (a call
-// that is cancelled, or still running at EOF). stdin is closed after the
-// last line and every remaining output is collected.
+// Client lines are sent one at a time, byte for byte (stdio frames a
+// message per line, and some lines are deliberately malformed); after a
+// request the harness waits for its response before sending the next
+// line, which makes the transcript deterministic. A line prefixed
+// "nowait " is sent without waiting (a call that is cancelled, or still
+// running at EOF). stdin is closed after the last line and every remaining
+// output is collected. The server's messages are recorded pretty-printed
+// with sorted keys, so a changed field is a changed line.
 func TestWireTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/wire/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -52,42 +53,20 @@ func TestWireTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sections := map[string]string{}
-			for _, f := range ar.Files {
-				sections[f.Name] = string(f.Data)
-			}
-			client, ok := sections["client"]
+			client, ok := golden.Section(ar, "client")
 			if !ok {
 				t.Fatalf("%s has no -- client -- section", file)
 			}
-			got := replay(t, sections["toolsets"], client)
-			if *update {
-				setSection(ar, "server", got)
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want := normaliseLines(t, sections["server"])
-			if got != want {
-				t.Errorf("server output differs from %s (run `go test ./mcpserver -run TestWireTranscripts -update` if the change is intended)\n--- got\n%s--- want\n%s", file, got, want)
-			}
+			toolsets, _ := golden.Section(ar, "toolsets")
+			got := replay(t, string(toolsets), string(client))
+			golden.Archive(t, file, ar, []string{"server"}, map[string][]byte{"server": got})
 		})
 	}
 }
 
-func setSection(ar *txtar.Archive, name, data string) {
-	for i := range ar.Files {
-		if ar.Files[i].Name == name {
-			ar.Files[i].Data = []byte(data)
-			return
-		}
-	}
-	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
-}
-
-// replay runs one transcript and returns the server's output, normalised.
-func replay(t *testing.T, toolsets, client string) string {
+// replay runs one transcript and returns the server's output in canonical
+// form.
+func replay(t *testing.T, toolsets, client string) []byte {
 	t.Helper()
 	srv := newWireServer(t, toolsets)
 	inR, inW := io.Pipe()
@@ -107,12 +86,12 @@ func replay(t *testing.T, toolsets, client string) string {
 		close(lines)
 	}()
 
-	var out []string
+	var out [][]byte
 	collect := func(raw []byte) {
 		if !json.Valid(raw) {
 			t.Fatalf("server wrote a non-JSON line: %q", raw)
 		}
-		out = append(out, canonical(t, raw))
+		out = append(out, raw)
 	}
 	for _, line := range strings.Split(client, "\n") {
 		line = strings.TrimSpace(line)
@@ -153,7 +132,11 @@ func replay(t *testing.T, toolsets, client string) string {
 				if err := <-served; err != nil {
 					t.Fatalf("ServeStdio returned %v after EOF, want nil", err)
 				}
-				return strings.Join(out, "\n") + "\n"
+				pretty, err := golden.Canonical(bytes.Join(out, []byte("\n")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return pretty
 			}
 			collect(raw)
 		case <-deadline:
@@ -183,36 +166,6 @@ func responseID(raw []byte) string {
 		return ""
 	}
 	return string(m.ID)
-}
-
-// canonical re-encodes a JSON line with sorted keys, so the transcript
-// compares content, not the encoder's key order.
-func canonical(t *testing.T, raw []byte) string {
-	t.Helper()
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("decode %q: %v", raw, err)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-func normaliseLines(t *testing.T, s string) string {
-	t.Helper()
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, canonical(t, []byte(line)))
-		}
-	}
-	return strings.Join(out, "\n") + "\n"
 }
 
 // newWireServer builds a server over the fixture Hermes home with the real
@@ -425,22 +378,19 @@ func TestSkillsTranscriptDigests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range ar.Files {
-			if f.Name != "server" {
-				continue
+		server, _ := golden.Section(ar, "server")
+		dec := json.NewDecoder(bytes.NewReader(server))
+		dec.UseNumber()
+		for {
+			var v any
+			err := dec.Decode(&v)
+			if errors.Is(err, io.EOF) {
+				break
 			}
-			for _, line := range strings.Split(string(f.Data), "\n") {
-				if strings.TrimSpace(line) == "" {
-					continue
-				}
-				dec := json.NewDecoder(strings.NewReader(line))
-				dec.UseNumber()
-				var v any
-				if err := dec.Decode(&v); err != nil {
-					t.Fatalf("%s: %v", file, err)
-				}
-				walk(v)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
 			}
+			walk(v)
 		}
 	}
 	if checked < 10 {

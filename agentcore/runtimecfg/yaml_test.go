@@ -1,17 +1,16 @@
 package runtimecfg
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // Each fixture is set to both values; the result must match its golden
-// file (review a -update diff: only the runtime lines may change) and read
+// file (review a `make docs` diff: only the runtime lines may change) and read
 // back as the value set.
 func TestSetRuntimeGolden(t *testing.T) {
 	tests := []struct{ name, value string }{
@@ -38,22 +37,8 @@ func TestSetRuntimeGolden(t *testing.T) {
 			if got, err := Current(out); err != nil || got != tt.value {
 				t.Fatalf("Current = %q, %v; want %q\n%s", got, err, tt.value, out)
 			}
-			golden := filepath.Join("testdata", "golden", tt.name+"_"+tt.value+".yaml")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if string(out) != string(want) {
-				t.Errorf("got\n%s\nwant\n%s", out, want)
-			}
+			golden.File(t, filepath.Join("testdata", "golden", tt.name+"_"+tt.value+".yaml"), out)
+
 			// Setting it again changes nothing.
 			again, err := SetRuntime(out, tt.value)
 			if err != nil || string(again) != string(out) {

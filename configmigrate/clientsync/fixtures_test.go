@@ -1,12 +1,8 @@
 package clientsync
 
 import (
-	"flag"
-
 	"github.com/hermes-go/hermes/configmigrate"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from the current output")
 
 type configServer = configmigrate.Server
 

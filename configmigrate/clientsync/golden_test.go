@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/hermes-go/hermes/internal/golden"
 )
 
 // TestGolden runs every testdata/golden/<client>/<case>.txtar.
@@ -36,15 +38,15 @@ func TestGolden(t *testing.T) {
 		name := string(client) + "/" + strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ar, err := readArchive(file)
+			ar, err := txtar.ParseFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := directives(t, ar.comment)
-			input, exists := section(ar, "input")
+			dir := directives(t, ar.Comment)
+			input, exists := golden.Section(ar, "input")
 			var existing []byte
 			if exists {
-				existing = []byte(input)
+				existing = bytes.Clone(input)
 				if dir["crlf"] == "true" {
 					existing = bytes.ReplaceAll(existing, []byte("\n"), []byte("\r\n"))
 				}
@@ -73,21 +75,7 @@ func TestGolden(t *testing.T) {
 			}
 			summary := summarize(res)
 
-			if *update {
-				setSection(ar, "want", string(out))
-				setSection(ar, "result", summary)
-				if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			const hint = "(run `go test ./configmigrate/clientsync -run TestGolden -update` if the change is intended)"
-			if want, _ := section(ar, "want"); string(out) != want {
-				t.Errorf("output differs from %s %s\n--- got\n%s--- want\n%s", file, hint, out, want)
-			}
-			if want, _ := section(ar, "result"); summary != want {
-				t.Errorf("result differs from %s %s\n--- got\n%s--- want\n%s", file, hint, summary, want)
-			}
+			golden.Archive(t, file, ar, []string{"want", "result"}, map[string][]byte{"want": out, "result": []byte(summary)})
 
 			// Applying the same servers to the output changes nothing.
 			if dir["op"] != "remove" && res.Changed {
@@ -136,82 +124,6 @@ func directives(t *testing.T, comment []byte) map[string]string {
 		dir[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return dir
-}
-
-// archive is the txtar format (a comment, then "-- name --" sections),
-// read here with the standard library alone.
-type archive struct {
-	comment []byte
-	files   []archiveFile
-}
-
-type archiveFile struct {
-	name string
-	data []byte
-}
-
-func readArchive(file string) (*archive, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return parseArchive(data), nil
-}
-
-func parseArchive(data []byte) *archive {
-	ar := &archive{}
-	cur := &ar.comment
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line = data[:i+1]
-		}
-		data = data[len(line):]
-		trimmed := strings.TrimSuffix(string(line), "\n")
-		if name, ok := strings.CutPrefix(trimmed, "-- "); ok && strings.HasSuffix(name, " --") && len(name) > 3 {
-			ar.files = append(ar.files, archiveFile{name: strings.TrimSpace(strings.TrimSuffix(name, " --"))})
-			cur = &ar.files[len(ar.files)-1].data
-			continue
-		}
-		*cur = append(*cur, line...)
-	}
-	return ar
-}
-
-func (ar *archive) format() []byte {
-	var b bytes.Buffer
-	b.Write(fixNL(ar.comment))
-	for _, f := range ar.files {
-		fmt.Fprintf(&b, "-- %s --\n", f.name)
-		b.Write(fixNL(f.data))
-	}
-	return b.Bytes()
-}
-
-func fixNL(data []byte) []byte {
-	if len(data) == 0 || data[len(data)-1] == '\n' {
-		return data
-	}
-	return append(slices.Clone(data), '\n')
-}
-
-func section(ar *archive, name string) (string, bool) {
-	for _, f := range ar.files {
-		if f.name == name {
-			return string(f.data), true
-		}
-	}
-	return "", false
-}
-
-func setSection(ar *archive, name, data string) {
-	for i := range ar.files {
-		if ar.files[i].name == name {
-			ar.files[i].data = []byte(data)
-			return
-		}
-	}
-	ar.files = append(ar.files, archiveFile{name: name, data: []byte(data)})
 }
 
 func summarize(r Result) string {

@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/golden"
 )
 
 // docGen writes random JSON(C) documents in one consistent random style,
@@ -431,12 +434,12 @@ func decode(t *testing.T, src []byte) map[string]any {
 func FuzzApply(f *testing.F) {
 	files, _ := filepath.Glob("testdata/golden/*/*.txtar")
 	for _, file := range files {
-		ar, err := readArchive(file)
+		ar, err := txtar.ParseFile(file)
 		if err != nil {
 			f.Fatal(err)
 		}
-		if in, ok := section(ar, "input"); ok {
-			f.Add([]byte(in), uint8(0))
+		if in, ok := golden.Section(ar, "input"); ok {
+			f.Add(in, uint8(0))
 		}
 	}
 	f.Add([]byte("{\"mcpServers\":{\"a\":1,}}"), uint8(3))
