@@ -122,6 +122,10 @@ type Session struct {
 	// for the tab gives up when its own context ends.
 	lock chan struct{}
 
+	// blocked records what the network policy refused, for the calls
+	// during which it happened to report.
+	blocked blockedLog
+
 	mu     sync.Mutex
 	closed bool
 	br     *runningBrowser // nil until the first call

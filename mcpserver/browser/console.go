@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/hermes-go/hermes/internal/contain"
 )
@@ -88,29 +87,4 @@ func (t *tab) stopConsole() {
 		t.conStop()
 	}
 	t.conWG.Wait()
-}
-
-// metadataPatterns are URL patterns of cloud metadata services, blocked for
-// every request the page makes (the navigation check alone would let a page
-// fetch them).
-var metadataPatterns = []string{
-	"*://169.254.169.254/*", "*://169.254.169.254:*/*",
-	"*://169.254.170.2/*", "*://169.254.170.2:*/*",
-	"*://100.100.100.200/*", "*://100.100.100.200:*/*",
-	"*://[fd00:ec2::254]/*", "*://[fd00:ec2::254]:*/*",
-	"*://metadata.google.internal/*", "*://metadata.google.internal:*/*",
-	"*://metadata.goog/*", "*://metadata/*", "*://instance-data/*", "*://instance-data.ec2.internal/*",
-}
-
-func blockMetadata(ctx context.Context) error {
-	var ps []*network.BlockPattern
-	for _, p := range metadataPatterns {
-		ps = append(ps, &network.BlockPattern{URLPattern: p, Block: true})
-	}
-	if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps}); err != nil {
-		// Older browsers (attached with BROWSER_CDP_URL) may lack
-		// urlPatterns; the navigation check still applies.
-		return nil
-	}
-	return nil
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 	"github.com/hermes-go/hermes/internal/contain"
+	"github.com/hermes-go/hermes/internal/egress"
+	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
 // startTimeout bounds launching (or attaching to) the browser. A cold
@@ -59,7 +61,16 @@ func launchFlags(extra map[string]any) []chromedp.ExecAllocatorOption {
 		// replace the first.
 		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,"+
 			"CertificateTransparencyComponentUpdater,AutofillServerCommunication,InterestFeedContentSuggestions,"+
-			"PrivacySandboxSettings4,GlobalMediaControls,NetworkTimeServiceQuerying"),
+			"PrivacySandboxSettings4,GlobalMediaControls,NetworkTimeServiceQuerying,"+
+			// Every frame in its page's process, so the request guard
+			// on the page sees cross-origin iframes' requests too.
+			"IsolateOrigins,site-per-process"),
+		chromedp.Flag("disable-site-isolation-trials", true),
+		// Chromium resolves no names itself (the egress proxy does), and
+		// nothing leaves outside the proxy: no QUIC (above), no DNS
+		// prefetch, no WebRTC UDP.
+		chromedp.Flag("dns-prefetch-disable", true),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-hang-monitor", true),
 		chromedp.Flag("disable-prompt-on-repost", true),
@@ -87,6 +98,11 @@ type runningBrowser struct {
 	attached      bool
 	// log receives panics recovered on the browser's goroutines.
 	log *slog.Logger
+	// proxy carries every connection of a browser we launched; nil when
+	// attached to one we did not start.
+	proxy *egress.Proxy
+	// guard checks every request's URL, in each tab.
+	guard *requestGuard
 
 	tabMu  sync.Mutex
 	tab    *tab
@@ -96,11 +112,14 @@ type runningBrowser struct {
 // startBrowser launches Chromium, or attaches to set.browser.CDPURL, on a
 // context of its own: the browser's life must not end with the call that
 // happened to start it.
-func startBrowser(set settings, log *slog.Logger) (*runningBrowser, error) {
-	rb := &runningBrowser{log: log}
+func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*runningBrowser, error) {
+	rb := &runningBrowser{log: log, guard: &requestGuard{policy: urlguard.Policy{AllowPrivate: set.allowPrivate}, blocked: blocked, log: log}}
 	var allocCtx context.Context
 	if set.browser.CDPURL != "" {
 		rb.attached = true
+		// A browser someone else started keeps its own network settings:
+		// only the URLs its pages request can be checked here.
+		log.Warn("attached to a browser at " + set.browser.CDPURL + ": its connections do not go through hermes-tools' egress proxy, so host names are not checked after DNS; launch Chromium through hermes-tools for the full network policy")
 		allocCtx, rb.allocCancel = remote.NewAllocator(context.Background(), set.browser.CDPURL)
 	} else {
 		path, err := FindChromium(set.browser.ExecPath)
@@ -116,7 +135,17 @@ func startBrowser(set settings, log *slog.Logger) (*runningBrowser, error) {
 			return nil, fmt.Errorf("create the browser profile directory (check TMPDIR): %w", err)
 		}
 		rb.profile = dir
+		proxy, err := egress.Start(egressPolicy(set, blocked, log))
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		rb.proxy = proxy
 		opts := append(launchFlags(set.extraFlags),
+			// Every request through the proxy, loopback included (Chromium
+			// bypasses the proxy for loopback unless told not to).
+			chromedp.ProxyServer(proxy.URL()),
+			chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 			chromedp.UserDataDir(dir),
 			chromedp.ExecPath(path),
 			// Its own process group, so Close can kill every process
@@ -155,7 +184,7 @@ func startBrowser(set settings, log *slog.Logger) (*runningBrowser, error) {
 	}
 	// When attached, the first context took one of the user's tabs; drive
 	// a tab of our own instead, and close only that one at the end.
-	t, err := newTab(rb.browserCtx, rb.log, rb.attached)
+	t, err := newTab(rb.browserCtx, rb.log, rb.guard, rb.attached)
 	if err != nil {
 		rb.kill()
 		return nil, err
@@ -175,7 +204,7 @@ func (rb *runningBrowser) currentTab() (*tab, error) {
 	if rb.tab != nil {
 		rb.tab.close()
 	}
-	t, err := newTab(rb.browserCtx, rb.log, true)
+	t, err := newTab(rb.browserCtx, rb.log, rb.guard, true)
 	if err != nil {
 		return nil, fmt.Errorf("open a new tab: %w", err)
 	}
@@ -187,7 +216,7 @@ func (rb *runningBrowser) currentTab() (*tab, error) {
 // window.open) the current tab, as a user's view follows the new tab. The
 // opener stays open in the background.
 func (rb *runningBrowser) adoptPopup(id target.ID) (*tab, error) {
-	t, err := newTab(rb.browserCtx, rb.log, true, chromedp.WithTargetID(id))
+	t, err := newTab(rb.browserCtx, rb.log, rb.guard, true, chromedp.WithTargetID(id))
 	if err != nil {
 		return nil, fmt.Errorf("switch to the new tab: %w", err)
 	}
@@ -242,6 +271,9 @@ func (rb *runningBrowser) kill() {
 	rb.allocCancel() // waits for the main process
 	if rb.pid > 0 {
 		_ = syscall.Kill(-rb.pid, syscall.SIGKILL)
+	}
+	if rb.proxy != nil {
+		_ = rb.proxy.Close()
 	}
 	if rb.profile != "" {
 		// A child can still be writing for a moment after the kill.

@@ -61,7 +61,7 @@ type tab struct {
 // newTab attaches to (or creates) the target of a chromedp context made
 // from parent and starts watching it. create=false uses parent itself (the
 // browser's first tab).
-func newTab(parent context.Context, log *slog.Logger, create bool, opts ...chromedp.ContextOption) (*tab, error) {
+func newTab(parent context.Context, log *slog.Logger, guard *requestGuard, create bool, opts ...chromedp.ContextOption) (*tab, error) {
 	ctx, cancel := parent, context.CancelFunc(func() {})
 	if create {
 		ctx, cancel = chromedp.NewContext(parent, opts...)
@@ -90,9 +90,9 @@ func newTab(parent context.Context, log *slog.Logger, create bool, opts ...chrom
 	if ch, err := chromedp.Detached(ctx); err == nil {
 		t.detached = ch
 	}
-	// Cloud metadata stays unreachable from pages too (fetch, img, iframe),
-	// not only from browser_navigate.
-	if err := blockMetadata(sctx); err != nil {
+	// Every request the tab's pages make is checked, not only the URLs
+	// the tools are given.
+	if err := guard.install(ctx); err != nil {
 		cancel()
 		return nil, err
 	}

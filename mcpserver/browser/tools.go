@@ -58,6 +58,8 @@ type call struct {
 	s  *Session
 	rb *runningBrowser
 	t  *tab
+	// blockedMark is the refusal log's mark when the call began.
+	blockedMark uint64
 }
 
 // wrap serialises calls on the tab, starts the browser on first use and
@@ -86,7 +88,11 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 		defer cancel()
 		stop := context.AfterFunc(ctx, cancel)
 		defer stop()
-		res, err := fn(cctx, &call{s: s, rb: rb, t: t}, args)
+		mark := s.blocked.mark()
+		res, err := fn(cctx, &call{s: s, rb: rb, t: t, blockedMark: mark}, args)
+		if err == nil {
+			res = withBlocked(res, s.blocked.since(mark))
+		}
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			return tooldef.Errorf("%s timed out after %s: the page did not respond in time. Take a snapshot to see where it stands, or navigate again.", name, s.set.callTimeout), nil
 		}
@@ -116,7 +122,7 @@ func (s *Session) browser() (*runningBrowser, error) {
 		return br, nil
 	}
 	s.mu.Unlock()
-	br, err := startBrowser(s.set, s.log)
+	br, err := startBrowser(s.set, s.log, &s.blocked)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +246,11 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 	if err != nil {
 		if ctx.Err() != nil {
 			return tooldef.Result{}, ctx.Err()
+		}
+		if bs := c.s.blocked.since(c.blockedMark); len(bs) > 0 {
+			// The page itself was refused (the proxy or the request
+			// guard): say what and why, never what the host answered.
+			return tooldef.Errorf("navigation to %s was blocked: %s", safeTarget(target), bs[0].reason), nil
 		}
 		if !errors.Is(err, context.DeadlineExceeded) || c.t.state().navSeq == before.navSeq {
 			return tooldef.Errorf("navigation to %s failed: %v", target, cleanNavError(err)), nil
@@ -757,4 +768,17 @@ func (s *Session) saveScreenshot(data []byte) (string, error) {
 		old = old[1:]
 	}
 	return path, nil
+}
+
+// withBlocked adds the requests the network policy refused during a call
+// to its result, so the model knows why part of a page is missing or why
+// a click went nowhere.
+func withBlocked(res tooldef.Result, bs []blockedRequest) tooldef.Result {
+	if len(bs) == 0 {
+		return res
+	}
+	if m, ok := res.Value.(map[string]any); ok {
+		m["blocked_requests"] = blockedSummary(bs)
+	}
+	return res
 }

@@ -1,0 +1,228 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var errForbidden = errors.New("forbidden by the test policy")
+
+// policy refuses one host:port and dials the rest.
+type policy struct {
+	refuse string
+	mu     sync.Mutex
+	dialed []string
+}
+
+func (p *policy) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if addr == p.refuse {
+		return nil, fmt.Errorf("%s: %w", addr, errForbidden)
+	}
+	p.mu.Lock()
+	p.dialed = append(p.dialed, addr)
+	p.mu.Unlock()
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+func start(t *testing.T, pol *policy, check func(*url.URL) error) (*Proxy, *[]Blocked) {
+	t.Helper()
+	var mu sync.Mutex
+	var blocked []Blocked
+	p, err := Start(Config{
+		Dial:     pol.dial,
+		CheckURL: check,
+		Refused:  func(err error) bool { return errors.Is(err, errForbidden) },
+		OnBlocked: func(b Blocked) {
+			mu.Lock()
+			blocked = append(blocked, b)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, &blocked
+}
+
+func client(p *Proxy) *http.Client {
+	u, _ := url.Parse(p.URL())
+	return &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{
+			Proxy:           http.ProxyURL(u),
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the test's own server
+		},
+	}
+}
+
+func TestProxyEnforcesTheDialerOnEveryRoute(t *testing.T) {
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Proxy-Connection") != "" {
+			t.Errorf("hop-by-hop header passed on: %v", r.Header)
+		}
+		io.WriteString(w, "allowed page")
+	}))
+	defer allowed.Close()
+	secret := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "SECRET")
+	}))
+	defer secret.Close()
+	secretTLS := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "SECRET")
+	}))
+	defer secretTLS.Close()
+	allowedTLS := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "allowed tls page")
+	}))
+	defer allowedTLS.Close()
+
+	tests := []struct {
+		name, url, refuse string
+		check             func(*url.URL) error
+		wantBody          string
+		wantStatus        int
+		wantBlocked       string
+	}{
+		{name: "plain http allowed", url: allowed.URL + "/a", wantBody: "allowed page", wantStatus: 200},
+		{name: "plain http to a refused address", url: secret.URL + "/x", refuse: hostPort(secret.URL), wantStatus: 403, wantBlocked: secret.URL + "/x"},
+		{name: "tunnel allowed", url: allowedTLS.URL + "/", wantBody: "allowed tls page", wantStatus: 200},
+		{name: "tunnel to a refused address", url: secretTLS.URL + "/", refuse: hostPort(secretTLS.URL), wantBlocked: hostPort(secretTLS.URL)},
+		{
+			name: "URL check refuses before any dial", url: allowed.URL + "/?token=abc",
+			check:      func(u *url.URL) error { return errors.New("credential in URL") },
+			wantStatus: 403, wantBlocked: allowed.URL + "/?…",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pol := &policy{refuse: tt.refuse}
+			p, blocked := start(t, pol, tt.check)
+			resp, err := client(p).Get(tt.url)
+			if tt.wantStatus == 0 {
+				// A refused tunnel fails the request itself.
+				if err == nil {
+					resp.Body.Close()
+					t.Fatalf("request through a refused tunnel succeeded: %d", resp.StatusCode)
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tt.wantStatus || (tt.wantBody != "" && string(body) != tt.wantBody) {
+					t.Errorf("got %d %q", resp.StatusCode, body)
+				}
+				if strings.Contains(string(body), "SECRET") {
+					t.Errorf("a refused request's content reached the client: %q", body)
+				}
+			}
+			switch {
+			case tt.wantBlocked == "" && len(*blocked) > 0:
+				t.Errorf("blocked %v, want nothing blocked", *blocked)
+			case tt.wantBlocked != "" && (len(*blocked) != 1 || (*blocked)[0].Target != tt.wantBlocked):
+				t.Errorf("blocked %v, want %s", *blocked, tt.wantBlocked)
+			}
+			if tt.check != nil && len(pol.dialed) > 0 {
+				t.Errorf("dialled %v for a URL the check refused", pol.dialed)
+			}
+		})
+	}
+}
+
+// A host that is down is a network failure, not a refusal: the browser
+// shows it as such and nothing is reported as blocked.
+func TestUnreachableIsNotARefusal(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	p, blocked := start(t, &policy{}, nil)
+	resp, err := client(p).Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || len(*blocked) != 0 {
+		t.Errorf("status %d, blocked %v", resp.StatusCode, *blocked)
+	}
+}
+
+// Close ends tunnels in use: no connection outlives the browser session.
+func TestCloseEndsOpenTunnels(t *testing.T) {
+	upstream, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upstream.Close()
+	go func() {
+		for {
+			c, err := upstream.Accept()
+			if err != nil {
+				return
+			}
+			go io.Copy(c, c) // echo
+		}
+	}()
+	p, _ := start(t, &policy{}, nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nhello", upstream.Addr(), upstream.Addr())
+	r := bufio.NewReader(conn)
+	line, _ := r.ReadString('\n')
+	if !strings.Contains(line, "200") {
+		t.Fatalf("CONNECT answered %q", line)
+	}
+	for line != "\r\n" {
+		if line, err = r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "hello" {
+		t.Fatalf("tunnel echoed %q, %v (bytes sent with CONNECT must reach the host)", buf, err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := r.ReadByte(); err == nil {
+		t.Error("the tunnel is still open after Close")
+	}
+}
+
+func TestRejectsWhatIsNotAProxyRequest(t *testing.T) {
+	p, _ := start(t, &policy{}, nil)
+	resp, err := http.Get(p.URL() + "/direct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("origin-form request answered %d", resp.StatusCode)
+	}
+	if _, err := Start(Config{}); err == nil {
+		t.Error("Start without a dialer succeeded")
+	}
+}
+
+func hostPort(raw string) string {
+	u, _ := url.Parse(raw)
+	return u.Host
+}

@@ -1,0 +1,193 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/hermes-go/hermes/internal/contain"
+	"github.com/hermes-go/hermes/internal/egress"
+	"github.com/hermes-go/hermes/internal/urlguard"
+)
+
+// The browser's network policy is enforced in two places, each where its
+// effect happens:
+//
+//   - every connection Chromium makes goes through the egress proxy, whose
+//     dialer resolves the host and checks the address it dials (cloud
+//     metadata always refused; private, loopback, link-local, CGNAT and
+//     unique-local ranges unless browser.allow_private_urls);
+//   - every request a page makes is paused (Fetch domain) and its full URL
+//     checked for credentials before it is sent: the proxy sees only
+//     host:port of an HTTPS request, never its path or query.
+//
+// Refusals from both land in one log; a call reports the ones that
+// happened while it ran.
+
+// blockedLog numbers the refusals so a call can take those after a mark.
+type blockedLog struct {
+	mu    sync.Mutex
+	seq   uint64
+	items []blockedRequest // the most recent maxBlocked
+}
+
+type blockedRequest struct {
+	seq    uint64
+	target string
+	reason string
+}
+
+const maxBlocked = 64
+
+func (l *blockedLog) add(target string, reason error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	l.items = append(l.items, blockedRequest{seq: l.seq, target: target, reason: reason.Error()})
+	if len(l.items) > maxBlocked {
+		l.items = l.items[len(l.items)-maxBlocked:]
+	}
+}
+
+func (l *blockedLog) mark() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.seq
+}
+
+func (l *blockedLog) since(mark uint64) []blockedRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []blockedRequest
+	for _, b := range l.items {
+		if b.seq > mark {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// egressPolicy is the browser's network policy as the proxy applies it.
+func egressPolicy(set settings, blocked *blockedLog, log *slog.Logger) egress.Config {
+	policy := urlguard.Policy{AllowPrivate: set.allowPrivate}
+	return egress.Config{
+		Dial: urlguard.DialContext(policy, &net.Dialer{Timeout: 10 * time.Second}),
+		CheckURL: func(u *url.URL) error {
+			_, err := urlguard.CheckURL(context.Background(), u.String(), policy, nil)
+			return err
+		},
+		Refused:   isRefusal,
+		OnBlocked: func(b egress.Blocked) { blocked.add(b.Target, b.Reason) },
+		Logger:    log,
+	}
+}
+
+// requestGuard checks the URL of every request a tab's pages make.
+type requestGuard struct {
+	policy  urlguard.Policy
+	blocked *blockedLog
+	log     *slog.Logger
+}
+
+// install pauses every request of the tab at ctx for check. It must run
+// before the tab loads anything.
+func (g *requestGuard) install(ctx context.Context) error {
+	if g == nil {
+		return nil
+	}
+	err := chromedp.Listen(ctx, contain.Func(g.log, "the request guard", func(ev any) {
+		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+			// The listener runs on chromedp's read loop, which must not
+			// wait on the browser: answer from a goroutine of the tab's.
+			contain.Go(g.log, "answering a paused request", func() { g.decide(ctx, ev) })
+		}
+	}))
+	if err != nil {
+		return fmt.Errorf("watch the tab's requests: %w", err)
+	}
+	_, err = chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
+		{URLPattern: "*", RequestStage: fetch.RequestStageRequest},
+	}})
+	if err != nil {
+		return fmt.Errorf("check the tab's requests (Fetch.enable): %w", err)
+	}
+	return nil
+}
+
+func (g *requestGuard) decide(ctx context.Context, ev *fetch.EventRequestPaused) {
+	if err := g.check(ev.Request.URL); err != nil {
+		g.blocked.add(safeTarget(ev.Request.URL), err)
+		_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		return
+	}
+	_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+}
+
+// check applies the URL part of the policy: credentials and userinfo in
+// the URL, cloud metadata and (when disallowed) private hosts written as
+// addresses. Names are the proxy's to resolve and check.
+func (g *requestGuard) check(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss") {
+		// data:, blob:, chrome-error: and the like never leave the
+		// browser.
+		return nil
+	}
+	if u.Scheme == "ws" || u.Scheme == "wss" {
+		// The policy speaks http(s); a WebSocket URL is checked as one.
+		c := *u
+		c.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
+		raw = c.String()
+	}
+	_, err = urlguard.CheckURL(context.Background(), raw, g.policy, nil)
+	return err
+}
+
+// safeTarget is a refused URL as it may be shown: scheme, host and path,
+// never the query or userinfo, which is where a credential would be.
+func safeTarget(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	u.User = nil
+	q := ""
+	if u.RawQuery != "" {
+		q = "?…"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String() + q
+}
+
+// blockedSummary is what a result says about refusals during the call.
+func blockedSummary(bs []blockedRequest) []string {
+	const show = 5
+	var out []string
+	for i, b := range bs {
+		if i == show {
+			out = append(out, fmt.Sprintf("… and %d more", len(bs)-show))
+			break
+		}
+		out = append(out, b.target+": "+b.reason)
+	}
+	return out
+}
+
+// isRefusal tells the policy's refusals from network failures.
+func isRefusal(err error) bool {
+	for _, s := range []error{urlguard.ErrMetadata, urlguard.ErrPrivate, urlguard.ErrSecret, urlguard.ErrScheme} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
