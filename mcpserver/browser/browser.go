@@ -138,7 +138,7 @@ func New(opts Options) *Session {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Session{opts: opts, log: log, lock: make(chan struct{}, 1), refSeq: 1}
+	s := &Session{opts: opts, log: log, lock: make(chan struct{}, 1), refSeq: 1, blocked: blockedLog{log: log}}
 	s.set, s.setErr = resolveSettings(opts)
 	return s
 }

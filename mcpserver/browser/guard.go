@@ -30,14 +30,17 @@ import (
 //     checked for credentials before it is sent: the proxy sees only
 //     host:port of an HTTPS request, never its path or query.
 //
-// Refusals from both land in one log; a call reports the ones that
-// happened while it ran.
+// Refusals from both land in one log; each call's result lists those not
+// yet reported (a page's script can make requests after the call that
+// loaded it returned), and they are logged.
 
 // blockedLog numbers the refusals so a call can take those after a mark.
 type blockedLog struct {
-	mu    sync.Mutex
-	seq   uint64
-	items []blockedRequest // the most recent maxBlocked
+	log      *slog.Logger
+	mu       sync.Mutex
+	seq      uint64
+	reported uint64           // the last seq a result listed
+	items    []blockedRequest // the most recent maxBlocked
 }
 
 type blockedRequest struct {
@@ -49,6 +52,9 @@ type blockedRequest struct {
 const maxBlocked = 64
 
 func (l *blockedLog) add(target string, reason error) {
+	if l.log != nil {
+		l.log.Info("network policy refused a request", "target", target, "reason", reason)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
@@ -62,6 +68,16 @@ func (l *blockedLog) mark() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.seq
+}
+
+// unreported returns the refusals no result has listed yet, and counts
+// them as listed.
+func (l *blockedLog) unreported() []blockedRequest {
+	l.mu.Lock()
+	mark := l.reported
+	l.reported = l.seq
+	l.mu.Unlock()
+	return l.since(mark)
 }
 
 func (l *blockedLog) since(mark uint64) []blockedRequest {

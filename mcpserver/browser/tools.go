@@ -91,7 +91,7 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 		mark := s.blocked.mark()
 		res, err := fn(cctx, &call{s: s, rb: rb, t: t, blockedMark: mark}, args)
 		if err == nil {
-			res = withBlocked(res, s.blocked.since(mark))
+			res = withBlocked(res, s.blocked.unreported())
 		}
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			return tooldef.Errorf("%s timed out after %s: the page did not respond in time. Take a snapshot to see where it stands, or navigate again.", name, s.set.callTimeout), nil
