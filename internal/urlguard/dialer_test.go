@@ -64,6 +64,17 @@ func listener(t *testing.T) (port string, accepted <-chan net.Addr) {
 	return port, ch
 }
 
+// noneAccepted fails the test if the listener took a connection. Refused
+// dials never reach connect, so there is nothing to wait for.
+func noneAccepted(t *testing.T, accepted <-chan net.Addr) {
+	t.Helper()
+	select {
+	case a := <-accepted:
+		t.Errorf("a refused dial connected (%s)", a)
+	default:
+	}
+}
+
 // noNameResolution makes a net.Dialer fail the test if it is ever handed
 // a name: the Dialer must give it only the address it checked.
 func noNameResolution(t *testing.T) *net.Dialer {
@@ -98,11 +109,7 @@ func TestDialerRebinding(t *testing.T) {
 	if !errors.Is(err, ErrMetadata) || !errors.As(err, &be) || be.Target != "rebind.test" || be.Addr.String() != "169.254.169.254" {
 		t.Fatalf("second dial: err = %v, want ErrMetadata naming rebind.test and the address", err)
 	}
-	select {
-	case a := <-accepted:
-		t.Errorf("a refused dial still connected (%s)", a)
-	default:
-	}
+	noneAccepted(t, accepted)
 }
 
 // A URL checked with one answer is dialled with the next, through the
@@ -164,11 +171,7 @@ func TestDialerSpellings(t *testing.T) {
 			t.Errorf("dial %s %s succeeded", bad.network, bad.addr)
 		}
 	}
-	select {
-	case a := <-accepted:
-		t.Errorf("a refused dial connected (%s)", a)
-	default:
-	}
+	noneAccepted(t, accepted)
 }
 
 // Any refused address in an answer refuses the name, even when another
@@ -185,11 +188,7 @@ func TestDialerMixedAnswer(t *testing.T) {
 	if _, err := strict.DialContext(context.Background(), "tcp", "mixed.test:"+port); !errors.Is(err, ErrPrivate) {
 		t.Errorf("public+private answer: err = %v, want ErrPrivate", err)
 	}
-	select {
-	case a := <-accepted:
-		t.Errorf("a refused dial connected (%s)", a)
-	default:
-	}
+	noneAccepted(t, accepted)
 }
 
 // DialContext, the function form, enforces the same policy.

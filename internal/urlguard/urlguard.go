@@ -139,24 +139,21 @@ func CheckURL(ctx context.Context, raw string, p Policy, r Resolver) (*url.URL, 
 	if containsSecret(raw) {
 		return nil, p.blocked(displayHost(raw), netip.Addr{}, ErrSecret)
 	}
-	// Before parsing, which fails on URLs browsers accept, and whose error
-	// would quote the password.
-	if hasUserinfo(raw) {
+	u, err := url.Parse(raw)
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
+		return nil, p.blocked(u.Scheme, netip.Addr{}, ErrScheme)
+	}
+	// Also when Go cannot parse the URL: a browser may still send it.
+	if hasUserinfo(raw) || err == nil && u.User != nil {
 		return nil, p.blocked(displayHost(raw), netip.Addr{}, ErrUserinfo)
 	}
-	u, err := url.Parse(raw)
 	if err != nil {
+		// Without the URL, which url.Error quotes in full.
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
 		return nil, fmt.Errorf("not a valid URL: %w", err)
-	}
-	if u.User != nil {
-		return nil, p.blocked(u.Hostname(), netip.Addr{}, ErrUserinfo)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, p.blocked(u.Scheme, netip.Addr{}, ErrScheme)
 	}
 	hostname := u.Hostname()
 	if hostname == "" {

@@ -119,6 +119,8 @@ func TestCheckURL(t *testing.T) {
 		{"https://example.com/@user/post", false, nil},
 		{"file:///etc/passwd", true, ErrScheme},
 		{"ftp://example.com/", true, ErrScheme},
+		{"ftp://user:pass@example.com/", true, ErrScheme},
+		{"mailto:someone@example.com", true, ErrScheme},
 		{"https://unresolvable.example/", false, nil},
 	}
 	for _, tt := range tests {
