@@ -1,26 +1,32 @@
 // Package urlguard decides whether a URL a model asked for may be fetched:
-// never a cloud metadata endpoint, never a URL carrying a secret, and a
-// private or loopback address only when the configuration allows it. The
-// check runs on the URL and again on every connection (Dialer), so a DNS
-// answer or a redirect cannot smuggle a request to a forbidden address.
+// never a cloud metadata endpoint, never a URL carrying a secret or a
+// password, and a private or loopback address only when the configuration
+// allows it. CheckURL runs on the URL before a request; Dialer runs on
+// every connection, after DNS, and dials only the address it checked, so
+// neither a DNS answer nor a redirect can smuggle a request through.
+//
+// Hosts are read the way a browser reads them (ParseHost): 2852039166,
+// 0251.0376.0251.0376 and [::ffff:a9fe:a9fe] are all 169.254.169.254.
 package urlguard
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strings"
 
-	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
-// The refusal texts are the Python Hermes' own, so a model sees the same
-// words whichever implementation serves it.
+// The refusal texts are the Python Hermes' own (ErrUserinfo excepted: it
+// has no such check), so a model sees the same words whichever
+// implementation serves it. BlockedError adds the host and the hint.
 var (
 	ErrSecret   = errors.New("Blocked: URL contains what appears to be an API key or token. Secrets must not be sent in URLs.")
+	ErrUserinfo = errors.New("Blocked: URL contains a user name or password (user:password@…); credentials must not be sent in URLs.")
 	ErrMetadata = errors.New("Blocked: URL targets a cloud metadata endpoint")
 	ErrPrivate  = errors.New("Blocked: URL targets a private or internal network address")
 	ErrScheme   = errors.New("Blocked: only http and https URLs can be fetched")
@@ -28,9 +34,95 @@ var (
 
 // Policy says what a caller may reach.
 type Policy struct {
-	// AllowPrivate permits loopback, private-range and link-local
-	// addresses (cloud metadata stays refused).
+	// AllowPrivate permits loopback, private-range, link-local and
+	// reserved addresses (cloud metadata stays refused).
 	AllowPrivate bool
+	// AllowHint names the setting that sets AllowPrivate, as a clause
+	// ("set web.allow_private_urls: true in /home/u/.hermes/config.yaml");
+	// a refusal of a private address ends with it.
+	AllowHint string
+}
+
+// AllowPrivateHint is Policy.AllowHint for a boolean key of the Hermes
+// config file in home.
+func AllowPrivateHint(home, key string) string {
+	file := hermeshome.ConfigFile
+	if home != "" {
+		file = filepath.Join(home, file)
+	}
+	return fmt.Sprintf("set %s: true in %s", key, file)
+}
+
+// BlockedError is a refusal. It matches its sentinel with errors.Is, and
+// its message is the sentinel's text with what was refused and, for a
+// private address, how to allow it. It never holds a secret.
+type BlockedError struct {
+	// Target is the host as written (the scheme for ErrScheme), or empty
+	// when it cannot be shown.
+	Target string
+	// Addr is the address Target was read as or resolved to, when it
+	// differs from Target.
+	Addr netip.Addr
+	// Err is ErrSecret, ErrUserinfo, ErrMetadata, ErrPrivate or ErrScheme.
+	Err error
+	// Hint is Policy.AllowHint, for ErrPrivate.
+	Hint string
+}
+
+func (e *BlockedError) Error() string {
+	msg := e.Err.Error()
+	if what := e.what(); what != "" {
+		// After the first clause, so the sentinel's opening words stay
+		// the message's prefix.
+		cut := len(msg)
+		if i := strings.IndexAny(msg, ".;"); i >= 0 {
+			cut = i
+		}
+		msg = msg[:cut] + " (" + what + ")" + msg[cut:]
+	}
+	if e.Hint != "" {
+		msg += "; to allow it, " + e.Hint
+	}
+	return msg
+}
+
+func (e *BlockedError) what() string {
+	switch {
+	case e.Target == "":
+		return ""
+	case errors.Is(e.Err, ErrScheme):
+		return "scheme " + e.Target
+	case e.Addr.IsValid() && e.Addr.String() != e.Target:
+		return "host " + e.Target + ", address " + e.Addr.String()
+	}
+	return "host " + e.Target
+}
+
+func (e *BlockedError) Unwrap() error { return e.Err }
+
+// blocked builds the refusal of sentinel err under p.
+func (p Policy) blocked(target string, addr netip.Addr, err error) *BlockedError {
+	e := &BlockedError{Target: target, Addr: addr, Err: err}
+	if errors.Is(err, ErrPrivate) {
+		e.Hint = p.AllowHint
+	}
+	return e
+}
+
+// checkAddr refuses an address target was read as or resolved to.
+func (p Policy) checkAddr(target string, a netip.Addr) error {
+	if err := addrRefusal(a, p.AllowPrivate); err != nil {
+		return p.blocked(target, a, err)
+	}
+	return nil
+}
+
+// checkName refuses a host name before it is looked up.
+func (p Policy) checkName(target, name string) error {
+	if err := nameRefusal(name, p.AllowPrivate); err != nil {
+		return p.blocked(target, netip.Addr{}, err)
+	}
+	return nil
 }
 
 // Resolver looks up a host's addresses; *net.Resolver satisfies it.
@@ -38,63 +130,57 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// metadataHosts are names that reach instance metadata services.
-var metadataHosts = map[string]bool{
-	"metadata.google.internal":   true,
-	"metadata.goog":              true,
-	"metadata":                   true,
-	"instance-data":              true,
-	"instance-data.ec2.internal": true,
-}
-
-// metadataAddrs are the metadata services' addresses: AWS/GCP/Azure/OCI
-// (169.254.169.254), AWS IPv6, ECS task metadata, Alibaba Cloud.
-var metadataAddrs = []netip.Addr{
-	netip.MustParseAddr("169.254.169.254"),
-	netip.MustParseAddr("fd00:ec2::254"),
-	netip.MustParseAddr("169.254.170.2"),
-	netip.MustParseAddr("100.100.100.200"),
-}
-
-// CheckURL validates a URL before any request: scheme, secrets, and the host
-// as written. Hostnames are resolved too when r is non-nil.
+// CheckURL validates a URL before any request: secrets in any encoding,
+// credentials, scheme, and the host in any spelling. Host names are
+// resolved too when r is non-nil; a name that does not resolve passes,
+// since the fetch will fail (and the Dialer checks what it connects to).
 func CheckURL(ctx context.Context, raw string, p Policy, r Resolver) (*url.URL, error) {
-	if redact.ContainsToken(raw) {
-		return nil, ErrSecret
+	raw = strings.TrimSpace(raw)
+	if containsSecret(raw) {
+		return nil, p.blocked(displayHost(raw), netip.Addr{}, ErrSecret)
 	}
-	if dec, err := url.QueryUnescape(raw); err == nil && redact.ContainsToken(dec) {
-		return nil, ErrSecret
+	u, err := url.Parse(raw)
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
+		return nil, p.blocked(u.Scheme, netip.Addr{}, ErrScheme)
 	}
-	u, err := url.Parse(strings.TrimSpace(raw))
+	// Also when Go cannot parse the URL: a browser may still send it.
+	if hasUserinfo(raw) || err == nil && u.User != nil {
+		return nil, p.blocked(displayHost(raw), netip.Addr{}, ErrUserinfo)
+	}
+	if err != nil {
+		// Without the URL, which url.Error quotes in full.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("not a valid URL: %w", err)
+	}
+	hostname := u.Hostname()
+	if hostname == "" {
+		return nil, errors.New("not a valid URL: it has no host; write it as https://host/path")
+	}
+	h, err := ParseHost(hostname)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid URL: %w", err)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, ErrScheme
+	if h.Addr.IsValid() {
+		if err := p.checkAddr(hostname, h.Addr); err != nil {
+			return nil, err
+		}
+		return u, nil
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "" {
-		return nil, fmt.Errorf("URL %q has no host", raw)
-	}
-	if metadataHosts[host] {
-		return nil, ErrMetadata
-	}
-	if addr, err := netip.ParseAddr(host); err == nil {
-		return u, CheckAddr(addr, p)
-	}
-	if !p.AllowPrivate && (host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".internal") || strings.HasSuffix(host, ".local")) {
-		return nil, ErrPrivate
+	if err := p.checkName(hostname, h.Name); err != nil {
+		return nil, err
 	}
 	if r == nil {
 		return u, nil
 	}
-	addrs, err := r.LookupNetIP(ctx, "ip", host)
+	addrs, err := r.LookupNetIP(ctx, "ip", h.Name)
 	if err != nil {
-		// Unresolvable is not a policy question; the fetch will report it.
 		return u, nil
 	}
 	for _, a := range addrs {
-		if err := CheckAddr(a, p); err != nil {
+		if err := p.checkAddr(hostname, a); err != nil {
 			return nil, err
 		}
 	}
@@ -103,71 +189,5 @@ func CheckURL(ctx context.Context, raw string, p Policy, r Resolver) (*url.URL, 
 
 // CheckAddr applies the policy to one IP address.
 func CheckAddr(a netip.Addr, p Policy) error {
-	a = a.Unmap()
-	for _, m := range metadataAddrs {
-		if a == m {
-			return ErrMetadata
-		}
-	}
-	if p.AllowPrivate {
-		return nil
-	}
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() || isSharedOrReserved(a) {
-		return ErrPrivate
-	}
-	return nil
-}
-
-// isSharedOrReserved covers ranges netip has no predicate for: carrier-grade
-// NAT (100.64/10), benchmarking (198.18/15), "this network" (0/8) and the
-// reserved 240/4.
-func isSharedOrReserved(a netip.Addr) bool {
-	for _, p := range []netip.Prefix{
-		netip.MustParsePrefix("100.64.0.0/10"),
-		netip.MustParsePrefix("198.18.0.0/15"),
-		netip.MustParsePrefix("0.0.0.0/8"),
-		netip.MustParsePrefix("240.0.0.0/4"),
-		netip.MustParsePrefix("64:ff9b:1::/48"),
-	} {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// DialContext returns a dial function for an http.Transport that checks
-// the address actually connected to, after DNS, on every connection (so
-// also after redirects).
-func DialContext(p Policy, d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	if d == nil {
-		d = &net.Dialer{}
-	}
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-		if err != nil {
-			return nil, err
-		}
-		var lastErr error
-		for _, ip := range ips {
-			if err := CheckAddr(ip, p); err != nil {
-				lastErr = err
-				continue
-			}
-			conn, err := d.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
-			if err == nil {
-				return conn, nil
-			}
-			lastErr = err
-		}
-		if lastErr == nil {
-			lastErr = fmt.Errorf("no address for %s", host)
-		}
-		return nil, lastErr
-	}
+	return p.checkAddr(a.String(), a)
 }

@@ -219,13 +219,16 @@ func (v *Vision) load(ctx context.Context, conf visionConf, ref string) ([]byte,
 }
 
 func (v *Vision) download(ctx context.Context, conf visionConf, raw string) ([]byte, error) {
-	policy := urlguard.Policy{AllowPrivate: conf.AllowPrivateURLs}
+	policy := urlguard.Policy{
+		AllowPrivate: conf.AllowPrivateURLs,
+		AllowHint:    urlguard.AllowPrivateHint(v.e.opts.Home, "web.allow_private_urls"),
+	}
 	if _, err := urlguard.CheckURL(ctx, raw, policy, v.e.resolver); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, conf.DownloadTimeout)
 	defer cancel()
-	client := guardedClient(policy)
+	client := guardedClient(policy, v.e.resolver)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid URL: %w", err)
@@ -234,10 +237,9 @@ func (v *Vision) download(ctx context.Context, conf visionConf, raw string) ([]b
 	req.Header.Set("Accept", "image/*")
 	resp, err := client.Do(req)
 	if err != nil {
-		for _, s := range []error{urlguard.ErrSecret, urlguard.ErrMetadata, urlguard.ErrPrivate, urlguard.ErrScheme} {
-			if errors.Is(err, s) {
-				return nil, s
-			}
+		var be *urlguard.BlockedError
+		if errors.As(err, &be) {
+			return nil, be
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("the image did not download within %v (auxiliary.vision.download_timeout)", conf.DownloadTimeout)
@@ -261,11 +263,11 @@ func (v *Vision) download(ctx context.Context, conf visionConf, raw string) ([]b
 // guardedClient fetches model-supplied URLs: the dialer enforces the URL
 // policy on every connection, redirects are re-checked, and there is no
 // proxy (it would be what the dialer checks).
-func guardedClient(p urlguard.Policy) *http.Client {
+func guardedClient(p urlguard.Policy, r urlguard.Resolver) *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:               nil,
-			DialContext:         urlguard.DialContext(p, &net.Dialer{Timeout: 10 * time.Second}),
+			DialContext:         (&urlguard.Dialer{Policy: p, Resolver: r, Net: &net.Dialer{Timeout: 10 * time.Second}}).DialContext,
 			TLSHandshakeTimeout: 10 * time.Second,
 			DisableKeepAlives:   true,
 		},

@@ -6,9 +6,12 @@ import (
 	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
-// urlPolicy is the URL policy config.yaml asks for.
-func urlPolicy(c Config) urlguard.Policy {
-	return urlguard.Policy{AllowPrivate: c.Web.AllowPrivateURLs}
+// urlPolicy is the URL policy config.yaml in home asks for.
+func urlPolicy(c Config, home string) urlguard.Policy {
+	return urlguard.Policy{
+		AllowPrivate: c.Web.AllowPrivateURLs,
+		AllowHint:    urlguard.AllowPrivateHint(home, "web.allow_private_urls"),
+	}
 }
 
 // baseURL returns a provider's base URL: its override from the

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -51,8 +50,8 @@ func (r *extracted) fail(err error) {
 }
 
 func isPolicy(err error) bool {
-	return errors.Is(err, urlguard.ErrSecret) || errors.Is(err, urlguard.ErrMetadata) ||
-		errors.Is(err, urlguard.ErrPrivate) || errors.Is(err, urlguard.ErrScheme)
+	var be *urlguard.BlockedError
+	return errors.As(err, &be)
 }
 
 func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
@@ -75,7 +74,7 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	policy := urlPolicy(c)
+	policy := urlPolicy(c, t.home)
 
 	rows := make([]extracted, len(urls))
 	// The policy check runs first, for every backend: a provider would
@@ -86,9 +85,9 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 		u = strings.TrimSpace(u)
 		rows[i].URL = u
 		if _, err := urlguard.CheckURL(ctx, u, policy, t.resolver); err != nil {
-			if errors.Is(err, urlguard.ErrSecret) {
+			if errors.Is(err, urlguard.ErrSecret) || errors.Is(err, urlguard.ErrUserinfo) {
 				// Do not echo the key back into the transcript.
-				rows[i].URL = redactURL(u)
+				rows[i].URL = urlguard.RedactURL(u)
 			}
 			rows[i].fail(err)
 			continue
@@ -142,17 +141,6 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 		}
 	}
 	return tooldef.OK(map[string]any{"results": rows}), nil
-}
-
-// redactURL masks the key in a URL refused for carrying one, also when it
-// was percent-encoded.
-func redactURL(u string) string {
-	if dec, err := url.QueryUnescape(u); err == nil && dec != u {
-		if r := redact.String(dec); r != dec {
-			return r
-		}
-	}
-	return redact.String(u)
 }
 
 // truncate caps s at n characters, saying so, so the model knows the page
@@ -244,13 +232,12 @@ func (t *tools) fetchPage(ctx context.Context, rawURL string, policy urlguard.Po
 	return row
 }
 
-// unwrapPolicy returns the urlguard sentinel inside a transport error, so
-// the row carries the Python Hermes' exact refusal text.
+// unwrapPolicy returns the refusal inside a transport error, so the row
+// carries the refusal's own text rather than Go's "Get …: dial …" framing.
 func unwrapPolicy(err error) error {
-	for _, s := range []error{urlguard.ErrSecret, urlguard.ErrMetadata, urlguard.ErrPrivate, urlguard.ErrScheme} {
-		if errors.Is(err, s) {
-			return s
-		}
+	var be *urlguard.BlockedError
+	if errors.As(err, &be) {
+		return be
 	}
 	return err
 }
@@ -263,7 +250,7 @@ func (t *tools) pageClient(p urlguard.Policy) *http.Client {
 		return &http.Client{
 			Transport: &http.Transport{
 				Proxy:                 nil,
-				DialContext:           urlguard.DialContext(p, &net.Dialer{Timeout: 10 * time.Second}),
+				DialContext:           (&urlguard.Dialer{Policy: p, Resolver: t.resolver, Net: &net.Dialer{Timeout: 10 * time.Second}}).DialContext,
 				TLSHandshakeTimeout:   10 * time.Second,
 				ResponseHeaderTimeout: t.timeout,
 				MaxIdleConnsPerHost:   2,

@@ -347,19 +347,28 @@ func TestExtractURLPolicy(t *testing.T) {
 	open := newFixtureWith(t, strict.fake, nil, allowPrivate, 3*time.Second)
 	fake := strict.fake
 	secret := "https://example.com/page?api_key=sk-abcdefghijklmnopqrstuvwx123"
+	// The fake's own address, spelt as one decimal number.
+	decimalLoopback := strings.Replace(fake.Page("article"), "127.0.0.1", "2130706433", 1)
+	hint := "; to allow it, set web.allow_private_urls: true in " + filepath.Join(strict.home, "config.yaml")
 	tests := []struct {
 		name string
 		f    *fixture
 		url  string
 		want string
 	}{
-		{"loopback refused by default", strict, fake.Page("article"), "Blocked: URL targets a private or internal network address"},
+		{"loopback refused by default", strict, fake.Page("article"), "Blocked: URL targets a private or internal network address (host 127.0.0.1)" + hint},
+		{"decimal spelling of loopback", strict, decimalLoopback, "Blocked: URL targets a private or internal network address (host 2130706433, address 127.0.0.1)" + hint},
+		{"hex spelling of metadata", open, "http://0xA9FEA9FE/latest/meta-data/", "Blocked: URL targets a cloud metadata endpoint (host 0xA9FEA9FE, address 169.254.169.254)"},
+		{"mapped IPv6 metadata", open, "http://[::ffff:a9fe:a9fe]/latest/meta-data/", "Blocked: URL targets a cloud metadata endpoint"},
 		{"localhost refused by default", strict, "http://localhost:9/", "Blocked: URL targets a private or internal network address"},
 		{"private range refused by default", strict, "http://10.1.2.3/", "Blocked: URL targets a private or internal network address"},
 		{"metadata refused even when private allowed", open, "http://169.254.169.254/latest/meta-data/", "Blocked: URL targets a cloud metadata endpoint"},
 		{"metadata host name", open, "http://metadata.google.internal/computeMetadata/v1/", "Blocked: URL targets a cloud metadata endpoint"},
 		{"secret in URL", open, secret, "Blocked: URL contains what appears to be an API key or token"},
 		{"encoded secret in URL", open, "https://example.com/?t=ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789", "Blocked: URL contains what appears to be an API key or token"},
+		{"encoded secret beside a malformed escape", open, "https://example.com/?t=ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789&x=%zz", "Blocked: URL contains what appears to be an API key or token"},
+		{"password in URL", open, "https://bob:abcdefghijklmnop@example.com/", "Blocked: URL contains a user name or password"},
+		{"redirect to a spelling of metadata", open, fake.Page("redirect?to=" + url.QueryEscape("http://0xa9.0xfe.0xa9.0xfe/latest/")), "Blocked: URL targets a cloud metadata endpoint"},
 		{"redirect to metadata", open, fake.Page("redirect?to=" + url.QueryEscape("http://169.254.169.254/latest/")), "Blocked: URL targets a cloud metadata endpoint"},
 		{"secret inside a redirect parameter", open, fake.Page("redirect?to=" + url.QueryEscape(secret)), "Blocked: URL contains what appears to be an API key or token"},
 		{"redirect to a secret", open, fake.Page("redirect-secret"), "Blocked: URL contains what appears to be an API key or token"},
