@@ -24,6 +24,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
 // VisionFunc answers a question about a PNG screenshot with a vision model.
@@ -64,13 +66,21 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// policy is the network policy every request of the browser is held to.
+func (s settings) policy() urlguard.Policy {
+	return urlguard.Policy{AllowPrivate: s.allowPrivate, AllowHint: s.allowHint}
+}
+
 // settings is Options resolved against the environment and config.yaml.
 type settings struct {
 	browser      Browser
 	allowPrivate bool
-	callTimeout  time.Duration
-	shotDir      string
-	extraFlags   map[string]any
+	// allowHint names the setting that allows private addresses, for
+	// refusals: config.yaml's, or the option that overrode it.
+	allowHint   string
+	callTimeout time.Duration
+	shotDir     string
+	extraFlags  map[string]any
 }
 
 // resolveSettings reads config.yaml's browser section and resolves which
@@ -85,7 +95,9 @@ func resolveSettings(opts Options) (settings, error) {
 	if cfg.AllowPrivateURLs != nil {
 		s.allowPrivate = *cfg.AllowPrivateURLs
 	}
+	s.allowHint = urlguard.AllowPrivateHint(opts.Home, "browser.allow_private_urls")
 	if opts.AllowPrivateURLs != nil {
+		s.allowHint = ""
 		s.allowPrivate = *opts.AllowPrivateURLs
 	}
 	if cfg.CommandTimeout > 0 {

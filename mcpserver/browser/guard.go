@@ -94,9 +94,10 @@ func (l *blockedLog) since(mark uint64) []blockedRequest {
 
 // egressPolicy is the browser's network policy as the proxy applies it.
 func egressPolicy(set settings, blocked *blockedLog, log *slog.Logger) egress.Config {
-	policy := urlguard.Policy{AllowPrivate: set.allowPrivate}
+	policy := set.policy()
+	dialer := &urlguard.Dialer{Policy: policy, Net: &net.Dialer{Timeout: 10 * time.Second}}
 	return egress.Config{
-		Dial: urlguard.DialContext(policy, &net.Dialer{Timeout: 10 * time.Second}),
+		Dial: dialer.DialContext,
 		CheckURL: func(u *url.URL) error {
 			_, err := urlguard.CheckURL(context.Background(), u.String(), policy, nil)
 			return err
@@ -200,10 +201,6 @@ func blockedSummary(bs []blockedRequest) []string {
 
 // isRefusal tells the policy's refusals from network failures.
 func isRefusal(err error) bool {
-	for _, s := range []error{urlguard.ErrMetadata, urlguard.ErrPrivate, urlguard.ErrSecret, urlguard.ErrScheme} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
+	var b *urlguard.BlockedError
+	return errors.As(err, &b)
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/chromedp/chromedp/remote"
 	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/egress"
-	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
 // startTimeout bounds launching (or attaching to) the browser. A cold
@@ -113,7 +112,7 @@ type runningBrowser struct {
 // context of its own: the browser's life must not end with the call that
 // happened to start it.
 func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*runningBrowser, error) {
-	rb := &runningBrowser{log: log, guard: &requestGuard{policy: urlguard.Policy{AllowPrivate: set.allowPrivate}, blocked: blocked, log: log}}
+	rb := &runningBrowser{log: log, guard: &requestGuard{policy: set.policy(), blocked: blocked, log: log}}
 	var allocCtx context.Context
 	if set.browser.CDPURL != "" {
 		rb.attached = true

@@ -232,7 +232,7 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 	if !strings.Contains(target, "://") && !strings.HasPrefix(target, "about:") {
 		target = "https://" + target
 	}
-	policy := urlguard.Policy{AllowPrivate: s.set.allowPrivate, AllowHint: urlguard.AllowPrivateHint(s.opts.Home, "browser.allow_private_urls")}
+	policy := s.set.policy()
 	if _, err := urlguard.CheckURL(ctx, target, policy, net.DefaultResolver); err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
