@@ -66,6 +66,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.ci/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@# Users run the binaries on macOS and Windows too (Claude Desktop):
+	@# every package must build there, whatever this machine is.
+	GOOS=darwin $(GO) build ./...
+	GOOS=windows $(GO) build ./...
 
 test-bins:
 	$(GO) build -race -o $(TEST_BIN)/ $(CMDS)

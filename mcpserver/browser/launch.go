@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
@@ -147,13 +145,7 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 			chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 			chromedp.UserDataDir(dir),
 			chromedp.ExecPath(path),
-			// Its own process group, so Close can kill every process
-			// Chromium forked; and SIGKILL when the server dies, even by
-			// SIGKILL (chromedp starts the process from a locked OS
-			// thread, which Pdeathsig needs).
-			chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
-				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-			}),
+			chromedp.ModifyCmdFunc(ownProcessGroup),
 		)
 		allocCtx, rb.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
 	}
@@ -264,12 +256,12 @@ func (rb *runningBrowser) close() error {
 // orphaned while the allocator waits for the main process.
 func (rb *runningBrowser) kill() {
 	if rb.pid > 0 {
-		_ = syscall.Kill(-rb.pid, syscall.SIGKILL)
+		killGroup(rb.pid)
 	}
 	rb.browserCancel()
 	rb.allocCancel() // waits for the main process
 	if rb.pid > 0 {
-		_ = syscall.Kill(-rb.pid, syscall.SIGKILL)
+		killGroup(rb.pid)
 	}
 	if rb.proxy != nil {
 		_ = rb.proxy.Close()
