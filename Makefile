@@ -17,9 +17,9 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 PREFIX ?= /usr/local
 BINDIR  = $(DESTDIR)$(PREFIX)/bin
 
-# Tests run the real binaries as subprocesses; they are built once per run,
-# here, with -race like the tests, and found through HERMES_TEST_BIN_DIR
-# (internal/toolsbuild).
+# Tests run the real hermes-tools-mcp as a subprocess; it is built once per
+# run, here, with -race like the tests, and found through
+# HERMES_TEST_BIN_DIR (internal/toolsbuild).
 TEST_BIN := $(BIN)/test-race
 CMDS     := ./cmd/hermes-tools-mcp ./cmd/hermes-migrate ./cmd/hermes
 
@@ -72,7 +72,7 @@ lint:
 	GOOS=windows $(GO) build ./...
 
 test-bins:
-	$(GO) build -race -o $(TEST_BIN)/ $(CMDS)
+	$(GO) build -race -o $(TEST_BIN)/ ./cmd/hermes-tools-mcp
 
 test: deps lint test-bins
 	HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN) $(GO) test -race -count=1 ./...

@@ -29,15 +29,11 @@ type CodexJob struct {
 	// HermesToolsCommand is the hermes-tools-mcp the user named; empty looks
 	// beside the running program, then on PATH.
 	HermesToolsCommand string
-	// EnvVars are the variables hermes-tools' enabled toolsets read; the
-	// caller computes them from the toolsets it would serve.
+	// EnvVars are the variables hermes-tools' toolsets read (callers pass
+	// mcpserver.EnvVarNames()); codex passes only these to the server.
 	EnvVars []string
 	// ApproveTools lets codex run hermes-tools' tools without asking.
 	ApproveTools bool
-	// OmitHermesTools leaves the callback entry out, for a caller that could
-	// not describe it (its toolsets failed to load) but still wants the
-	// user's servers migrated.
-	OmitHermesTools bool
 	// HermesToolsOptional turns a hermes-tools-mcp that cannot be found into
 	// CodexResult.HermesToolsError instead of a failed job.
 	HermesToolsOptional bool
@@ -111,16 +107,14 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		}
 	} else {
 		in := CodexInput{DefaultPermissions: j.DefaultPermissions}
-		if !j.OmitHermesTools {
-			tools, err := j.HermesToolsEntry()
-			switch {
-			case err == nil:
-				in.HermesTools, res.HermesTools = &tools, &tools
-			case j.HermesToolsOptional:
-				res.HermesToolsError = err
-			default:
-				return res, err
-			}
+		tools, err := j.HermesToolsEntry()
+		switch {
+		case err == nil:
+			in.HermesTools, res.HermesTools = &tools, &tools
+		case j.HermesToolsOptional:
+			res.HermesToolsError = err
+		default:
+			return res, err
 		}
 		yamlPath := filepath.Join(j.HermesHome, hermeshome.ConfigFile)
 		yamlText, err := ReadConfigFile(yamlPath)

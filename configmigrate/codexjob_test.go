@@ -199,16 +199,6 @@ func TestCodexJobRun(t *testing.T) {
 			},
 		},
 		{
-			name: "hermes-tools omitted", before: noFile,
-			edit:   func(j *CodexJob) { j.OmitHermesTools = true },
-			absent: []string{"[mcp_servers.hermes-tools]"},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
-				if res.HermesTools != nil || res.HermesToolsError != nil {
-					t.Errorf("entry %v, error %v", res.HermesTools, res.HermesToolsError)
-				}
-			},
-		},
-		{
 			name: "home chosen by default is not written", before: noFile,
 			edit:   func(j *CodexJob) { j.HermesHomeExplicit, j.ApproveTools = false, true },
 			want:   []string{`default_tools_approval_mode = "approve"`},

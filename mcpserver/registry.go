@@ -211,6 +211,8 @@ type Selection struct {
 // Entry is one tool and whether it is exposed.
 type Entry struct {
 	Toolset string
+	// ToolsetInstructions is the toolset's advice for the instructions.
+	ToolsetInstructions string
 	Tool    tooldef.Tool
 	Enabled bool
 	// Reason says why a tool is hidden; empty when enabled.
@@ -259,7 +261,7 @@ func (r *Registry) Resolve(sel Selection) (Plan, error) {
 	for _, ts := range r.toolsets {
 		on := slices.Contains(wanted, ts.Name)
 		for _, t := range ts.Tools {
-			e := Entry{Toolset: ts.Name, Tool: t}
+			e := Entry{Toolset: ts.Name, ToolsetInstructions: ts.Instructions, Tool: t}
 			switch {
 			case !on:
 				e.Reason = fmt.Sprintf("toolset %q is not enabled (add it to --toolsets)", ts.Name)
@@ -349,7 +351,7 @@ func EveryTool(toolsets ...tooldef.Toolset) Plan {
 	for _, ts := range toolsets {
 		p.Toolsets = append(p.Toolsets, ts.Name)
 		for _, t := range ts.Tools {
-			p.Entries = append(p.Entries, Entry{Toolset: ts.Name, Tool: t, Enabled: true})
+			p.Entries = append(p.Entries, Entry{Toolset: ts.Name, ToolsetInstructions: ts.Instructions, Tool: t, Enabled: true})
 		}
 	}
 	return p

@@ -155,31 +155,21 @@ func Instructions(enabled []Entry) string {
 	b.WriteString("hermes-tools gives this session the Hermes agent's tools. Every tool returns JSON; a result with isError explains what went wrong and how to fix the call.\n")
 	var order []string
 	byset := map[string][]string{}
+	advice := map[string]string{}
 	for _, e := range enabled {
 		if _, ok := byset[e.Toolset]; !ok {
 			order = append(order, e.Toolset)
+			advice[e.Toolset] = e.ToolsetInstructions
 		}
 		byset[e.Toolset] = append(byset[e.Toolset], e.Tool.Name)
 	}
 	for _, ts := range order {
 		fmt.Fprintf(&b, "\n- %s: %s", ts, strings.Join(byset[ts], ", "))
-		if hint := toolsetHints[ts]; hint != "" {
+		if hint := advice[ts]; hint != "" {
 			b.WriteString(". " + hint)
 		}
 	}
 	return b.String()
-}
-
-// toolsetHints are one-line usage notes per toolset, shown in the
-// instructions when the toolset is exposed.
-var toolsetHints = map[string]string{
-	"web":            "Search the web, then extract the pages worth reading; use the browser only when a page needs interaction.",
-	"browser":        "Start with browser_navigate; act on elements by the @eN refs in the latest snapshot, and take a new snapshot when a ref is stale.",
-	"vision":         "vision_analyze takes an image URL, a local path or a data URL.",
-	"skills":         "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting.",
-	"kanban":         "Report on your kanban task with these tools before you stop: complete it, block it, or hand it to review.",
-	"memory":         "Memory persists across sessions: save durable facts about the user and the environment, not task progress.",
-	"session_search": "Search earlier conversations before asking the user to repeat something.",
 }
 
 // serverTool adapts a declaration to mcp-go: arguments are checked against

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -97,13 +96,6 @@ type Migration struct {
 	// Warning is set when hermes-tools-mcp was not found: the block then
 	// lacks the callback server.
 	Warning string
-}
-
-func (s *Switch) getenv(k string) string {
-	if s.Getenv != nil {
-		return s.Getenv(k)
-	}
-	return os.Getenv(k)
 }
 
 // ConfigPath is the config.yaml the switch edits.

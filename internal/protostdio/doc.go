@@ -3,6 +3,5 @@
 // that inherits fd 1 must not corrupt the JSON-RPC stream. Stdin is read
 // through the runtime's poller when it can be, so that waiting for the
 // next request parks a goroutine instead of holding a thread and its
-// processor in a blocking read. Both stdio servers (hermes-tools-mcp and
-// hermes-tools-worker) use it.
+// processor in a blocking read. hermes-tools-mcp serves through it.
 package protostdio

@@ -1,9 +1,8 @@
-// Package toolsbuild gives tests the project's binaries (hermes-tools-mcp,
-// hermes, hermes-migrate) to run as real subprocesses. `make test` builds
-// them once, before any package's tests, and names the directory in
-// $HERMES_TEST_BIN_DIR; a plain `go test` without it builds each binary
-// once per test process into a per-user cache directory (go build is
-// incremental, so later runs are quick).
+// Package toolsbuild gives tests the hermes-tools-mcp binary to run as a
+// real subprocess. `make test` builds it once, before any package's tests,
+// and names the directory in $HERMES_TEST_BIN_DIR; a plain `go test`
+// without it builds it once per test process into the user's cache
+// directory (go build is incremental, so later runs are quick).
 package toolsbuild
 
 import (
@@ -23,12 +22,8 @@ import (
 // EnvDir names the directory of prebuilt binaries.
 const EnvDir = "HERMES_TEST_BIN_DIR"
 
-// The commands tests run.
-const (
-	Server  = "hermes-tools-mcp"
-	Agent   = "hermes"
-	Migrate = "hermes-migrate"
-)
+// Server is the command tests run.
+const Server = "hermes-tools-mcp"
 
 var built sync.Map // command name -> func() (string, error)
 
@@ -79,7 +74,11 @@ func build(name string) (string, error) {
 	if raceEnabled() {
 		flavour, flags, env = "race", []string{"-race"}, nil
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hermes-test-bin-%d-%s", os.Getuid(), flavour))
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "hermes-test-bin", flavour)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}

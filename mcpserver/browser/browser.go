@@ -6,7 +6,7 @@
 // One Session owns one browser per server process. It is started on the
 // first tool call, on a context of its own (never the call's, so a call's
 // timeout cannot take the browser down), reused by every later call, and
-// closed by Session.Close (or CloseAll) when the server exits. Chromium runs
+// closed by Session.Close when the server exits. Chromium runs
 // in its own process group with a parent-death signal, so it dies with the
 // server even when the server is killed with SIGKILL.
 //
@@ -138,10 +138,11 @@ type Session struct {
 	// during which it happened to report.
 	blocked blockedLog
 
-	mu     sync.Mutex
-	closed bool
-	br     *runningBrowser // nil until the first call
-	refSeq int             // next ref number, never reused in a session
+	mu       sync.Mutex
+	closed   bool
+	br       *runningBrowser // nil until the first call
+	starting sync.WaitGroup  // a browser start under way
+	refSeq   int             // next ref number, never reused in a session
 }
 
 // New returns a Session that starts its browser on first use.
@@ -164,8 +165,10 @@ func (s *Session) Close() error {
 	br := s.br
 	s.br = nil
 	s.mu.Unlock()
-	if br == nil {
-		return nil
+	var err error
+	if br != nil {
+		err = br.close()
 	}
-	return br.close()
+	s.starting.Wait()
+	return err
 }

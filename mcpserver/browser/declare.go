@@ -32,9 +32,9 @@ const (
 	MaxSnapshotChars     = 200000
 )
 
-// NoVisionModel is the reason browser_vision is hidden when the
-// implementation was given no vision backend and no reason of its own.
-const NoVisionModel = "browser_vision needs a vision model: configure the vision backend (OPENAI_API_KEY with VISION_MODEL, or auxiliary.vision in config.yaml)"
+// NoVisionModel is the reason browser_vision is hidden when Options has no
+// vision backend and no reason of its own.
+const NoVisionModel = "browser_vision needs a vision model: configure the vision backend (OPENAI_API_KEY with AUXILIARY_VISION_MODEL, or auxiliary.vision in config.yaml)"
 
 // EnvVars returns the environment variables the toolset reads.
 func EnvVars() []string { return []string{EnvCDPURL, EnvChromePath} }
@@ -58,10 +58,11 @@ func (s *Session) Toolset() tooldef.Toolset {
 	vision := tool(ToolVision, "Look at the page", visionDesc, visionSchema, see, s.vision)
 	vision.Check = s.checkVision
 	return tooldef.Toolset{
-		Name:        ToolsetName,
-		Description: "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, read the console.",
-		Default:     true,
-		EnvVars:     EnvVars(),
+		Name:         ToolsetName,
+		Description:  "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, read the console.",
+		Default:      true,
+		Instructions: "Start with browser_navigate; act on elements by the @eN refs in the latest snapshot, and take a new snapshot when a ref is stale.",
+		EnvVars:      EnvVars(),
 		Tools: []tooldef.Tool{
 			tool(ToolNavigate, "Open a URL", navigateDesc, navigateSchema, move, s.navigate),
 			tool(ToolSnapshot, "Read the page", snapshotDesc, snapshotSchema, read, s.snapshot),

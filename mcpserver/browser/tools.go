@@ -22,7 +22,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -121,18 +120,26 @@ func (s *Session) browser() (*runningBrowser, error) {
 		s.mu.Unlock()
 		return br, nil
 	}
+	// Close waits for a start under way, so the browser it makes is
+	// closed before Close returns, never left to a goroutine nobody waits
+	// for.
+	s.starting.Add(1)
 	s.mu.Unlock()
+	defer s.starting.Done()
 	br, err := startBrowser(s.set, s.log, &s.blocked)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		contain.Go(s.log, "closing the browser", func() { _ = br.close() })
+	closed := s.closed
+	if !closed {
+		s.br = br
+	}
+	s.mu.Unlock()
+	if closed {
+		_ = br.close()
 		return nil, errors.New("the browser session is closed (the server is shutting down)")
 	}
-	s.br = br
 	return br, nil
 }
 

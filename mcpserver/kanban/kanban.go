@@ -132,8 +132,9 @@ func Toolset(opts Options) tooldef.Toolset {
 		// a dispatcher worker or an orchestrator profile: a codex worker
 		// whose callback lacks these tools cannot report back and hangs
 		// until the dispatcher times it out.
-		Default: true,
-		EnvVars: EnvVars(),
+		Default:      true,
+		Instructions: "Report on your kanban task with these tools before you stop: complete it, block it, or hand it to review.",
+		EnvVars:      EnvVars(),
 		Tools: []tooldef.Tool{
 			tool(toolShow, "Show a kanban task", showDescription, showInput, showOutput, readOnly, k.handleShow, k.checkWorker),
 			tool(toolList, "List kanban tasks", listDescription, listInput, listOutput, settles, k.handleList, k.checkOrchestrator),

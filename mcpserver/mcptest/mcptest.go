@@ -2,11 +2,11 @@
 // benchmarks, and speaks to them over stdio as codex and Claude Code do
 // (newline-delimited JSON-RPC).
 //
-// Three kinds of server are started the same way: the test binary itself,
-// re-executed in serve mode (ServeIfChild in TestMain) to serve the
-// toolsets a package's tests build; the real hermes-tools-mcp binary
-// (internal/toolsbuild); and peers such as Playwright MCP for benchmarks.
-// Client is the one Go MCP client every toolset's process tests use.
+// Client starts and drives the real hermes-tools-mcp binary
+// (internal/toolsbuild) and peers such as Playwright MCP for benchmarks: it
+// is the one Go MCP client every process test and benchmark uses.
+// ServeIfChild re-executes a test binary as a server of the toolsets its
+// package builds, for the official TypeScript client (RunProgressClient).
 package mcptest
 
 import (
@@ -71,15 +71,8 @@ type Client struct {
 	mu      sync.Mutex
 	nextID  int
 	pending map[int]chan message
-	notes   []Notification
 	readErr error
 	done    chan struct{} // closed when the reader stops
-}
-
-// Notification is one message the server sent without an id.
-type Notification struct {
-	Method string
-	Params json.RawMessage
 }
 
 type message struct {
@@ -98,15 +91,6 @@ type RPCError struct {
 }
 
 func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
-
-// Self starts the test binary re-executed as a server (see ServeIfChild)
-// with env added to its environment, and initializes the session.
-func Self(t testing.TB, env ...string) *Client {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), ServeEnv+"=1"), env...)
-	return Start(t, cmd)
-}
 
 // Start starts cmd as an MCP server, initializes the session and stops the
 // server when the test ends. The server's stderr is kept (its tail is
@@ -191,9 +175,7 @@ func (c *Client) dispatch(line []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if m.ID == nil || m.Method != "" {
-		if m.Method != "" && m.ID == nil {
-			c.notes = append(c.notes, Notification{Method: m.Method, Params: m.Params})
-		}
+		// Notifications and server requests: no test waits on them.
 		return
 	}
 	var id int
@@ -266,9 +248,8 @@ func (c *Client) Notify(method string, params any) error {
 	return c.send(msg)
 }
 
-// SendRaw writes line (a newline is added) as it is, for tests of what the
-// server does with malformed input.
-func (c *Client) SendRaw(line string) error {
+// sendLine writes one line (a newline is added).
+func (c *Client) sendLine(line string) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	_, err := io.WriteString(c.in, line+"\n")
@@ -280,14 +261,7 @@ func (c *Client) send(msg any) error {
 	if err != nil {
 		return err
 	}
-	return c.SendRaw(string(b))
-}
-
-// Notifications returns the notifications received so far.
-func (c *Client) Notifications() []Notification {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Notification(nil), c.notes...)
+	return c.sendLine(string(b))
 }
 
 // ToolResult is a tools/call result.

@@ -16,6 +16,7 @@ import (
 
 	"cmp"
 
+	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -98,23 +99,28 @@ func (g *imageGen) reportProgress(ctx context.Context, conf ImageBackend) (stop 
 	start := time.Now()
 	tooldef.ReportProgress(ctx, 0, 0, "Generating image with "+conf.Provider+" ("+conf.Model+")")
 	wg.Go(func() {
-		t := time.NewTicker(g.e.every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case now := <-t.C:
-				s := now.Sub(start).Seconds()
-				tooldef.ReportProgress(ctx, s, 0, fmt.Sprintf("Still generating (%.0fs)", s))
-			}
-		}
+		_ = contain.Call(nil, "image_generate progress", func() error { g.tick(ctx, done, start); return nil })
 	})
 	return func() {
 		close(done)
 		wg.Wait()
+	}
+}
+
+// tick reports progress every interval until done or ctx ends.
+func (g *imageGen) tick(ctx context.Context, done <-chan struct{}, start time.Time) {
+	t := time.NewTicker(g.e.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			s := now.Sub(start).Seconds()
+			tooldef.ReportProgress(ctx, s, 0, fmt.Sprintf("Still generating (%.0fs)", s))
+		}
 	}
 }
 

@@ -55,12 +55,6 @@ func (v *Vision) resolve() (visionConf, error) {
 	return visionConf{VisionBackend: b, timeout: v.e.callTimeout(b.Timeout)}, nil
 }
 
-// Check reports whether a vision model is configured; its error says what
-// to set. It is VisionCheck.
-func (v *Vision) Check() error {
-	return VisionCheck(v.e.opts)
-}
-
 // Analyze sends the image with the question, verbatim, and returns the
 // model's answer. The image's type is sniffed (PNG, JPEG, GIF, WebP).
 func (v *Vision) Analyze(ctx context.Context, image []byte, question string) (string, error) {
@@ -386,10 +380,11 @@ func VisionEnvVars() []string {
 // vision_analyze's handler.
 func visionToolset(opts Options, handle tooldef.Handler) tooldef.Toolset {
 	return tooldef.Toolset{
-		Name:        VisionToolsetName,
-		Description: "Look at images from URLs, files or data URLs with a vision model.",
-		Default:     true,
-		EnvVars:     VisionEnvVars(),
+		Name:         VisionToolsetName,
+		Description:  "Look at images from URLs, files or data URLs with a vision model.",
+		Default:      true,
+		Instructions: "vision_analyze takes an image URL, a local path or a data URL.",
+		EnvVars:      VisionEnvVars(),
 		Tools: []tooldef.Tool{{
 			Name:         VisionAnalyzeTool,
 			Title:        "Analyze an image",

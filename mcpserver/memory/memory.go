@@ -47,7 +47,8 @@ func Toolset(opts Options) tooldef.Toolset {
 		// On by default: it is Hermes' own memory, which the agent would
 		// have outside MCP too, and nothing else gives an MCP client a way
 		// to keep what it learns for the next session.
-		Default: true,
+		Default:      true,
+		Instructions: "Memory persists across sessions: save durable facts about the user and the environment, not task progress.",
 		Tools: []tooldef.Tool{{
 			Name:         "memory",
 			Title:        "Hermes memory",

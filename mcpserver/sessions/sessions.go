@@ -81,8 +81,9 @@ func Toolset(opts Options) tooldef.Toolset {
 		Description: "Search and read past Hermes conversations from state.db.",
 		// On by default: it only reads, and recalling what was said in
 		// earlier sessions is the point of keeping them.
-		Default: true,
-		EnvVars: EnvVars(),
+		Default:      true,
+		Instructions: "Search earlier conversations before asking the user to repeat something.",
+		EnvVars:      EnvVars(),
 		Tools: []tooldef.Tool{{
 			Name:         ToolsetName,
 			Title:        "Search past sessions",

@@ -54,10 +54,11 @@ func Toolset(opts Options) tooldef.Toolset {
 func (l *Library) Toolset() tooldef.Toolset {
 	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
 	return tooldef.Toolset{
-		Name:        ToolsetName,
-		Description: "Browse and read Hermes skills: reusable task instructions with their reference files.",
-		Default:     true,
-		EnvVars:     EnvVars(),
+		Name:         ToolsetName,
+		Description:  "Browse and read Hermes skills: reusable task instructions with their reference files.",
+		Default:      true,
+		Instructions: "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting.",
+		EnvVars:      EnvVars(),
 		Tools: []tooldef.Tool{
 			{
 				Name:         "skills_list",

@@ -129,6 +129,9 @@ type Toolset struct {
 	Description string
 	// Default toolsets are enabled when the user names none.
 	Default bool
+	// Instructions is one line of advice on using the toolset, added to
+	// the server's instructions when any of its tools is exposed.
+	Instructions string
 	// Tools are the toolset's declarations, in presentation order.
 	Tools []Tool
 	// EnvVars names the environment variables the toolset reads. Clients
@@ -157,11 +160,4 @@ func ReportProgress(ctx context.Context, progress, total float64, message string
 	if fn, ok := ctx.Value(progressKey{}).(ProgressFunc); ok && fn != nil {
 		fn(progress, total, message)
 	}
-}
-
-// WantsProgress reports whether the caller asked for progress updates, for
-// a layer that must decide whether to request them from elsewhere.
-func WantsProgress(ctx context.Context) bool {
-	fn, ok := ctx.Value(progressKey{}).(ProgressFunc)
-	return ok && fn != nil
 }

@@ -32,10 +32,11 @@ func (t *tools) toolset() tooldef.Toolset {
 	home, getenv := t.home, t.getenv
 	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true}
 	return tooldef.Toolset{
-		Name:        ToolsetName,
-		Description: "Search the web and read pages (HTML, PDF) as Markdown.",
-		Default:     true,
-		EnvVars:     EnvVars(),
+		Name:         ToolsetName,
+		Description:  "Search the web and read pages (HTML, PDF) as Markdown.",
+		Default:      true,
+		Instructions: "Search the web, then extract the pages worth reading; use the browser only when a page needs interaction.",
+		EnvVars:      EnvVars(),
 		Tools: []tooldef.Tool{
 			{
 				Name:         SearchTool,

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/pagetext"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
@@ -118,12 +119,22 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 		var wg sync.WaitGroup
 		for _, i := range pending {
 			wg.Go(func() {
-				if backend == BackendFirecrawl {
-					rows[i] = t.firecrawlScrape(ctx, rows[i].URL)
-				} else {
-					rows[i] = t.fetchPage(ctx, rows[i].URL, policy)
+				// The page is hostile input to the HTML and PDF parsers: a
+				// panic in them fails this URL's row, not the server.
+				url := rows[i].URL
+				err := contain.Call(nil, "web_extract", func() error {
+					if backend == BackendFirecrawl {
+						rows[i] = t.firecrawlScrape(ctx, url)
+					} else {
+						rows[i] = t.fetchPage(ctx, url, policy)
+					}
+					return nil
+				})
+				if err != nil {
+					rows[i] = extracted{URL: url}
+					rows[i].fail(errors.New("this page could not be read (an internal error while parsing it was logged)"))
 				}
-				prog.done(rows[i].URL)
+				prog.done(url)
 			})
 		}
 		wg.Wait()
