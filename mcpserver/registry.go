@@ -213,8 +213,8 @@ type Entry struct {
 	Toolset string
 	// ToolsetInstructions is the toolset's advice for the instructions.
 	ToolsetInstructions string
-	Tool    tooldef.Tool
-	Enabled bool
+	Tool                tooldef.Tool
+	Enabled             bool
 	// Reason says why a tool is hidden; empty when enabled.
 	Reason string
 }
