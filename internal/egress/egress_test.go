@@ -226,3 +226,43 @@ func hostPort(raw string) string {
 	u, _ := url.Parse(raw)
 	return u.Host
 }
+
+// BenchmarkProxyOverhead is what the proxy adds to one request: the same
+// GET to a page on 127.0.0.1, direct and through the proxy, on fresh
+// connections (as a navigation to a new host is) and on kept-alive ones.
+func BenchmarkProxyOverhead(b *testing.B) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.Repeat("x", 4096))
+	}))
+	defer page.Close()
+	p, err := Start(Config{Dial: (&net.Dialer{}).DialContext})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	proxyURL, _ := url.Parse(p.URL())
+	for _, keep := range []bool{false, true} {
+		for _, via := range []string{"direct", "proxy"} {
+			name := via + "/new-connection"
+			if keep {
+				name = via + "/kept-alive"
+			}
+			b.Run(name, func(b *testing.B) {
+				tr := &http.Transport{DisableKeepAlives: !keep}
+				if via == "proxy" {
+					tr.Proxy = http.ProxyURL(proxyURL)
+				}
+				defer tr.CloseIdleConnections()
+				c := &http.Client{Transport: tr}
+				for b.Loop() {
+					resp, err := c.Get(page.URL)
+					if err != nil {
+						b.Fatal(err)
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+		}
+	}
+}
