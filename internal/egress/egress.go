@@ -137,12 +137,22 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// refuse answers a refused request so that Chromium fails it at once, and
-// reports it.
-func (p *Proxy) refuse(w http.ResponseWriter, target string, reason error) {
+// refuse fails a refused request at once, and reports it. A refused
+// tunnel gets 403, which the browser treats as a network error; a plain
+// request gets its connection closed without an answer, since a 403 page
+// would load as the page itself and look like a successful navigation.
+func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, target string, reason error) {
 	p.log.Info("egress refused", "target", target, "reason", reason)
 	if p.cfg.OnBlocked != nil {
 		p.cfg.OnBlocked(Blocked{Target: target, Reason: reason})
+	}
+	if r.Method != http.MethodConnect {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
 	}
 	http.Error(w, "Blocked by hermes-tools: "+reason.Error(), http.StatusForbidden)
 }
@@ -155,7 +165,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	upstream, err := p.cfg.Dial(r.Context(), "tcp", target)
 	if err != nil {
-		p.refuseOrFail(w, target, err)
+		p.refuseOrFail(w, r, target, err)
 		return
 	}
 	hj, ok := w.(http.Hijacker)
@@ -238,7 +248,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	target := r.URL.String()
 	if p.cfg.CheckURL != nil {
 		if err := p.cfg.CheckURL(r.URL); err != nil {
-			p.refuse(w, redactedURL(r.URL), err)
+			p.refuse(w, r, redactedURL(r.URL), err)
 			return
 		}
 	}
@@ -255,7 +265,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := p.tr.RoundTrip(out)
 	if err != nil {
-		p.refuseOrFail(w, target, err)
+		p.refuseOrFail(w, r, target, err)
 		return
 	}
 	defer resp.Body.Close()
@@ -273,9 +283,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 
 // refuseOrFail tells a policy refusal (reported) from a network failure
 // (the host is down), which the browser shows as such.
-func (p *Proxy) refuseOrFail(w http.ResponseWriter, target string, err error) {
+func (p *Proxy) refuseOrFail(w http.ResponseWriter, r *http.Request, target string, err error) {
 	if p.cfg.Refused != nil && p.cfg.Refused(err) {
-		p.refuse(w, target, err)
+		p.refuse(w, r, target, err)
 		return
 	}
 	http.Error(w, "upstream: "+err.Error(), http.StatusBadGateway)
