@@ -1,6 +1,7 @@
 package browser_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -327,5 +328,38 @@ func TestPopupAlertOnLoad(t *testing.T) {
 	}
 	if nav := d.ok("browser_navigate", map[string]any{"url": base + "/welcome.html"}); nav["title"] != "Dashboard" {
 		t.Fatalf("navigate afterwards: %v", nav)
+	}
+}
+
+// TestNewTabOverStdio is the report that started this: over the real
+// server, one click on a target=_blank link wedged the session and every
+// later call timed out.
+func TestNewTabOverStdio(t *testing.T) {
+	needChromium(t)
+	base := site(t)
+	p := realServer(t, t.TempDir())
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := p.CallTool(name, args)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", name, err, res.Text())
+		}
+		return res.Text()
+	}
+	snap := call("browser_navigate", map[string]any{"url": base + "/tabs-opener.html"})
+	var nav struct{ Snapshot string }
+	if err := json.Unmarshal([]byte(snap), &nav); err != nil {
+		t.Fatalf("navigate result %s: %v", snap, err)
+	}
+	if out := call("browser_click", map[string]any{"ref": ref(t, nav.Snapshot, "Open in a new tab")}); !strings.Contains(out, "Opened a new tab (2 of 2)") {
+		t.Fatalf("click: %s", out)
+	}
+	for range 3 {
+		if out := call("browser_snapshot", nil); !strings.Contains(out, "Arrived in the new tab") {
+			t.Fatalf("snapshot after the click: %s", out)
+		}
+	}
+	if out := call("browser_tabs", map[string]any{"action": "select", "index": 1}); !strings.Contains(out, "Opener") {
+		t.Fatalf("select: %s", out)
 	}
 }

@@ -143,12 +143,16 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 			// the next call must not find it so.
 			_ = c.revive()
 			return tooldef.Result{}, ctx.Err()
-		case interrupted && c.t.openDialog() != nil:
-			d := c.t.openDialog()
+		case interrupted:
 			if err != nil || res.IsError || res.Value == nil {
 				// The call was cut short; what it did before is the
 				// page's to tell once the dialog is answered.
 				res = tooldef.OK(map[string]any{"success": true, "url": c.url(callCtx)})
+			}
+			d := c.t.openDialog()
+			if d == nil {
+				c.note("The page opened a dialog that closed again before it could be reported.")
+				break
 			}
 			if m := resultMap(res.Value); m != nil {
 				m["dialog"] = d
@@ -445,7 +449,7 @@ func (c *call) element(ctx context.Context, raw string) (*runtime.RemoteObject, 
 		r := tooldef.Errorf("unknown ref @%s: no snapshot listed it. Take a snapshot (browser_snapshot) and use its refs.", ref)
 		return nil, ref, &r, nil
 	case errors.Is(err, errStale), errors.Is(err, errUnknown):
-		r := tooldef.Errorf("stale ref @%s, take a new snapshot: the element is gone or the page changed since the snapshot that listed it. Call browser_snapshot and use the new refs.", ref)
+		r := tooldef.Errorf("stale ref @%s, take a new snapshot: the element is gone or the page changed since the snapshot that listed it (refs also stay with the tab whose snapshot listed them). Call browser_snapshot and use the new refs.", ref)
 		return nil, ref, &r, nil
 	}
 	return nil, ref, nil, err
