@@ -1,7 +1,7 @@
-// Package browser serves the `browser` toolset: ten browser_* tools that
-// drive a real Chromium through the DevTools protocol (chromedp), with the
-// names, parameters and result shapes of the Python Hermes
-// (tools/browser_tool.py).
+// Package browser serves the `browser` toolset: browser_* tools that drive
+// a real Chromium through the DevTools protocol (chromedp), with the names,
+// parameters and result shapes of the Python Hermes (tools/browser_tool.py)
+// plus browser_tabs.
 //
 // One Session owns one browser per server process. It is started on the
 // first tool call, on a context of its own (never the call's, so a call's
@@ -14,7 +14,16 @@
 // the model passes back as @eN. Refs are never reused within a session: a
 // ref from a page that has since navigated or reloaded, or whose element
 // left the DOM, gives "stale ref, take a new snapshot" instead of acting on
-// whatever element now has the number.
+// whatever element now has the number. Refs belong to the tab whose
+// snapshot listed them.
+//
+// No page can wedge the session. A page a page opens (target=_blank,
+// window.open) becomes the current tab, as a user's view would follow it,
+// and the result says so; browser_tabs goes back. A JavaScript dialog ends
+// the call that caused it at once, with the dialog in its result, and is
+// answered with browser_dialog. Every call has a deadline; one that runs
+// into it stops the script that froze the page (or replaces a tab that
+// still does not answer), so the next call works.
 package browser
 
 import (
@@ -118,9 +127,9 @@ func resolveSettings(opts Options) (settings, error) {
 	return s, nil
 }
 
-// Session owns the browser of one server process and the tab the tools
-// drive. It is safe for concurrent use: tool calls on the tab are
-// serialised, since a tab is a single cursor.
+// Session owns the browser of one server process and the tabs the tools
+// drive. It is safe for concurrent use: tool calls are serialised, since
+// the current tab is a single cursor.
 type Session struct {
 	opts Options
 	log  *slog.Logger

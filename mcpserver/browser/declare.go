@@ -18,6 +18,8 @@ const (
 	ToolPress     = "browser_press"
 	ToolScroll    = "browser_scroll"
 	ToolBack      = "browser_back"
+	ToolTabs      = "browser_tabs"
+	ToolDialog    = "browser_dialog"
 	ToolGetImages = "browser_get_images"
 	ToolConsole   = "browser_console"
 	ToolVision    = "browser_vision"
@@ -39,7 +41,7 @@ const NoVisionModel = "browser_vision needs a vision model: configure the vision
 // EnvVars returns the environment variables the toolset reads.
 func EnvVars() []string { return []string{EnvCDPURL, EnvChromePath} }
 
-// Toolset returns the ten browser tools, served by this session. Their
+// Toolset returns the twelve browser tools, served by this session. Their
 // checks use the settings resolved at New; Chromium discovery runs on every
 // check, so installing a browser needs no restart.
 func (s *Session) Toolset() tooldef.Toolset {
@@ -56,10 +58,15 @@ func (s *Session) Toolset() tooldef.Toolset {
 	// old ones), so it is not read-only, though it changes no page.
 	see := tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true}
 	vision := tool(ToolVision, "Look at the page", visionDesc, visionSchema, see, s.vision)
+	// browser_tabs changes which page is current (select, close), so it is
+	// not read-only; close discards a page with whatever was typed into
+	// it, and hints describe a tool's most drastic action, so it is
+	// destructive although list and select are not.
+	tabs := act
 	vision.Check = s.checkVision
 	return tooldef.Toolset{
 		Name:         ToolsetName,
-		Description:  "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, read the console.",
+		Description:  "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, switch tabs, answer dialogs, read the console.",
 		Default:      true,
 		Instructions: "Start with browser_navigate; act on elements by the @eN refs in the latest snapshot, and take a new snapshot when a ref is stale.",
 		EnvVars:      EnvVars(),
@@ -71,6 +78,10 @@ func (s *Session) Toolset() tooldef.Toolset {
 			tool(ToolPress, "Press a key", pressDesc, pressSchema, act, s.press),
 			tool(ToolScroll, "Scroll the page", scrollDesc, scrollSchema, move, s.scroll),
 			tool(ToolBack, "Go back", backDesc, emptySchema, move, s.back),
+			tool(ToolTabs, "List, switch or close tabs", tabsDesc, tabsSchema, tabs, s.tabs),
+			// Accepting a confirm can be what deletes or pays: it acts as
+			// a click does.
+			tool(ToolDialog, "Answer a dialog", dialogDesc, dialogSchema, act, s.dialog),
 			tool(ToolGetImages, "List images", imagesDesc, emptySchema, read, s.images),
 			tool(ToolConsole, "Console and JavaScript", consoleDesc, consoleSchema, act, s.console),
 			vision,

@@ -56,7 +56,7 @@ func TestChecks(t *testing.T) {
 		// discover are the names discovery finds; none: no browser is
 		// installed.
 		discover []string
-		// browser is the error of the nine browser tools ("" for none),
+		// browser is the error of the browser tools but vision ("" for none),
 		// vision that of browser_vision; each is a substring.
 		browser, vision string
 	}{
@@ -171,7 +171,7 @@ func TestReadConfig(t *testing.T) {
 func TestDeclarations(t *testing.T) {
 	ts := New(Options{}).Toolset()
 	want := []string{ToolNavigate, ToolSnapshot, ToolClick, ToolType, ToolPress, ToolScroll, ToolBack,
-		ToolGetImages, ToolConsole, ToolVision}
+		ToolTabs, ToolDialog, ToolGetImages, ToolConsole, ToolVision}
 	if ts.Name != ToolsetName || !ts.Default || strings.Join(ts.EnvVars, ",") != EnvCDPURL+","+EnvChromePath {
 		t.Errorf("toolset %q default %v env %v", ts.Name, ts.Default, ts.EnvVars)
 	}

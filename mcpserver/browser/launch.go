@@ -101,9 +101,13 @@ type runningBrowser struct {
 	// guard checks every request's URL, in each tab.
 	guard *requestGuard
 
-	tabMu  sync.Mutex
-	tab    *tab
-	others []*tab // earlier tabs, closed with the browser
+	tabMu   sync.Mutex
+	tabs    []*tab // see tabs.go
+	cur     *tab
+	fresh   []*tab // pages our pages opened that no call has shown yet
+	closing bool   // no more tabs are taken on
+	// attachWG waits for the goroutines attaching to tabs.
+	attachWG sync.WaitGroup
 }
 
 // startBrowser launches Chromium, or attaches to set.browser.CDPURL, on a
@@ -149,7 +153,10 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 		)
 		allocCtx, rb.allocCancel = chromedp.NewExecAllocator(context.Background(), opts...)
 	}
-	rb.browserCtx, rb.browserCancel = chromedp.NewContext(allocCtx)
+	// chromedp reports protocol oddities (an event for a tab it already
+	// let go of) through these; a library does not print.
+	logf := func(format string, args ...any) { rb.log.Debug(fmt.Sprintf(format, args...)) }
+	rb.browserCtx, rb.browserCancel = chromedp.NewContext(allocCtx, chromedp.WithLogf(logf), chromedp.WithErrorf(logf))
 
 	started := make(chan error, 1)
 	go func() {
@@ -173,62 +180,56 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 	if c := chromedp.FromContext(rb.browserCtx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
 		rb.pid = c.Browser.Process().Pid
 	}
+	// Pages our pages open become tabs of the session (see tabs.go); the
+	// discovery is the browser's, so switch it on when attached too.
+	if err := chromedp.ListenBrowser(rb.browserCtx, contain.Func(rb.log, "a browser event listener", rb.onBrowserEvent)); err != nil {
+		rb.kill()
+		return nil, fmt.Errorf("watch the browser: %w", err)
+	}
+	sctx, cancel := context.WithTimeout(rb.browserCtx, startTimeout)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(sctx, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		rb.kill()
+		return nil, fmt.Errorf("watch the browser's tabs: %w", err)
+	}
 	// When attached, the first context took one of the user's tabs; drive
 	// a tab of our own instead, and close only that one at the end.
-	t, err := newTab(rb.browserCtx, rb.log, rb.guard, rb.attached)
+	var t *tab
+	var err error
+	if rb.attached {
+		t, err = rb.openBlank(sctx)
+	} else {
+		if t, err = firstTab(rb.browserCtx, rb.log, rb.guard); err == nil {
+			rb.tabMu.Lock()
+			rb.tabs = append(rb.tabs, t)
+			rb.tabMu.Unlock()
+		}
+	}
 	if err != nil {
 		rb.kill()
 		return nil, err
 	}
-	rb.tab = t
+	rb.setCurrent(t)
 	return rb, nil
-}
-
-// currentTab returns the tab, opening a new one when the old one is gone
-// (the page closed itself, or the renderer went away).
-func (rb *runningBrowser) currentTab() (*tab, error) {
-	rb.tabMu.Lock()
-	defer rb.tabMu.Unlock()
-	if rb.tab != nil && !rb.tab.gone() {
-		return rb.tab, nil
-	}
-	if rb.tab != nil {
-		rb.tab.close()
-	}
-	t, err := newTab(rb.browserCtx, rb.log, rb.guard, true)
-	if err != nil {
-		return nil, fmt.Errorf("open a new tab: %w", err)
-	}
-	rb.tab = t
-	return t, nil
-}
-
-// adoptPopup makes the page that the current tab opened (target=_blank,
-// window.open) the current tab, as a user's view follows the new tab. The
-// opener stays open in the background.
-func (rb *runningBrowser) adoptPopup(id target.ID) (*tab, error) {
-	t, err := newTab(rb.browserCtx, rb.log, rb.guard, true, chromedp.WithTargetID(id))
-	if err != nil {
-		return nil, fmt.Errorf("switch to the new tab: %w", err)
-	}
-	rb.tabMu.Lock()
-	old := rb.tab
-	rb.tab = t
-	rb.others = append(rb.others, old)
-	rb.tabMu.Unlock()
-	return t, nil
 }
 
 // close shuts the browser down gracefully, then makes sure: the process
 // group is killed and any process still using the profile is killed.
 func (rb *runningBrowser) close() error {
 	rb.tabMu.Lock()
-	tabs := append(rb.others, rb.tab)
-	rb.tab, rb.others = nil, nil
+	rb.closing = true
+	tabs := rb.tabs
+	rb.tabs, rb.fresh, rb.cur = nil, nil, nil
 	rb.tabMu.Unlock()
 	for _, t := range tabs {
-		if t != nil {
-			t.close()
+		t.abort()
+	}
+	rb.attachWG.Wait()
+	for _, t := range tabs {
+		if rb.attached {
+			t.close() // only ours, in the user's browser
+		} else {
+			t.stopConsole() // the browser's end takes the pages with it
 		}
 	}
 	if rb.attached {

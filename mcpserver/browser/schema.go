@@ -1,9 +1,9 @@
 package browser
 
-// Descriptions and input schemas of the ten tools. Names, parameters and
+// Descriptions and input schemas of the tools. Names, parameters and
 // required lists are the Python Hermes' (tools/browser_tool.py); extra
 // optional parameters (selector, max_chars, submit) never change a call
-// that omits them.
+// that omits them. browser_tabs is this implementation's own.
 
 const navigateDesc = "Navigate the browser to a URL and return a compact snapshot of the page: an " +
 	"accessibility outline where each interactive element carries a ref like [ref=e5]. Call this first; " +
@@ -39,7 +39,8 @@ const snapshotSchema = `{
 
 const clickDesc = "Click an element by its ref from the latest snapshot (e.g. @e5). Sends a real mouse " +
 	"click at the element's centre after scrolling it into view; refuses when another element (a dialog, " +
-	"a cookie banner) covers it. Waits for a navigation the click starts and follows a new tab it opens."
+	"a cookie banner) covers it. Waits for a navigation the click starts; a new tab or window it opens " +
+	"becomes the current page (the result says so). A dialog it opens is reported in the result."
 
 const clickSchema = `{
   "type": "object",
@@ -91,6 +92,39 @@ const scrollSchema = `{
 }`
 
 const backDesc = "Go back to the previous page in the browser history."
+
+const tabsDesc = "List, switch or close the browser's tabs. A page that opens a new tab or window " +
+	"(a target=_blank link, window.open) makes it the current page by itself, and the result of that " +
+	"call says so; use this tool to see every tab (action=list: index, URL, title, which is current), " +
+	"go back to one (action=select) or close one (action=close: closing the current tab makes another " +
+	"current; closing the last leaves a blank page). Refs belong to the page whose snapshot listed " +
+	"them: after switching, take a snapshot."
+
+const tabsSchema = `{
+  "type": "object",
+  "properties": {
+    "action": {"type": "string", "enum": ["list", "select", "close"], "description": "'list' every tab; 'select' makes tab index the current page; 'close' closes tab index."},
+    "index": {"type": "integer", "minimum": 1, "description": "The tab's number from action=list (the first tab is 1); required for select and close."}
+  },
+  "required": ["action"],
+  "additionalProperties": false
+}`
+
+const dialogDesc = "Answer the JavaScript dialog the current page shows: alert, confirm, prompt, or " +
+	"beforeunload (the page asks whether to leave it). While a dialog is open the page is frozen and " +
+	"the other browser tools report the dialog instead of acting. accept=true presses OK (for " +
+	"beforeunload: leave, and a navigation that was asked for goes on); accept=false presses Cancel " +
+	"(stay). prompt_text is the answer to a prompt."
+
+const dialogSchema = `{
+  "type": "object",
+  "properties": {
+    "accept": {"type": "boolean", "description": "true: OK (accept, leave the page); false: Cancel (dismiss, stay)."},
+    "prompt_text": {"type": "string", "description": "For a prompt dialog: the text to answer with (default: the prompt's suggested text)."}
+  },
+  "required": ["accept"],
+  "additionalProperties": false
+}`
 
 const emptySchema = `{
   "type": "object",

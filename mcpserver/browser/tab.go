@@ -30,17 +30,28 @@ const worldName = "__hermes_tools"
 
 // tab is one page target and what the tools track about it.
 type tab struct {
-	ctx    context.Context // chromedp context of the target
-	cancel context.CancelFunc
-	owned  bool // we opened it (not the browser's first tab), so we close it
+	// id is known from the start: tabs are created (or found, for popups)
+	// before they are attached.
 	id     target.ID
-	log    *slog.Logger // receives panics recovered on its goroutines
+	opener target.ID     // the tab whose page opened this one; empty for tabs we opened
+	log    *slog.Logger  // receives panics recovered on its goroutines
+	guard  *requestGuard // checks every request its pages make
+
+	// ready closes when attaching ends; ctx, cancel, owned, detached and
+	// attachErr are set before and read only after.
+	ready     chan struct{}
+	attachErr error
+	ctx       context.Context // chromedp context of the target
+	cancel    context.CancelFunc
+	owned     bool // its chromedp context is not the browser's, so cancelling it closes only the tab
+	detached  <-chan struct{}
+	// abort stops an attach that never finishes (a page frozen by a dialog
+	// it opened before it could be watched).
+	abort context.CancelFunc
 
 	console *consoleBuf
 	conWG   sync.WaitGroup
 	conStop context.CancelFunc
-
-	detached <-chan struct{}
 
 	mu        sync.Mutex
 	mainFrame cdp.FrameID
@@ -48,8 +59,13 @@ type tab struct {
 	histSeq   uint64        // navSeq + same-document history moves
 	loadSeq   uint64        // main-frame loads started
 	loading   bool          // a main-frame load is in progress
+	popups    uint64        // pages this tab's page opened
 	changed   chan struct{} // closed and replaced on every state change
-	popup     target.ID     // a page this tab opened, not yet adopted
+	dialog    *dialogInfo   // the JavaScript dialog the page shows, if any
+	// interrupt ends the running call when the page opens a dialog: until
+	// the dialog is answered the page runs nothing, so waiting would only
+	// run into the deadline.
+	interrupt func()
 
 	// world is our isolated world in the current document; valid while
 	// worldNav == navSeq.
@@ -58,49 +74,97 @@ type tab struct {
 	worldStart int // first ref number issued in this world
 }
 
-// newTab attaches to (or creates) the target of a chromedp context made
-// from parent and starts watching it. create=false uses parent itself (the
-// browser's first tab).
-func newTab(parent context.Context, log *slog.Logger, guard *requestGuard, create bool, opts ...chromedp.ContextOption) (*tab, error) {
-	ctx, cancel := parent, context.CancelFunc(func() {})
-	if create {
-		ctx, cancel = chromedp.NewContext(parent, opts...)
+func newTabState(id, opener target.ID, log *slog.Logger, guard *requestGuard) *tab {
+	return &tab{
+		id: id, opener: opener, log: log, guard: guard, ready: make(chan struct{}),
+		mainFrame: cdp.FrameID(id), // the main frame's id is the target's id in Chrome
+		changed:   make(chan struct{}), console: newConsoleBuf(consoleCap),
 	}
-	t := &tab{ctx: ctx, cancel: cancel, log: log, owned: create, changed: make(chan struct{}), console: newConsoleBuf(consoleCap)}
-	sctx, scancel := context.WithTimeout(ctx, startTimeout)
-	defer scancel()
-	if err := chromedp.Do(sctx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("attach to the tab: %w", err)
+}
+
+// firstTab watches the tab the browser started with, which browserCtx is
+// already attached to. Its events before this call are lost; nothing has
+// happened in it yet.
+func firstTab(browserCtx context.Context, log *slog.Logger, guard *requestGuard) (*tab, error) {
+	c := chromedp.FromContext(browserCtx)
+	if c == nil || c.Target == nil {
+		return nil, errors.New("the browser has no tab")
 	}
-	c := chromedp.FromContext(ctx)
-	t.id = c.Target.TargetID
-	// The main frame's id is the target's id in Chrome.
-	t.mainFrame = cdp.FrameID(t.id)
-	// The listeners run on chromedp's read loop: a panic there would end
-	// the process, so it is recovered and logged instead.
-	if err := chromedp.Listen(ctx, contain.Func(log, "a tab event listener", t.onEvent)); err != nil {
-		cancel()
+	t := newTabState(c.Target.TargetID, "", log, guard)
+	t.ctx, t.cancel, t.abort = browserCtx, func() {}, func() {}
+	if err := chromedp.Listen(browserCtx, contain.Func(log, "a tab event listener", t.onEvent)); err != nil {
 		return nil, fmt.Errorf("watch the tab: %w", err)
 	}
-	if err := chromedp.ListenBrowser(ctx, contain.Func(log, "a browser event listener", t.onBrowserEvent)); err != nil {
-		cancel()
-		return nil, fmt.Errorf("watch the browser: %w", err)
-	}
-	if ch, err := chromedp.Detached(ctx); err == nil {
-		t.detached = ch
-	}
-	// Every request the tab's pages make is checked, not only the URLs
-	// the tools are given.
-	if err := guard.install(ctx); err != nil {
-		cancel()
+	if err := t.watch(); err != nil {
 		return nil, err
 	}
-	t.startConsole()
+	close(t.ready)
 	return t, nil
 }
 
+// attach attaches to the tab's target on a context of its own and starts
+// watching it; it closes t.ready when done. The caller owns the goroutine
+// it runs on and ends a stuck attach with t.abort. The first Run on a
+// chromedp context binds the target's event loop to the context it is
+// given, so it runs on the tab's own context, never on one with a
+// deadline (that would stop the tab when the deadline passed).
+func (t *tab) attach(browserCtx context.Context) {
+	// Until it succeeds; a panic on the way leaves this.
+	t.attachErr = errors.New("attaching to the tab did not finish")
+	defer close(t.ready)
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithTargetID(t.id),
+		// From the first message, so a dialog the page opens while we
+		// attach is seen.
+		chromedp.WithListener(contain.Func(t.log, "a tab event listener", t.onEvent)))
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		t.attachErr = fmt.Errorf("attach to the tab: %w", err)
+		return
+	}
+	t.ctx, t.cancel, t.owned = ctx, cancel, true
+	if err := t.watch(); err != nil {
+		cancel()
+		t.attachErr = err
+		return
+	}
+	t.attachErr = nil
+}
+
+// watch starts what every attached tab has: the detach signal, the
+// request guard and the console buffer.
+func (t *tab) watch() error {
+	if ch, err := chromedp.Detached(t.ctx); err == nil {
+		t.detached = ch
+	}
+	// Every request the tab's pages make is checked, not only the URLs
+	// the tools are given. The guard answers paused requests on the tab's
+	// own context for as long as the tab lives.
+	if err := t.guard.install(t.ctx); err != nil {
+		return err
+	}
+	t.startConsole()
+	return nil
+}
+
+// isReady reports whether the tab is attached and usable.
+func (t *tab) isReady() bool {
+	select {
+	case <-t.ready:
+		return t.attachErr == nil
+	default:
+		return false
+	}
+}
+
 func (t *tab) gone() bool {
+	select {
+	case <-t.ready:
+	default:
+		return false // still attaching
+	}
+	if t.attachErr != nil {
+		return true
+	}
 	if t.detached == nil {
 		return false
 	}
@@ -112,9 +176,13 @@ func (t *tab) gone() bool {
 	}
 }
 
-// close stops watching the tab and closes it when we opened it. The
-// browser's first tab closes with the browser.
+// close stops watching the tab and ends its chromedp context, which closes
+// the target when we attached to it ourselves. An attach still under way is
+// aborted and waited for. The browser's first tab closes with the browser
+// (or through Target.closeTarget, see runningBrowser.closeTab).
 func (t *tab) close() {
+	t.abort()
+	<-t.ready
 	t.stopConsole()
 	if t.owned {
 		_ = chromedp.Cancel(t.ctx)
@@ -160,45 +228,70 @@ func (t *tab) onEvent(ev any) {
 	case *page.EventLoadEventFired:
 		t.loading = false
 		changed = true
+	case *page.EventJavascriptDialogOpening:
+		t.dialog = &dialogInfo{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt}
+		if t.interrupt != nil {
+			t.interrupt()
+		}
+		changed = true
+	case *page.EventJavascriptDialogClosed:
+		t.dialog = nil
+		changed = true
 	}
 	if changed {
-		close(t.changed)
-		t.changed = make(chan struct{})
+		t.signal()
 	}
 }
 
-// onBrowserEvent notices pages this tab opens (target=_blank, window.open),
-// so the next action can follow the user's click into the new tab.
-func (t *tab) onBrowserEvent(ev any) {
-	if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo.Type == "page" && ev.TargetInfo.OpenerID == t.id {
-		t.mu.Lock()
-		t.popup = ev.TargetInfo.TargetID
-		close(t.changed)
-		t.changed = make(chan struct{})
-		t.mu.Unlock()
-	}
+// signal wakes waitFor; t.mu is held.
+func (t *tab) signal() {
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// notePopup records that the tab's page opened another, so an action
+// waiting to settle follows it at once.
+func (t *tab) notePopup() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.popups++
+	t.signal()
+}
+
+// openDialog returns the dialog the page shows, or nil.
+func (t *tab) openDialog() *dialogInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dialog
+}
+
+// dialogHandled forgets the dialog once Page.handleJavaScriptDialog
+// succeeded; the closed event may lag behind the reply.
+func (t *tab) dialogHandled() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dialog = nil
+	t.signal()
+}
+
+// setInterrupt makes fn (nil: nothing) run when the page opens a dialog.
+func (t *tab) setInterrupt(fn func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.interrupt = fn
 }
 
 // snap is a consistent view of the tab state.
 type snap struct {
-	navSeq, histSeq, loadSeq uint64
-	loading                  bool
-	changed                  <-chan struct{}
-	popup                    target.ID
+	navSeq, histSeq, loadSeq, popups uint64
+	loading                          bool
+	changed                          <-chan struct{}
 }
 
 func (t *tab) state() snap {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return snap{t.navSeq, t.histSeq, t.loadSeq, t.loading, t.changed, t.popup}
-}
-
-func (t *tab) takePopup() target.ID {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.popup
-	t.popup = ""
-	return p
+	return snap{t.navSeq, t.histSeq, t.loadSeq, t.popups, t.loading, t.changed}
 }
 
 // waitFor waits until cond holds for the tab state, or ctx ends.
@@ -224,17 +317,17 @@ const settleWindow = 150 * time.Millisecond
 
 // settle lets an action's consequences land: if a main-frame load starts
 // within settleWindow, it waits for it to finish (bounded by ctx). It
-// reports whether the page navigated.
+// reports whether the page navigated or opened another.
 func (t *tab) settle(ctx context.Context, before snap) bool {
 	wctx, cancel := context.WithTimeout(ctx, settleWindow)
 	err := t.waitFor(wctx, func(s snap) bool {
-		return s.loadSeq != before.loadSeq || s.navSeq != before.navSeq || s.popup != ""
+		return s.loadSeq != before.loadSeq || s.navSeq != before.navSeq || s.popups != before.popups
 	})
 	cancel()
 	if err != nil {
 		return false
 	}
-	_ = t.waitFor(ctx, func(s snap) bool { return !s.loading || s.popup != "" })
+	_ = t.waitFor(ctx, func(s snap) bool { return !s.loading || s.popups != before.popups })
 	return true
 }
 

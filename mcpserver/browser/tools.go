@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -49,21 +50,46 @@ func (s *Session) checkVision() error {
 }
 
 // handler runs one tool on the current tab; ctx carries the call's
-// timeout and is a chromedp context of the tab.
+// deadline and drives the tab the call started on (use onTab for c.t after
+// the call switched tabs).
 type handler func(ctx context.Context, c *call, args json.RawMessage) (tooldef.Result, error)
 
 // call is what a handler needs besides its arguments.
 type call struct {
 	s  *Session
 	rb *runningBrowser
-	t  *tab
+	t  *tab // the current tab; change it with setTab
+	// interrupt cancels the running phase of the call when the current
+	// page opens a dialog.
+	interrupt func()
+	notes     []string // for the model, added to the result
+	newTab    bool     // a page the call caused to open became current
 	// blockedMark is the refusal log's mark when the call began.
 	blockedMark uint64
 }
 
-// wrap serialises calls on the tab, starts the browser on first use and
-// gives the call its own deadline, derived from the tab (so chromedp can
-// run) and cancelled when the client cancels the call.
+func (c *call) note(s string) { c.notes = append(c.notes, s) }
+
+// interruptible returns a context that ends when parent does or when the
+// current page opens a dialog, and the function that ends it.
+func (c *call) interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	c.interrupt = func() { cancel(errDialogOpened) }
+	if c.t != nil {
+		c.t.setInterrupt(c.interrupt)
+	}
+	return ctx, func() { cancel(nil) }
+}
+
+// tools that work while the current page shows a dialog: they answer it,
+// or leave it for another tab.
+var dialogTools = map[string]bool{ToolDialog: true, ToolTabs: true}
+
+// wrap serialises calls on the browser, starts it on first use, gives the
+// call its deadline, follows tabs the pages opened and closed, and makes
+// sure no call outlives its deadline or leaves the session wedged: a
+// dialog ends the call at once with the dialog in its result, and a call
+// that timed out stops what froze the page before it returns.
 func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 	return func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
 		if s.setErr != nil {
@@ -79,33 +105,132 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 		if err != nil {
 			return tooldef.Errorf("%v", err), nil
 		}
-		t, err := rb.currentTab()
-		if err != nil {
-			return tooldef.Errorf("%v", err), nil
-		}
-		cctx, cancel := context.WithTimeout(t.ctx, s.set.callTimeout)
+		callCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout)
 		defer cancel()
-		stop := context.AfterFunc(ctx, cancel)
+		c := &call{s: s, rb: rb, blockedMark: s.blocked.mark()}
+		defer func() {
+			if c.t != nil {
+				c.t.setInterrupt(nil)
+			}
+		}()
+		if t := rb.current(); t != nil {
+			c.setTab(t)
+		}
+		// Pages opened (or closed) since the last call, by a script or a
+		// late click handler, change what is current before anything else.
+		sctx, stop := c.interruptible(callCtx)
+		c.follow(sctx)
+		stop()
+		if c.t == nil {
+			return tooldef.Errorf("%v", errNoTab), nil
+		}
+		if d := c.t.openDialog(); d != nil && !dialogTools[name] {
+			return c.finish(dialogRefusal(d)), nil
+		}
+
+		hctx, stop := c.interruptible(callCtx)
 		defer stop()
-		mark := s.blocked.mark()
-		res, err := fn(cctx, &call{s: s, rb: rb, t: t, blockedMark: mark}, args)
-		if err == nil {
-			res = withBlocked(res, s.blocked.unreported())
+		res, err := fn(onTab(hctx, c.t), c, args)
+		interrupted := errors.Is(context.Cause(hctx), errDialogOpened)
+		if !interrupted && ctx.Err() == nil {
+			// Pages the call itself opened (window.open from an
+			// expression, a popup a navigation's page opens).
+			c.follow(hctx)
+			interrupted = errors.Is(context.Cause(hctx), errDialogOpened)
 		}
-		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return tooldef.Errorf("%s timed out after %s: the page did not respond in time. Take a snapshot to see where it stands, or navigate again.", name, s.set.callTimeout), nil
-		}
-		if err != nil && ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
+			// The client gave up, perhaps on a page frozen by a script;
+			// the next call must not find it so.
+			_ = c.revive()
 			return tooldef.Result{}, ctx.Err()
-		}
-		if err != nil {
+		case interrupted:
+			if err != nil || res.IsError || res.Value == nil {
+				// The call was cut short; what it did before is the
+				// page's to tell once the dialog is answered.
+				res = tooldef.OK(map[string]any{"success": true, "url": c.url(callCtx)})
+			}
+			d := c.t.openDialog()
+			if d == nil {
+				c.note("The page opened a dialog that closed again before it could be reported.")
+				break
+			}
+			if m := resultMap(res.Value); m != nil {
+				m["dialog"] = d
+				res.Value = m
+			}
+			c.note(d.note())
+		case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(callCtx.Err(), context.DeadlineExceeded)):
+			msg := fmt.Sprintf("%s timed out after %s: the page did not respond in time.", name, s.set.callTimeout)
+			if r := c.revive(); r != "" {
+				msg += " " + r
+			}
+			res = tooldef.Errorf("%s Take a snapshot to see where it stands, or navigate elsewhere.", msg)
+		case err != nil:
 			// Protocol failures a model can work around (a crashed page, a
 			// detached frame) are reported to it rather than as server
 			// errors.
-			return tooldef.Errorf("%s failed: %v", name, err), nil
+			res = tooldef.Errorf("%s failed: %v", name, err)
 		}
-		return res, nil
+		return c.finish(res), nil
 	}
+}
+
+// finish adds the call's notes to its result, and the requests the
+// network policy refused that no result has listed yet (a page's script can
+// make them after the call that loaded it returned), so the model knows why
+// part of a page is missing or why a click went nowhere.
+func (c *call) finish(res tooldef.Result) tooldef.Result {
+	blocked := c.s.blocked.unreported()
+	if len(c.notes) == 0 && !c.newTab && len(blocked) == 0 {
+		return res
+	}
+	m := resultMap(res.Value)
+	if m == nil {
+		return res
+	}
+	if len(blocked) > 0 {
+		m["blocked_requests"] = blockedSummary(blocked)
+	}
+	if c.newTab {
+		m["new_tab"] = true
+	}
+	notes := c.notes
+	if prev, ok := m["note"].(string); ok && prev != "" {
+		notes = append([]string{prev}, notes...)
+	}
+	if len(notes) > 0 {
+		m["note"] = strings.Join(notes, " ")
+	}
+	res.Value = m
+	return res
+}
+
+// resultMap returns a result's value as a map to add keys to, or nil for a
+// value that is not a JSON object.
+func resultMap(v any) map[string]any {
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// url is the current page's address from the browser, which answers while
+// the page itself is frozen by a dialog.
+func (c *call) url(ctx context.Context) string {
+	res, err := chromedp.CallBrowser(c.rb.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
+	if err != nil || res.TargetInfo == nil {
+		return ""
+	}
+	return res.TargetInfo.URL
 }
 
 // browser returns the running browser, starting it on first use.
@@ -254,8 +379,8 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		if ctx.Err() != nil {
 			return tooldef.Result{}, ctx.Err()
 		}
-		if bs := c.s.blocked.since(c.blockedMark); len(bs) > 0 {
-			// The page itself was refused (the proxy or the request
+		if bs := s.blocked.since(c.blockedMark); len(bs) > 0 {
+			// The page itself was refused (by the proxy or the request
 			// guard): say what and why, never what the host answered.
 			return tooldef.Errorf("navigation to %s was blocked: %s", safeTarget(target), bs[0].reason), nil
 		}
@@ -345,7 +470,7 @@ func (c *call) element(ctx context.Context, raw string) (*runtime.RemoteObject, 
 		r := tooldef.Errorf("unknown ref @%s: no snapshot listed it. Take a snapshot (browser_snapshot) and use its refs.", ref)
 		return nil, ref, &r, nil
 	case errors.Is(err, errStale), errors.Is(err, errUnknown):
-		r := tooldef.Errorf("stale ref @%s, take a new snapshot: the element is gone or the page changed since the snapshot that listed it. Call browser_snapshot and use the new refs.", ref)
+		r := tooldef.Errorf("stale ref @%s, take a new snapshot: the element is gone or the page changed since the snapshot that listed it (refs also stay with the tab whose snapshot listed them). Call browser_snapshot and use the new refs.", ref)
 		return nil, ref, &r, nil
 	}
 	return nil, ref, nil, err
@@ -401,18 +526,10 @@ func (c *call) afterAction(ctx context.Context, before snap, res map[string]any)
 	if !c.t.settle(ctx, before) {
 		return
 	}
-	if id := c.t.takePopup(); id != "" {
-		if t, err := c.rb.adoptPopup(id); err == nil {
-			c.t = t
-			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_ = chromedp.Do(wctx, chromedp.Sleep(50*time.Millisecond))
-			cancel()
-			res["new_tab"] = true
-		}
-	}
-	tctx, cancel := context.WithTimeout(c.t.ctx, 2*time.Second)
+	c.follow(ctx)
+	lctx, cancel := context.WithTimeout(onTab(ctx, c.t), 2*time.Second)
 	defer cancel()
-	if loc, err := chromedp.Run(tctx, chromedp.Location()); err == nil {
+	if loc, err := chromedp.Run(lctx, chromedp.Location()); err == nil {
 		res["url"] = loc
 	}
 }
@@ -775,17 +892,4 @@ func (s *Session) saveScreenshot(data []byte) (string, error) {
 		old = old[1:]
 	}
 	return path, nil
-}
-
-// withBlocked adds the requests the network policy refused during a call
-// to its result, so the model knows why part of a page is missing or why
-// a click went nowhere.
-func withBlocked(res tooldef.Result, bs []blockedRequest) tooldef.Result {
-	if len(bs) == 0 {
-		return res
-	}
-	if m, ok := res.Value.(map[string]any); ok {
-		m["blocked_requests"] = blockedSummary(bs)
-	}
-	return res
 }
