@@ -184,7 +184,12 @@ func attackFromInside(t *testing.T) {
 				t.Fatal(err)
 			}
 			logs := &logRecorder{}
-			d := newDriver(t, browser.Options{Home: home, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+			d := newDriver(t, browser.Options{
+				Home: home, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+				// Service workers need a secure origin; the attacker's plain
+				// HTTP site stands in for one.
+				ExtraFlags: map[string]any{"unsafely-treat-insecure-origin-as-secure": "http://" + attackerIP},
+			})
 			for _, target := range pol.forbidden {
 				for _, route := range pageRoutes {
 					t.Run(route+"→"+target, func(t *testing.T) {
@@ -275,7 +280,7 @@ func attackFromInside(t *testing.T) {
 
 // pageRoutes are the ways a page makes the browser request a URL.
 var pageRoutes = []string{"js-navigation", "link", "popup-link", "fetch", "xhr", "img", "iframe", "meta-refresh",
-	"form", "window-open", "websocket", "eventsource", "prefetch", "beacon", "redirect", "worker-fetch"}
+	"form", "window-open", "websocket", "eventsource", "prefetch", "beacon", "redirect", "worker-fetch", "service-worker"}
 
 func attackerSite(t *testing.T, h *hostile) string {
 	t.Helper()
@@ -297,6 +302,13 @@ func attackerSite(t *testing.T, h *hostile) string {
 	mux.HandleFunc("/worker.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprint(w, `onmessage = e => fetch(e.data).then(r => r.text()).then(t => postMessage(t), () => postMessage("failed"))`)
+	})
+	mux.HandleFunc("/sw.js", func(w http.ResponseWriter, r *http.Request) {
+		// A service worker runs apart from the page (its own target,
+		// outside the page's request guard): only the proxy stands in
+		// its way.
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `self.addEventListener("install", e => e.waitUntil(fetch(new URL(location).searchParams.get("to")).catch(() => null)))`)
 	})
 	mux.HandleFunc("/attack/{route}", func(w http.ResponseWriter, r *http.Request) {
 		to := r.URL.Query().Get("to")
@@ -335,6 +347,8 @@ func attackerSite(t *testing.T, h *hostile) string {
 			body = `<script>navigator.sendBeacon(` + js + `, "x")</script><p>Beacon</p>`
 		case "redirect":
 			body = `<script>location.href = "/go?to=" + encodeURIComponent(` + js + `)</script>`
+		case "service-worker":
+			body = `<p id=o>waiting</p><script>navigator.serviceWorker.register("/sw.js?to=" + encodeURIComponent(` + js + `)).then(() => o.textContent = "registered", e => o.textContent = "failed " + e)</script>`
 		case "worker-fetch":
 			body = `<p id=o>waiting</p><script>const w = new Worker("/worker.js"); w.onmessage = e => o.textContent = "GOT " + e.data; w.postMessage(` + js + `)</script>`
 		default:
