@@ -13,6 +13,7 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -188,7 +189,73 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}
+	if err := p.checkTunnelled(client, rw.Reader, target); err != nil {
+		p.log.Info("egress refused", "target", target, "reason", err)
+		if p.cfg.OnBlocked != nil {
+			p.cfg.OnBlocked(Blocked{Target: target, Reason: err})
+		}
+		// Nothing was sent upstream; both ends close unused.
+		client.Close()
+		upstream.Close()
+		return
+	}
 	splice(client, rw.Reader, upstream)
+}
+
+// checkTunnelled applies CheckURL to a tunnel that carries plain HTTP: a
+// ws:// WebSocket handshake comes through CONNECT like HTTPS, but its
+// request line, with the path and query, is readable. A tunnel whose first
+// byte starts a TLS handshake (0x16), or whose client says nothing for a
+// moment (a protocol where the server speaks first), is not HTTP to read.
+func (p *Proxy) checkTunnelled(client net.Conn, r *bufio.Reader, target string) error {
+	if p.cfg.CheckURL == nil {
+		return nil
+	}
+	_ = client.SetReadDeadline(time.Now().Add(2 * time.Second))
+	defer client.SetReadDeadline(time.Time{})
+	first, err := r.Peek(1)
+	if err != nil || first[0] == 0x16 {
+		return nil
+	}
+	// Peek what has arrived, asking for one byte more only while the end
+	// of the request head is not in sight (a Peek of more than has arrived
+	// waits for it).
+	var line, head []byte
+	for {
+		buf, err := r.Peek(r.Buffered())
+		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
+			head = buf[:i]
+			line, _, _ = bytes.Cut(head, []byte("\n"))
+			break
+		}
+		if err != nil || r.Buffered() >= r.Size() {
+			return nil
+		}
+		if _, err := r.Peek(r.Buffered() + 1); err != nil {
+			return nil
+		}
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) != 3 || !strings.HasPrefix(fields[2], "HTTP/") || !strings.HasPrefix(fields[1], "/") {
+		return nil
+	}
+	u, err := url.Parse("http://" + target + fields[1])
+	if err != nil {
+		return fmt.Errorf("an unreadable request in a tunnel to %s: %w", target, err)
+	}
+	if err := p.cfg.CheckURL(u); err != nil {
+		return err
+	}
+	// A page cannot set Authorization on a WebSocket; the browser does,
+	// from the user:password@ of the URL, which it left out of the request
+	// line.
+	for _, h := range bytes.Split(head, []byte("\n"))[1:] {
+		name, _, _ := bytes.Cut(h, []byte(":"))
+		if strings.EqualFold(strings.TrimSpace(string(name)), "Authorization") {
+			return errors.New("Blocked: the request carries credentials from its URL (user:password@); credentials must not be sent in URLs")
+		}
+	}
+	return nil
 }
 
 // splice copies both ways until either side ends, then closes both.

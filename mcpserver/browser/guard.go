@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,9 +27,13 @@ import (
 //     dialer resolves the host and checks the address it dials (cloud
 //     metadata always refused; private, loopback, link-local, CGNAT and
 //     unique-local ranges unless browser.allow_private_urls);
-//   - every request a page makes is paused (Fetch domain) and its full URL
-//     checked for credentials before it is sent: the proxy sees only
-//     host:port of an HTTPS request, never its path or query.
+//   - every request a page of ours makes is paused (Fetch domain) and its
+//     full URL checked for credentials before it is sent: the proxy sees
+//     only host:port of an HTTPS request, never its path or query. Fetch
+//     does not pause WebSocket handshakes (the proxy reads a ws://
+//     handshake's request line itself; a wss:// one is encrypted), nor
+//     requests of targets we have not attached to yet (a popup's first
+//     request, service workers): those are held to the address policy only.
 //
 // Refusals from both land in one log; each call's result lists those not
 // yet reported (a page's script can make requests after the call that
@@ -74,15 +79,19 @@ func (l *blockedLog) mark() uint64 {
 // them as listed.
 func (l *blockedLog) unreported() []blockedRequest {
 	l.mu.Lock()
-	mark := l.reported
+	defer l.mu.Unlock()
+	out := l.sinceLocked(l.reported)
 	l.reported = l.seq
-	l.mu.Unlock()
-	return l.since(mark)
+	return out
 }
 
 func (l *blockedLog) since(mark uint64) []blockedRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.sinceLocked(mark)
+}
+
+func (l *blockedLog) sinceLocked(mark uint64) []blockedRequest {
 	var out []blockedRequest
 	for _, b := range l.items {
 		if b.seq > mark {
@@ -122,18 +131,31 @@ func (g *requestGuard) install(ctx context.Context) error {
 		return nil
 	}
 	err := chromedp.Listen(ctx, contain.Func(g.log, "the request guard", func(ev any) {
-		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+		switch ev := ev.(type) {
+		case *fetch.EventRequestPaused:
 			// The listener runs on chromedp's read loop, which must not
 			// wait on the browser: answer from a goroutine of the tab's.
 			contain.Go(g.log, "answering a paused request", func() { g.decide(ctx, ev) })
+		case *fetch.EventAuthRequired:
+			// A server asked for a password. The browser would answer
+			// with the user:password@ of the URL, which Fetch strips from
+			// the URL it shows us: the credential would leave after all.
+			// Nobody is here to type one, so the challenge is refused.
+			contain.Go(g.log, "answering an auth challenge", func() {
+				g.blocked.add(safeTarget(ev.Request.URL), errors.New("Blocked: the server asked for a password; credentials are never sent (a user:password@ in a URL is not used)"))
+				_, _ = chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{
+					RequestID: ev.RequestID, AuthChallengeResponse: &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth},
+				})
+			})
 		}
 	}))
 	if err != nil {
 		return fmt.Errorf("watch the tab's requests: %w", err)
 	}
+	handleAuth := true
 	_, err = chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
 		{URLPattern: "*", RequestStage: fetch.RequestStageRequest},
-	}})
+	}, HandleAuthRequests: &handleAuth})
 	if err != nil {
 		return fmt.Errorf("check the tab's requests (Fetch.enable): %w", err)
 	}
@@ -153,19 +175,15 @@ func (g *requestGuard) decide(ctx context.Context, ev *fetch.EventRequestPaused)
 // the URL, cloud metadata and (when disallowed) private hosts written as
 // addresses. Names are the proxy's to resolve and check.
 func (g *requestGuard) check(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss") {
+	scheme, _, ok := strings.Cut(raw, ":")
+	if !ok || (!strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https")) {
 		// data:, blob:, chrome-error: and the like never leave the
-		// browser.
+		// browser. (WebSocket handshakes are not paused by Fetch; the
+		// proxy checks ws:// ones, see internal/egress.)
 		return nil
 	}
-	if u.Scheme == "ws" || u.Scheme == "wss" {
-		// The policy speaks http(s); a WebSocket URL is checked as one.
-		c := *u
-		c.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
-		raw = c.String()
-	}
-	_, err = urlguard.CheckURL(context.Background(), raw, g.policy, nil)
+	// The raw string, even one Go cannot parse: the browser sends it.
+	_, err := urlguard.CheckURL(context.Background(), raw, g.policy, nil)
 	return err
 }
 
@@ -203,4 +221,30 @@ func blockedSummary(bs []blockedRequest) []string {
 func isRefusal(err error) bool {
 	var b *urlguard.BlockedError
 	return errors.As(err, &b)
+}
+
+// refusalOf finds the refusal of the page at target among bs: one whose
+// target is that URL or its host (a subresource of the page before does not
+// count).
+func refusalOf(bs []blockedRequest, target string) (blockedRequest, bool) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return blockedRequest{}, false
+	}
+	host := u.Hostname()
+	for _, b := range bs {
+		t := b.target
+		if strings.Contains(t, "://") {
+			if bu, err := url.Parse(strings.TrimSuffix(t, "?…")); err == nil {
+				t = bu.Host
+			}
+		}
+		if h, _, err := net.SplitHostPort(t); err == nil {
+			t = h
+		}
+		if strings.EqualFold(strings.Trim(t, "[]"), strings.Trim(host, "[]")) {
+			return b, true
+		}
+	}
+	return blockedRequest{}, false
 }

@@ -379,10 +379,10 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		if ctx.Err() != nil {
 			return tooldef.Result{}, ctx.Err()
 		}
-		if bs := s.blocked.since(c.blockedMark); len(bs) > 0 {
+		if b, ok := refusalOf(s.blocked.since(c.blockedMark), target); ok {
 			// The page itself was refused (by the proxy or the request
 			// guard): say what and why, never what the host answered.
-			return tooldef.Errorf("navigation to %s was blocked: %s", safeTarget(target), bs[0].reason), nil
+			return tooldef.Errorf("navigation to %s was blocked: %s", safeTarget(target), b.reason), nil
 		}
 		if !errors.Is(err, context.DeadlineExceeded) || c.t.state().navSeq == before.navSeq {
 			return tooldef.Errorf("navigation to %s failed: %v", target, cleanNavError(err)), nil
