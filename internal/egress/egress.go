@@ -189,7 +189,8 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}
-	if err := p.checkTunnelled(client, rw.Reader, target); err != nil {
+	head, err := p.checkTunnelled(client, rw.Reader, target)
+	if err != nil {
 		p.log.Info("egress refused", "target", target, "reason", err)
 		if p.cfg.OnBlocked != nil {
 			p.cfg.OnBlocked(Blocked{Target: target, Reason: err})
@@ -199,7 +200,51 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		upstream.Close()
 		return
 	}
+	if head > 0 {
+		spliceHandshake(client, rw.Reader, upstream, head)
+		return
+	}
 	splice(client, rw.Reader, upstream)
+}
+
+// spliceHandshake carries a checked plain-HTTP handshake (a ws://
+// WebSocket): the head that was checked goes upstream, and the client's
+// further bytes follow only if the server switches protocols (101). A
+// server that answers otherwise (a 401 password challenge, say) gets no
+// second request on this tunnel: the browser would retry here with
+// credentials taken from the URL, unchecked.
+func spliceHandshake(client net.Conn, buffered *bufio.Reader, upstream net.Conn, head int) {
+	defer client.Close()
+	defer upstream.Close()
+	buf := make([]byte, head)
+	if _, err := io.ReadFull(buffered, buf); err != nil {
+		return
+	}
+	if _, err := upstream.Write(buf); err != nil {
+		return
+	}
+	ur := bufio.NewReader(upstream)
+	status, err := ur.Peek(len("HTTP/1.1 101"))
+	if err != nil {
+		return
+	}
+	upgraded := string(status[len("HTTP/1.1 "):]) == "101"
+	if !upgraded {
+		// The server sees the end of the request stream, answers and
+		// closes; the answer still reaches the browser.
+		closeWrite(upstream)
+		_, _ = io.Copy(client, ur)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(upstream, buffered)
+		closeWrite(upstream)
+	}()
+	_, _ = io.Copy(client, ur)
+	closeWrite(client)
+	<-done
 }
 
 // checkTunnelled applies CheckURL to a tunnel that carries plain HTTP: a
@@ -207,15 +252,18 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 // request line, with the path and query, is readable. A tunnel whose first
 // byte starts a TLS handshake (0x16), or whose client says nothing for a
 // moment (a protocol where the server speaks first), is not HTTP to read.
-func (p *Proxy) checkTunnelled(client net.Conn, r *bufio.Reader, target string) error {
+//
+// It returns the length of the checked request head (with its blank line)
+// when the tunnel carries plain HTTP, 0 when it is not read.
+func (p *Proxy) checkTunnelled(client net.Conn, r *bufio.Reader, target string) (int, error) {
 	if p.cfg.CheckURL == nil {
-		return nil
+		return 0, nil
 	}
 	_ = client.SetReadDeadline(time.Now().Add(2 * time.Second))
 	defer client.SetReadDeadline(time.Time{})
-	first, err := r.Peek(1)
-	if err != nil || first[0] == 0x16 {
-		return nil
+	first, perr := r.Peek(1)
+	if perr != nil || first[0] == 0x16 {
+		return 0, nil
 	}
 	// Peek what has arrived, asking for one byte more only while the end
 	// of the request head is not in sight (a Peek of more than has arrived
@@ -224,27 +272,27 @@ func (p *Proxy) checkTunnelled(client net.Conn, r *bufio.Reader, target string) 
 	for {
 		buf, err := r.Peek(r.Buffered())
 		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
-			head = buf[:i]
+			head = buf[:i+4]
 			line, _, _ = bytes.Cut(head, []byte("\n"))
 			break
 		}
 		if err != nil || r.Buffered() >= r.Size() {
-			return nil
+			return 0, nil
 		}
 		if _, err := r.Peek(r.Buffered() + 1); err != nil {
-			return nil
+			return 0, nil
 		}
 	}
 	fields := strings.Fields(string(line))
 	if len(fields) != 3 || !strings.HasPrefix(fields[2], "HTTP/") || !strings.HasPrefix(fields[1], "/") {
-		return nil
+		return 0, nil
 	}
 	u, err := url.Parse("http://" + target + fields[1])
 	if err != nil {
-		return fmt.Errorf("an unreadable request in a tunnel to %s: %w", target, err)
+		return 0, fmt.Errorf("an unreadable request in a tunnel to %s: %w", target, err)
 	}
 	if err := p.cfg.CheckURL(u); err != nil {
-		return err
+		return 0, err
 	}
 	// A page cannot set Authorization on a WebSocket; the browser does,
 	// from the user:password@ of the URL, which it left out of the request
@@ -252,10 +300,10 @@ func (p *Proxy) checkTunnelled(client net.Conn, r *bufio.Reader, target string) 
 	for _, h := range bytes.Split(head, []byte("\n"))[1:] {
 		name, _, _ := bytes.Cut(h, []byte(":"))
 		if strings.EqualFold(strings.TrimSpace(string(name)), "Authorization") {
-			return errors.New("Blocked: the request carries credentials from its URL (user:password@); credentials must not be sent in URLs")
+			return 0, errors.New("Blocked: the request carries credentials from its URL (user:password@); credentials must not be sent in URLs")
 		}
 	}
-	return nil
+	return len(head), nil
 }
 
 // splice copies both ways until either side ends, then closes both.

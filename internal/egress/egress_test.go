@@ -340,3 +340,64 @@ func TestTunnelledPlainHTTPIsChecked(t *testing.T) {
 		})
 	}
 }
+
+// After a handshake the server did not accept (401), nothing more from the
+// client reaches it through that tunnel: the browser's retry would carry
+// credentials from the URL. After a 101 the tunnel carries everything.
+func TestHandshakeTunnelStopsUnlessUpgraded(t *testing.T) {
+	for _, tt := range []struct {
+		status   string
+		wantMore bool
+	}{{"401 Unauthorized", false}, {"101 Switching Protocols", true}} {
+		t.Run(tt.status, func(t *testing.T) {
+			upstream, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer upstream.Close()
+			got := make(chan string, 1)
+			go func() {
+				c, err := upstream.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil || line == "\r\n" {
+						break
+					}
+				}
+				fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 0\r\n\r\n", tt.status)
+				c.SetReadDeadline(time.Now().Add(2 * time.Second))
+				rest, _ := io.ReadAll(r)
+				got <- string(rest)
+			}()
+			p, _ := start(t, &policy{}, func(*url.URL) error { return nil })
+			conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nGET /ws HTTP/1.1\r\nHost: x\r\n\r\n", upstream.Addr(), upstream.Addr())
+			r := bufio.NewReader(conn)
+			for _, want := range []string{"200", tt.status[:3]} {
+				line, err := r.ReadString('\n')
+				if err != nil || !strings.Contains(line, want) {
+					t.Fatalf("read %q, %v; want %s", line, err, want)
+				}
+				for line != "\r\n" {
+					if line, err = r.ReadString('\n'); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			fmt.Fprint(conn, "GET /ws HTTP/1.1\r\nAuthorization: Basic dXNlcjpwdw==\r\n\r\n")
+			rest := <-got
+			if tt.wantMore != strings.Contains(rest, "Authorization") {
+				t.Errorf("after %s the server received %q", tt.status, rest)
+			}
+		})
+	}
+}

@@ -260,14 +260,6 @@ func attackFromInside(t *testing.T) {
 						t.Errorf("navigate with a credential = %v, want refused without echoing it", res)
 					}
 					for _, route := range []string{"fetch", "img", "iframe", "websocket"} {
-						if route == "websocket" && strings.Contains(target, "@") {
-							// Known gap, open in issue 15: Chromium answers a
-							// 401 on a ws:// handshake by retrying inside the
-							// same tunnel with Basic auth from the URL's
-							// user:password@, after the proxy's check of the
-							// tunnel's first request.
-							continue
-						}
 						d.call("browser_navigate", map[string]any{"url": site + "/attack/" + route + "?to=" + urlQuery(target)})
 					}
 				}

@@ -31,7 +31,7 @@ import (
 //     full URL checked for credentials before it is sent: the proxy sees
 //     only host:port of an HTTPS request, never its path or query. Fetch
 //     does not pause WebSocket handshakes (the proxy reads a ws://
-//     handshake's request line itself; a wss:// one is encrypted), nor
+//     handshake's head itself; a wss:// one is encrypted), nor
 //     requests of targets we have not attached to yet (a popup's first
 //     request, service workers): those are held to the address policy only.
 //
