@@ -291,22 +291,11 @@ func TestTunnelledPlainHTTPIsChecked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			upstream, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer upstream.Close()
-			got := make(chan string, 1)
-			go func() {
-				c, err := upstream.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
+			upstream, got := oneConnection(t, func(c net.Conn) string {
 				c.SetReadDeadline(time.Now().Add(3 * time.Second))
 				b, _ := io.ReadAll(io.LimitReader(c, int64(len(tt.first))))
-				got <- string(b)
-			}()
+				return string(b)
+			})
 			check := func(u *url.URL) error {
 				if strings.Contains(u.RawQuery, "k=") {
 					return errors.New("credential in URL")
@@ -314,12 +303,7 @@ func TestTunnelledPlainHTTPIsChecked(t *testing.T) {
 				return nil
 			}
 			p, blocked := start(t, &policy{}, check)
-			conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n%s", upstream.Addr(), upstream.Addr(), tt.first)
+			connectThrough(t, p, upstream, tt.first)
 			select {
 			case b := <-got:
 				// A refused tunnel was connected (the address was
@@ -350,18 +334,7 @@ func TestHandshakeTunnelStopsUnlessUpgraded(t *testing.T) {
 		wantMore bool
 	}{{"401 Unauthorized", false}, {"101 Switching Protocols", true}} {
 		t.Run(tt.status, func(t *testing.T) {
-			upstream, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer upstream.Close()
-			got := make(chan string, 1)
-			go func() {
-				c, err := upstream.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
+			upstream, got := oneConnection(t, func(c net.Conn) string {
 				r := bufio.NewReader(c)
 				for {
 					line, err := r.ReadString('\n')
@@ -372,15 +345,10 @@ func TestHandshakeTunnelStopsUnlessUpgraded(t *testing.T) {
 				fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 0\r\n\r\n", tt.status)
 				c.SetReadDeadline(time.Now().Add(2 * time.Second))
 				rest, _ := io.ReadAll(r)
-				got <- string(rest)
-			}()
+				return string(rest)
+			})
 			p, _ := start(t, &policy{}, func(*url.URL) error { return nil })
-			conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nGET /ws HTTP/1.1\r\nHost: x\r\n\r\n", upstream.Addr(), upstream.Addr())
+			conn := connectThrough(t, p, upstream, "GET /ws HTTP/1.1\r\nHost: x\r\n\r\n")
 			r := bufio.NewReader(conn)
 			for _, want := range []string{"200", tt.status[:3]} {
 				line, err := r.ReadString('\n')
@@ -400,4 +368,38 @@ func TestHandshakeTunnelStopsUnlessUpgraded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oneConnection listens on 127.0.0.1, hands the first connection to serve
+// and delivers what serve returns.
+func oneConnection(t *testing.T, serve func(c net.Conn) string) (addr string, got <-chan string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		ch <- serve(c)
+	}()
+	return ln.Addr().String(), ch
+}
+
+// connectThrough opens a tunnel to addr through p and sends first inside
+// it right away, as a browser does.
+func connectThrough(t *testing.T, p *Proxy, addr, first string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n%s", addr, addr, first)
+	return conn
 }
