@@ -9,28 +9,39 @@
 // Chromium never resolves a name itself while it uses the proxy (it hands
 // the proxy the host name), so answering differently to two lookups (DNS
 // rebinding) gains an attacker nothing: the proxy dials the IP it checked.
+//
+// The proxy also reads every request whole, HTTPS and WebSocket ones
+// included: it ends the browser's TLS itself (with a certificate of a key
+// made for this proxy alone, which the browser is told to accept) and sends
+// the request on over TLS of its own, verified as any client verifies. So
+// the URL check (credentials in a path or query) applies to every request
+// on the wire, from any page, frame, worker or popup, from its first byte.
+// No password challenge reaches the browser either: it would answer one
+// with the user:password@ of the URL, which never appears in a request.
 package egress
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
 // Blocked is one request the proxy refused.
 type Blocked struct {
-	// Target is what was asked for: a URL for plain HTTP, host:port for a
-	// tunnel (HTTPS, WebSocket), whose path the proxy never sees.
+	// Target is what was asked for: a URL (query and userinfo left out)
+	// when the request was read, host:port when the connection itself was
+	// refused.
 	Target string
 	// Reason is why, as the policy said it.
 	Reason error
@@ -42,33 +53,38 @@ type Config struct {
 	// resolves to; its error is the refusal reported to the browser and to
 	// OnBlocked. It must not be nil.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	// CheckURL vets the URL of a plain-HTTP request before it is sent
-	// (credentials in the URL, say); nil accepts every URL. Tunnelled
-	// requests carry their URL inside TLS, out of the proxy's sight: the
-	// browser checks those itself.
+	// CheckURL vets the URL of every request before it is sent
+	// (credentials in the URL, say); nil accepts every URL.
 	CheckURL func(*url.URL) error
 	// Refused tells a dial error that is a policy refusal (reported, and
-	// answered 403) from a network failure (answered 502, as a host that is
-	// down); nil counts none as refusals.
+	// the request failed) from a network failure (answered 502, as a host
+	// that is down); nil counts none as refusals.
 	Refused func(error) bool
 	// OnBlocked learns of every refused request; nil ignores them.
 	OnBlocked func(Blocked)
+	// UpstreamTLS is the TLS the proxy speaks to HTTPS hosts; nil verifies
+	// their certificates against the system's roots.
+	UpstreamTLS *tls.Config
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
 
-// Proxy is a running proxy. Close stops it and every tunnel it carries.
+// Proxy is a running proxy. Close stops it and every connection it carries.
 type Proxy struct {
 	cfg  Config
 	ln   net.Listener
-	srv  *http.Server
+	srv  *http.Server // the proxy's own port: CONNECT and absolute-form requests
+	tun  *http.Server // the requests read inside tunnels
+	q    *connQueue   // hands tunnels to tun
 	tr   *http.Transport
+	rp   *httputil.ReverseProxy
+	mint *minter
 	log  *slog.Logger
-	done chan struct{}
+	wg   sync.WaitGroup // the two servers
 
-	mu      sync.Mutex
-	tunnels map[net.Conn]struct{}
-	closed  bool
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{} // the browser's tunnels and their first upstream
+	closed bool
 }
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
@@ -76,54 +92,101 @@ func Start(cfg Config) (*Proxy, error) {
 	if cfg.Dial == nil {
 		return nil, errors.New("egress: Config.Dial is nil")
 	}
+	mint, err := newMinter()
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: listen on 127.0.0.1: %w", err)
 	}
-	p := &Proxy{cfg: cfg, ln: ln, log: cfg.Logger, done: make(chan struct{}), tunnels: map[net.Conn]struct{}{}}
+	p := &Proxy{cfg: cfg, ln: ln, log: cfg.Logger, mint: mint, q: newConnQueue(ln.Addr()), conns: map[net.Conn]struct{}{}}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
+	}
+	var upstreamTLS *tls.Config
+	if cfg.UpstreamTLS != nil {
+		upstreamTLS = cfg.UpstreamTLS.Clone()
 	}
 	p.tr = &http.Transport{
 		// Never another proxy: the environment's HTTP_PROXY would route
 		// around the check.
-		Proxy:                 nil,
-		DialContext:           cfg.Dial,
+		Proxy:           nil,
+		DialContext:     p.dialUpstream,
+		TLSClientConfig: upstreamTLS,
+		// HTTP/1.1 upstream, as to the browser: a WebSocket upgrade
+		// needs it, and one protocol is one behaviour to reason about.
 		ForceAttemptHTTP2:     false,
-		MaxIdleConnsPerHost:   4,
+		MaxIdleConnsPerHost:   8,
 		IdleConnTimeout:       30 * time.Second,
 		ResponseHeaderTimeout: 60 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 	}
+	errorLog := slog.NewLogLogger(p.log.Handler(), slog.LevelDebug)
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			// The URL that was checked; Host stays as the browser sent it.
+			pr.Out.URL = requestTarget(pr.In.Context())
+		},
+		Transport:      p.tr,
+		FlushInterval:  -1, // event streams and long polls arrive as sent
+		ModifyResponse: p.answered,
+		ErrorHandler:   p.upstreamFailed,
+		ErrorLog:       errorLog,
+	}
 	p.srv = &http.Server{
 		Handler:           http.HandlerFunc(p.serve),
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+		ErrorLog:          errorLog,
 	}
-	go func() {
-		defer close(p.done)
-		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			p.log.Warn("egress proxy stopped", "err", err)
-		}
-	}()
+	p.tun = &http.Server{
+		Handler:           http.HandlerFunc(p.serveTunnelled),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if tc, ok := c.(*tunnelConn); ok {
+				return context.WithValue(ctx, tunnelKey{}, tc.t)
+			}
+			return ctx
+		},
+		ErrorLog: errorLog,
+	}
+	for _, s := range []struct {
+		srv *http.Server
+		ln  net.Listener
+	}{{p.srv, ln}, {p.tun, p.q}} {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				p.log.Warn("egress proxy stopped", "err", err)
+			}
+		}()
+	}
 	return p, nil
 }
 
 // URL is the proxy's address as Chromium's --proxy-server takes it.
 func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
-// Close stops accepting, ends every open tunnel and idle connection, and
-// waits for the server to stop.
+// SPKI is the base64 SHA-256 of the public key in every certificate the
+// proxy shows the browser, as Chromium's --ignore-certificate-errors-spki-list
+// takes it.
+func (p *Proxy) SPKI() string { return p.mint.spki }
+
+// Close stops accepting, ends every open connection, and waits for the
+// servers to stop.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closed = true
-	for c := range p.tunnels {
+	for c := range p.conns {
 		_ = c.Close()
 	}
 	p.mu.Unlock()
 	err := p.srv.Close()
+	_ = p.tun.Close()
 	p.tr.CloseIdleConnections()
-	<-p.done
+	p.wg.Wait()
 	return err
 }
 
@@ -131,22 +194,104 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodConnect:
 		p.tunnel(w, r)
-	case r.URL.IsAbs() && (r.URL.Scheme == "http" || r.URL.Scheme == "ws"):
-		p.forward(w, r)
+	case r.URL.IsAbs() && r.URL.Host != "":
+		u := *r.URL
+		switch u.Scheme {
+		case "http", "ws":
+			u.Scheme = "http"
+		default:
+			http.Error(w, "this proxy carries http:// in absolute form and everything else through CONNECT", http.StatusBadRequest)
+			return
+		}
+		p.send(w, r, &u)
 	default:
 		http.Error(w, "this is an egress proxy: send absolute-form requests or CONNECT", http.StatusBadRequest)
 	}
 }
 
-// refuse fails a refused request at once, and reports it. A refused
-// tunnel gets 403, which the browser treats as a network error; a plain
-// request gets its connection closed without an answer, since a 403 page
-// would load as the page itself and look like a successful navigation.
-func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, target string, reason error) {
+// serveTunnelled answers a request read inside a tunnel: its URL is the
+// tunnel's scheme and host:port with the request's own path and query.
+func (p *Proxy) serveTunnelled(w http.ResponseWriter, r *http.Request) {
+	t, _ := r.Context().Value(tunnelKey{}).(*tunnel)
+	if t == nil || !strings.HasPrefix(r.RequestURI, "/") {
+		http.Error(w, "inside a tunnel, requests are in origin form (GET /path)", http.StatusBadRequest)
+		return
+	}
+	u, err := url.Parse(t.scheme + "://" + t.authority + r.RequestURI)
+	if err != nil {
+		p.refuse(w, r, t.scheme+"://"+t.authority, fmt.Errorf("Blocked: an unreadable request URL: %w", err))
+		return
+	}
+	p.send(w, r, u)
+}
+
+type targetKey struct{}
+
+func requestTarget(ctx context.Context) *url.URL {
+	u, _ := ctx.Value(targetKey{}).(*url.URL)
+	return u
+}
+
+// errURLCredentials is the refusal of a WebSocket handshake that carries
+// the URL's user:password@ as Authorization.
+var errURLCredentials = errors.New("Blocked: the request carries credentials from its URL (user:password@); credentials must not be sent in URLs")
+
+// send checks the request's URL and carries it to the host.
+func (p *Proxy) send(w http.ResponseWriter, r *http.Request, u *url.URL) {
+	if p.cfg.CheckURL != nil {
+		if err := p.cfg.CheckURL(u); err != nil {
+			p.refuse(w, r, redactedURL(u), err)
+			return
+		}
+	}
+	// A page cannot set Authorization on a WebSocket; the browser does,
+	// from the user:password@ of the URL, which the request line leaves
+	// out.
+	if r.Header.Get("Upgrade") != "" && r.Header.Get("Authorization") != "" {
+		p.refuse(w, r, redactedURL(u), errURLCredentials)
+		return
+	}
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), targetKey{}, u)))
+}
+
+// answered passes a response on, less any password challenge: the browser
+// would answer one with the user:password@ of the URL (or the machine's
+// own login, for Negotiate and NTLM), and nobody is there to type one.
+func (p *Proxy) answered(resp *http.Response) error {
+	if len(resp.Header.Values("WWW-Authenticate")) == 0 {
+		return nil
+	}
+	resp.Header.Del("WWW-Authenticate")
+	p.report(redactedURL(resp.Request.URL), errors.New("Blocked: the server asked for a password; challenges are not passed to the browser, so no credential (a URL's user:password@ included) is sent"))
+	return nil
+}
+
+// upstreamFailed tells a policy refusal (reported, the request failed
+// without an answer) from a network failure (502, as a host that is down).
+func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) {
+		return // the browser went away
+	}
+	target := "(unknown)"
+	if u := requestTarget(r.Context()); u != nil {
+		target = redactedURL(u)
+	}
+	p.refuseOrFail(w, r, target, err)
+}
+
+func (p *Proxy) report(target string, reason error) {
 	p.log.Info("egress refused", "target", target, "reason", reason)
 	if p.cfg.OnBlocked != nil {
 		p.cfg.OnBlocked(Blocked{Target: target, Reason: reason})
 	}
+}
+
+// refuse fails a refused request at once, and reports it. A refused
+// tunnel gets 403, which the browser treats as a network error; a request
+// gets its connection closed without an answer, since a 403 page would
+// load as the page itself and look like a successful navigation.
+func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, target string, reason error) {
+	p.report(target, reason)
 	if r.Method != http.MethodConnect {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
@@ -156,244 +301,6 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, target string, re
 		}
 	}
 	http.Error(w, "Blocked by hermes-tools: "+reason.Error(), http.StatusForbidden)
-}
-
-func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
-	target := r.Host
-	if _, _, err := net.SplitHostPort(target); err != nil {
-		http.Error(w, "CONNECT needs host:port", http.StatusBadRequest)
-		return
-	}
-	upstream, err := p.cfg.Dial(r.Context(), "tcp", target)
-	if err != nil {
-		p.refuseOrFail(w, r, target, err)
-		return
-	}
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		upstream.Close()
-		http.Error(w, "tunnels unsupported", http.StatusInternalServerError)
-		return
-	}
-	client, rw, err := hj.Hijack()
-	if err != nil {
-		upstream.Close()
-		return
-	}
-	if !p.track(client, upstream) {
-		client.Close()
-		upstream.Close()
-		return
-	}
-	defer p.untrack(client, upstream)
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
-		return
-	}
-	head, err := p.checkTunnelled(client, rw.Reader, target)
-	if err != nil {
-		p.log.Info("egress refused", "target", target, "reason", err)
-		if p.cfg.OnBlocked != nil {
-			p.cfg.OnBlocked(Blocked{Target: target, Reason: err})
-		}
-		// Nothing was sent upstream; both ends close unused.
-		client.Close()
-		upstream.Close()
-		return
-	}
-	if head > 0 {
-		spliceHandshake(client, rw.Reader, upstream, head)
-		return
-	}
-	splice(client, rw.Reader, upstream)
-}
-
-// spliceHandshake carries a checked plain-HTTP handshake (a ws://
-// WebSocket): the head that was checked goes upstream, and the client's
-// further bytes follow only if the server switches protocols (101). A
-// server that answers otherwise (a 401 password challenge, say) gets no
-// second request on this tunnel: the browser would retry here with
-// credentials taken from the URL, unchecked.
-func spliceHandshake(client net.Conn, buffered *bufio.Reader, upstream net.Conn, head int) {
-	defer client.Close()
-	defer upstream.Close()
-	buf := make([]byte, head)
-	if _, err := io.ReadFull(buffered, buf); err != nil {
-		return
-	}
-	if _, err := upstream.Write(buf); err != nil {
-		return
-	}
-	ur := bufio.NewReader(upstream)
-	status, err := ur.Peek(len("HTTP/1.1 101"))
-	if err != nil {
-		return
-	}
-	upgraded := string(status[len("HTTP/1.1 "):]) == "101"
-	if !upgraded {
-		// The server sees the end of the request stream, answers and
-		// closes; the answer still reaches the browser.
-		closeWrite(upstream)
-		_, _ = io.Copy(client, ur)
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = io.Copy(upstream, buffered)
-		closeWrite(upstream)
-	}()
-	_, _ = io.Copy(client, ur)
-	closeWrite(client)
-	<-done
-}
-
-// checkTunnelled applies CheckURL to a tunnel that carries plain HTTP: a
-// ws:// WebSocket handshake comes through CONNECT like HTTPS, but its
-// request line, with the path and query, is readable. A tunnel whose first
-// byte starts a TLS handshake (0x16), or whose client says nothing for a
-// moment (a protocol where the server speaks first), is not HTTP to read.
-//
-// It returns the length of the checked request head (with its blank line)
-// when the tunnel carries plain HTTP, 0 when it is not read.
-func (p *Proxy) checkTunnelled(client net.Conn, r *bufio.Reader, target string) (int, error) {
-	if p.cfg.CheckURL == nil {
-		return 0, nil
-	}
-	_ = client.SetReadDeadline(time.Now().Add(2 * time.Second))
-	defer client.SetReadDeadline(time.Time{})
-	first, perr := r.Peek(1)
-	if perr != nil || first[0] == 0x16 {
-		return 0, nil
-	}
-	// Peek what has arrived, asking for one byte more only while the end
-	// of the request head is not in sight (a Peek of more than has arrived
-	// waits for it).
-	var line, head []byte
-	for {
-		buf, err := r.Peek(r.Buffered())
-		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
-			head = buf[:i+4]
-			line, _, _ = bytes.Cut(head, []byte("\n"))
-			break
-		}
-		if err != nil || r.Buffered() >= r.Size() {
-			return 0, nil
-		}
-		if _, err := r.Peek(r.Buffered() + 1); err != nil {
-			return 0, nil
-		}
-	}
-	fields := strings.Fields(string(line))
-	if len(fields) != 3 || !strings.HasPrefix(fields[2], "HTTP/") || !strings.HasPrefix(fields[1], "/") {
-		return 0, nil
-	}
-	u, err := url.Parse("http://" + target + fields[1])
-	if err != nil {
-		return 0, fmt.Errorf("an unreadable request in a tunnel to %s: %w", target, err)
-	}
-	if err := p.cfg.CheckURL(u); err != nil {
-		return 0, err
-	}
-	// A page cannot set Authorization on a WebSocket; the browser does,
-	// from the user:password@ of the URL, which it left out of the request
-	// line.
-	for _, h := range bytes.Split(head, []byte("\n"))[1:] {
-		name, _, _ := bytes.Cut(h, []byte(":"))
-		if strings.EqualFold(strings.TrimSpace(string(name)), "Authorization") {
-			return 0, errors.New("Blocked: the request carries credentials from its URL (user:password@); credentials must not be sent in URLs")
-		}
-	}
-	return len(head), nil
-}
-
-// splice copies both ways until either side ends, then closes both.
-func splice(client net.Conn, buffered *bufio.Reader, upstream net.Conn) {
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		// Bytes the client sent right after CONNECT may sit in the buffer.
-		_, _ = io.Copy(upstream, buffered)
-		closeWrite(upstream)
-	}()
-	go func() {
-		defer wg.Done()
-		_, _ = io.Copy(client, upstream)
-		closeWrite(client)
-	}()
-	wg.Wait()
-	client.Close()
-	upstream.Close()
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-		return
-	}
-	_ = c.Close()
-}
-
-func (p *Proxy) track(conns ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	for _, c := range conns {
-		p.tunnels[c] = struct{}{}
-	}
-	return true
-}
-
-func (p *Proxy) untrack(conns ...net.Conn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range conns {
-		delete(p.tunnels, c)
-	}
-}
-
-// hopHeaders are per-connection headers a proxy must not pass on
-// (RFC 9110 §7.6.1).
-var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
-
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
-	target := r.URL.String()
-	if p.cfg.CheckURL != nil {
-		if err := p.cfg.CheckURL(r.URL); err != nil {
-			p.refuse(w, r, redactedURL(r.URL), err)
-			return
-		}
-	}
-	if r.Header.Get("Upgrade") != "" {
-		// Chromium tunnels WebSockets with CONNECT; an upgrade in plain
-		// form is not something it sends.
-		http.Error(w, "upgrades go through CONNECT", http.StatusBadRequest)
-		return
-	}
-	out := r.Clone(r.Context())
-	out.RequestURI = ""
-	for _, h := range hopHeaders {
-		out.Header.Del(h)
-	}
-	resp, err := p.tr.RoundTrip(out)
-	if err != nil {
-		p.refuseOrFail(w, r, target, err)
-		return
-	}
-	defer resp.Body.Close()
-	for _, h := range hopHeaders {
-		resp.Header.Del(h)
-	}
-	for k, vs := range resp.Header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
 }
 
 // refuseOrFail tells a policy refusal (reported) from a network failure
@@ -406,13 +313,35 @@ func (p *Proxy) refuseOrFail(w http.ResponseWriter, r *http.Request, target stri
 	http.Error(w, "upstream: "+err.Error(), http.StatusBadGateway)
 }
 
-// redactedURL is a URL safe to log and report: no query, no userinfo.
+// redactedURL is a URL safe to log and report: no query, no userinfo, and
+// no secret in the path.
 func redactedURL(u *url.URL) string {
 	c := *u
 	c.User = nil
+	q := ""
 	if c.RawQuery != "" {
-		c.RawQuery = "…"
+		q = "?…"
 	}
-	c.Fragment = ""
-	return strings.Replace(c.String(), "?%E2%80%A6", "?…", 1)
+	c.RawQuery, c.Fragment = "", ""
+	return urlguard.RedactURL(c.String()) + q
+}
+
+func (p *Proxy) track(conns ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	for _, c := range conns {
+		p.conns[c] = struct{}{}
+	}
+	return true
+}
+
+func (p *Proxy) untrack(conns ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range conns {
+		delete(p.conns, c)
+	}
 }

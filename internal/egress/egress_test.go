@@ -3,7 +3,10 @@ package egress
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -44,9 +47,10 @@ func start(t *testing.T, pol *policy, check func(*url.URL) error) (*Proxy, func(
 	var mu sync.Mutex
 	var blocked []Blocked
 	p, err := Start(Config{
-		Dial:     pol.dial,
-		CheckURL: check,
-		Refused:  func(err error) bool { return errors.Is(err, errForbidden) },
+		Dial:        pol.dial,
+		CheckURL:    check,
+		UpstreamTLS: &tls.Config{RootCAs: testRoots(t)},
+		Refused:     func(err error) bool { return errors.Is(err, errForbidden) },
 		OnBlocked: func(b Blocked) {
 			mu.Lock()
 			blocked = append(blocked, b)
@@ -64,13 +68,42 @@ func start(t *testing.T, pol *policy, check func(*url.URL) error) (*Proxy, func(
 	}
 }
 
+// testRoots trusts the certificate every httptest TLS server shows.
+func testRoots(t testing.TB) *x509.CertPool {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return pool
+}
+
+// client is a browser of p: it accepts what p shows for HTTPS hosts only
+// when the certificate is of p's key, as Chromium is told to.
 func client(p *Proxy) *http.Client {
 	u, _ := url.Parse(p.URL())
 	return &http.Client{
 		Timeout: 10 * time.Second,
 		Transport: &http.Transport{
 			Proxy:           http.ProxyURL(u),
-			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the test's own server
+			TLSClientConfig: browserTLS(p),
+		},
+	}
+}
+
+// browserTLS is Chromium's --ignore-certificate-errors-spki-list=p.SPKI():
+// a certificate is good if it carries that key.
+func browserTLS(p *Proxy) *tls.Config {
+	return &tls.Config{
+		InsecureSkipVerify: true, // replaced by the key check below
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("no certificate")
+			}
+			sum := sha256.Sum256(cs.PeerCertificates[0].RawSubjectPublicKeyInfo)
+			if got := base64.StdEncoding.EncodeToString(sum[:]); got != p.SPKI() {
+				return fmt.Errorf("certificate key %s, want the proxy's %s", got, p.SPKI())
+			}
+			return nil
 		},
 	}
 }
@@ -92,6 +125,9 @@ func TestProxyEnforcesTheDialerOnEveryRoute(t *testing.T) {
 	}))
 	defer secretTLS.Close()
 	allowedTLS := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/collect" {
+			t.Errorf("a request the URL check refused reached the host: %s", r.URL)
+		}
 		io.WriteString(w, "allowed tls page")
 	}))
 	defer allowedTLS.Close()
@@ -111,6 +147,19 @@ func TestProxyEnforcesTheDialerOnEveryRoute(t *testing.T) {
 			name: "URL check refuses before any dial", url: allowed.URL + "/?token=abc",
 			check:       func(u *url.URL) error { return errors.New("credential in URL") },
 			wantBlocked: allowed.URL + "/?…",
+		},
+		{
+			// The path and query of an HTTPS request are read too: the
+			// tunnel's host was allowed (and dialled), the request is not
+			// sent.
+			name: "URL check reads inside TLS", url: allowedTLS.URL + "/collect?token=abc",
+			check: func(u *url.URL) error {
+				if u.Scheme == "https" && u.Path == "/collect" && u.RawQuery == "token=abc" {
+					return errors.New("credential in URL")
+				}
+				return nil
+			},
+			wantBlocked: allowedTLS.URL + "/collect?…",
 		},
 	}
 	for _, tt := range tests {
@@ -147,8 +196,13 @@ func TestProxyEnforcesTheDialerOnEveryRoute(t *testing.T) {
 			}
 			pol.mu.Lock()
 			defer pol.mu.Unlock()
-			if tt.check != nil && len(pol.dialed) > 0 {
+			if tt.check != nil && len(pol.dialed) > 0 && !strings.HasPrefix(tt.url, "https:") {
 				t.Errorf("dialled %v for a URL the check refused", pol.dialed)
+			}
+			if tt.wantStatus != 0 && len(pol.dialed) != 1 {
+				// The connection dialled (and checked) for the CONNECT
+				// is the one the request inside uses.
+				t.Errorf("dialled %v for one request, want one dial", pol.dialed)
 			}
 		})
 	}
@@ -168,52 +222,6 @@ func TestUnreachableIsNotARefusal(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadGateway || len(blocked()) != 0 {
 		t.Errorf("status %d, blocked %v", resp.StatusCode, blocked())
-	}
-}
-
-// Close ends tunnels in use: no connection outlives the browser session.
-func TestCloseEndsOpenTunnels(t *testing.T) {
-	upstream, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer upstream.Close()
-	go func() {
-		for {
-			c, err := upstream.Accept()
-			if err != nil {
-				return
-			}
-			go io.Copy(c, c) // echo
-		}
-	}()
-	p, _ := start(t, &policy{}, nil)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nhello", upstream.Addr(), upstream.Addr())
-	r := bufio.NewReader(conn)
-	line, _ := r.ReadString('\n')
-	if !strings.Contains(line, "200") {
-		t.Fatalf("CONNECT answered %q", line)
-	}
-	for line != "\r\n" {
-		if line, err = r.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-	}
-	buf := make([]byte, 5)
-	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "hello" {
-		t.Fatalf("tunnel echoed %q, %v (bytes sent with CONNECT must reach the host)", buf, err)
-	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := r.ReadByte(); err == nil {
-		t.Error("the tunnel is still open after Close")
 	}
 }
 
@@ -238,168 +246,313 @@ func hostPort(raw string) string {
 }
 
 // BenchmarkProxyOverhead is what the proxy adds to one request: the same
-// GET to a page on 127.0.0.1, direct and through the proxy, on fresh
-// connections (as a navigation to a new host is) and on kept-alive ones.
+// GET to a page on 127.0.0.1, direct and through the proxy, over HTTP and
+// HTTPS (which the proxy ends and opens again), on fresh connections (as a
+// navigation to a new host is) and on kept-alive ones.
 func BenchmarkProxyOverhead(b *testing.B) {
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, strings.Repeat("x", 4096))
-	}))
-	defer page.Close()
-	p, err := Start(Config{Dial: (&net.Dialer{}).DialContext})
+	})
+	plain := httptest.NewServer(handler)
+	defer plain.Close()
+	secure := httptest.NewTLSServer(handler)
+	defer secure.Close()
+	roots := testRoots(b)
+	p, err := Start(Config{Dial: (&net.Dialer{}).DialContext, UpstreamTLS: &tls.Config{RootCAs: roots}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer p.Close()
 	proxyURL, _ := url.Parse(p.URL())
-	for _, keep := range []bool{false, true} {
-		for _, via := range []string{"direct", "proxy"} {
-			name := via + "/new-connection"
-			if keep {
-				name = via + "/kept-alive"
-			}
-			b.Run(name, func(b *testing.B) {
-				tr := &http.Transport{DisableKeepAlives: !keep}
-				if via == "proxy" {
-					tr.Proxy = http.ProxyURL(proxyURL)
+	for _, page := range []string{plain.URL, secure.URL} {
+		for _, keep := range []bool{false, true} {
+			for _, via := range []string{"direct", "proxy"} {
+				name := via + "/" + strings.Split(page, ":")[0] + "/new-connection"
+				if keep {
+					name = via + "/" + strings.Split(page, ":")[0] + "/kept-alive"
 				}
-				defer tr.CloseIdleConnections()
-				c := &http.Client{Transport: tr}
-				for b.Loop() {
-					resp, err := c.Get(page.URL)
-					if err != nil {
-						b.Fatal(err)
+				b.Run(name, func(b *testing.B) {
+					tr := &http.Transport{DisableKeepAlives: !keep, TLSClientConfig: &tls.Config{RootCAs: roots}}
+					if via == "proxy" {
+						tr.Proxy = http.ProxyURL(proxyURL)
+						tr.TLSClientConfig = browserTLS(p)
 					}
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
+					defer tr.CloseIdleConnections()
+					c := &http.Client{Transport: tr}
+					for b.Loop() {
+						resp, err := c.Get(page)
+						if err != nil {
+							b.Fatal(err)
+						}
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+				})
+			}
+		}
+	}
+}
+
+// A WebSocket handshake is read whole, ws:// (plain inside CONNECT) and
+// wss:// (inside TLS) alike: the URL check applies to it, and so does the
+// rule that a handshake carries no credentials (a page cannot set
+// Authorization on a WebSocket: the browser takes it from the URL's
+// user:password@).
+func TestWebSocketHandshakesAreChecked(t *testing.T) {
+	check := func(u *url.URL) error {
+		if strings.Contains(u.RawQuery, "k=") {
+			return errors.New("credential in URL")
+		}
+		return nil
+	}
+	for _, secure := range []bool{false, true} {
+		for _, tt := range []struct {
+			name, path, header string
+			refused            bool
+		}{
+			{"credential in the query", "/socket?k=secret", "", true},
+			{"credential from the URL's userinfo", "/socket", "Authorization: Basic dXNlcjpwdw==\r\n", true},
+			{"clean", "/socket", "", false},
+		} {
+			name := "ws/" + tt.name
+			if secure {
+				name = "wss/" + tt.name
+			}
+			t.Run(name, func(t *testing.T) {
+				host := echoServer(t, secure)
+				p, blocked := start(t, &policy{}, check)
+				conn := openTunnel(t, p, host.addr, secure)
+				fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n%s\r\n", tt.path, host.addr, tt.header)
+				r := bufio.NewReader(conn)
+				line, err := r.ReadString('\n')
+				switch {
+				case tt.refused && err == nil:
+					t.Errorf("a refused handshake was answered %q", line)
+				case !tt.refused && !strings.Contains(line, "101"):
+					t.Fatalf("handshake answered %q, %v; want 101", line, err)
+				case !tt.refused:
+					skipHead(t, r)
+					fmt.Fprint(conn, "ping")
+					buf := make([]byte, 4)
+					if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ping" {
+						t.Errorf("the upgraded connection echoed %q, %v", buf, err)
+					}
+				}
+				if n := host.handshakes(); tt.refused && n > 0 {
+					t.Errorf("the host received %d handshakes from a refused tunnel", n)
+				}
+				if n := len(blocked()); (n == 1) != tt.refused {
+					t.Errorf("blocked %v", blocked())
 				}
 			})
 		}
 	}
 }
 
-// A ws:// WebSocket handshake travels through CONNECT, but its request line
-// is plain: the URL check applies to it as to a plain request. A TLS tunnel
-// is passed through unread.
-func TestTunnelledPlainHTTPIsChecked(t *testing.T) {
-	tests := []struct {
-		name, first string
-		refused     bool
-	}{
-		{"ws handshake with a credential", "GET /socket?k=secret HTTP/1.1\r\nHost: x\r\n\r\n", true},
-		{"ws handshake without", "GET /socket HTTP/1.1\r\nHost: x\r\n\r\n", false},
-		{"TLS client hello", "\x16\x03\x01\x00\x05hello", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			upstream, got := oneConnection(t, func(c net.Conn) string {
-				c.SetReadDeadline(time.Now().Add(3 * time.Second))
-				b, _ := io.ReadAll(io.LimitReader(c, int64(len(tt.first))))
-				return string(b)
-			})
-			check := func(u *url.URL) error {
-				if strings.Contains(u.RawQuery, "k=") {
-					return errors.New("credential in URL")
-				}
-				return nil
-			}
-			p, blocked := start(t, &policy{}, check)
-			connectThrough(t, p, upstream, tt.first)
-			select {
-			case b := <-got:
-				// A refused tunnel was connected (the address was
-				// allowed) but carries not a byte.
-				if tt.refused && b != "" {
-					t.Errorf("the upstream received %q from a refused tunnel", b)
-				} else if !tt.refused && b != tt.first {
-					t.Errorf("the upstream received %q, want %q", b, tt.first)
-				}
-			case <-time.After(5 * time.Second):
-				if !tt.refused {
-					t.Error("the tunnel carried nothing")
-				}
-			}
-			if n := len(blocked()); (n == 1) != tt.refused {
-				t.Errorf("blocked %v", blocked())
-			}
+// No password challenge reaches the browser, which would answer it with
+// the URL's user:password@: the 401 arrives without WWW-Authenticate, and
+// the challenge is reported.
+func TestPasswordChallengesAreNotPassedOn(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+			w.Header().Add("WWW-Authenticate", `Negotiate`)
+			http.Error(w, "who are you", http.StatusUnauthorized)
 		})
+		srv := httptest.NewServer(h)
+		if secure {
+			srv.Close()
+			srv = httptest.NewTLSServer(h)
+		}
+		t.Cleanup(srv.Close)
+		p, blocked := start(t, &policy{}, nil)
+		resp, err := client(p).Get(srv.URL + "/private?q=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || len(resp.Header.Values("WWW-Authenticate")) != 0 {
+			t.Errorf("secure=%v: got %d %v, want 401 with no challenge", secure, resp.StatusCode, resp.Header)
+		}
+		if b := blocked(); len(b) != 1 || b[0].Target != srv.URL+"/private?…" {
+			t.Errorf("secure=%v: blocked %v, want the challenge reported", secure, b)
+		}
 	}
 }
 
-// After a handshake the server did not accept (401), nothing more from the
-// client reaches it through that tunnel: the browser's retry would carry
-// credentials from the URL. After a 101 the tunnel carries everything.
-func TestHandshakeTunnelStopsUnlessUpgraded(t *testing.T) {
-	for _, tt := range []struct {
-		status   string
-		wantMore bool
-	}{{"401 Unauthorized", false}, {"101 Switching Protocols", true}} {
-		t.Run(tt.status, func(t *testing.T) {
-			upstream, got := oneConnection(t, func(c net.Conn) string {
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil || line == "\r\n" {
-						break
-					}
-				}
-				fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 0\r\n\r\n", tt.status)
-				c.SetReadDeadline(time.Now().Add(2 * time.Second))
-				rest, _ := io.ReadAll(r)
-				return string(rest)
-			})
-			p, _ := start(t, &policy{}, func(*url.URL) error { return nil })
-			conn := connectThrough(t, p, upstream, "GET /ws HTTP/1.1\r\nHost: x\r\n\r\n")
-			r := bufio.NewReader(conn)
-			for _, want := range []string{"200", tt.status[:3]} {
-				line, err := r.ReadString('\n')
-				if err != nil || !strings.Contains(line, want) {
-					t.Fatalf("read %q, %v; want %s", line, err, want)
-				}
-				for line != "\r\n" {
-					if line, err = r.ReadString('\n'); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			fmt.Fprint(conn, "GET /ws HTTP/1.1\r\nAuthorization: Basic dXNlcjpwdw==\r\n\r\n")
-			rest := <-got
-			if tt.wantMore != strings.Contains(rest, "Authorization") {
-				t.Errorf("after %s the server received %q", tt.status, rest)
-			}
-		})
-	}
-}
-
-// oneConnection listens on 127.0.0.1, hands the first connection to serve
-// and delivers what serve returns.
-func oneConnection(t *testing.T, serve func(c net.Conn) string) (addr string, got <-chan string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// The proxy verifies the hosts it speaks TLS to as any client does: a
+// certificate it cannot trust is a failed request (502, not a refusal),
+// never a page served as if it were good.
+func TestUntrustedHostCertificateFails(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "IMPOSTOR")
+	}))
+	defer srv.Close()
+	p, err := Start(Config{Dial: (&policy{}).dial}) // system roots, which do not hold the test's certificate
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
-	ch := make(chan string, 1)
-	go func() {
-		c, err := ln.Accept()
+	defer p.Close()
+	resp, err := client(p).Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || strings.Contains(string(body), "IMPOSTOR") || !strings.Contains(string(body), "certificate") {
+		t.Errorf("got %d %q, want 502 naming the certificate", resp.StatusCode, body)
+	}
+}
+
+// Each certificate the browser sees names the host it asked for and
+// carries the proxy's key, which no other proxy shares.
+func TestCertificatesAreForTheHostAndTheProxysKey(t *testing.T) {
+	p, _ := start(t, &policy{}, nil)
+	other, _ := start(t, &policy{}, nil)
+	if p.SPKI() == other.SPKI() {
+		t.Fatal("two proxies share a key")
+	}
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	for _, host := range []string{srv.Listener.Addr().String(), "localhost:" + strings.Split(srv.Listener.Addr().String(), ":")[1]} {
+		conn := openTunnel(t, p, host, true).(*tls.Conn)
+		leaf := conn.ConnectionState().PeerCertificates[0]
+		name, _, _ := net.SplitHostPort(host)
+		if err := leaf.VerifyHostname(name); err != nil {
+			t.Errorf("certificate for %s: %v", host, err)
+		}
+	}
+}
+
+// Close ends tunnels in use, upgraded ones included: no connection
+// outlives the browser session.
+func TestCloseEndsOpenTunnels(t *testing.T) {
+	host := echoServer(t, true)
+	p, _ := start(t, &policy{}, nil)
+	conn := openTunnel(t, p, host.addr, true)
+	fmt.Fprintf(conn, "GET /socket HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", host.addr)
+	r := bufio.NewReader(conn)
+	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, "101") {
+		t.Fatalf("handshake answered %q, %v", line, err)
+	}
+	skipHead(t, r)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := r.ReadByte(); err == nil {
+		t.Error("the tunnel is still open after Close")
+	}
+}
+
+// echo is a host that accepts WebSocket-style upgrades and echoes what
+// follows, and counts the handshakes it received.
+type echo struct {
+	addr string
+	mu   sync.Mutex
+	n    int
+}
+
+func (e *echo) handshakes() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n
+}
+
+func echoServer(t *testing.T, secure bool) *echo {
+	t.Helper()
+	e := &echo{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		e.n++
+		e.mu.Unlock()
+		conn, rw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			return
 		}
-		defer c.Close()
-		ch <- serve(c)
-	}()
-	return ln.Addr().String(), ch
+		defer conn.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")
+		rw.Flush()
+		io.Copy(conn, rw)
+	})
+	srv := httptest.NewUnstartedServer(h)
+	if secure {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	e.addr = srv.Listener.Addr().String()
+	return e
 }
 
-// connectThrough opens a tunnel to addr through p and sends first inside
-// it right away, as a browser does.
-func connectThrough(t *testing.T, p *Proxy, addr, first string) net.Conn {
+// openTunnel CONNECTs to addr through p, as a browser does, and returns
+// the tunnel: inside TLS (checking the certificate as the browser is told
+// to) when secure.
+func openTunnel(t *testing.T, p *Proxy, addr string, secure bool) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n%s", addr, addr, first)
-	return conn
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", addr, addr)
+	r := bufio.NewReader(conn)
+	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, "200") {
+		t.Fatalf("CONNECT answered %q, %v", line, err)
+	}
+	skipHead(t, r)
+	if r.Buffered() > 0 {
+		t.Fatal("the proxy spoke before the browser")
+	}
+	if !secure {
+		return conn
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	cfg := browserTLS(p)
+	cfg.ServerName = host
+	tc := tls.Client(conn, cfg)
+	if err := tc.Handshake(); err != nil {
+		t.Fatalf("TLS inside the tunnel: %v", err)
+	}
+	return tc
+}
+
+func skipHead(t *testing.T, r *bufio.Reader) {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a response head: %v", err)
+		}
+		if line == "\r\n" {
+			return
+		}
+	}
+}
+
+// What is reported of a refused request never carries the secret that got
+// it refused, wherever in the URL it was.
+func TestReportsCarryNoSecret(t *testing.T) {
+	const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	refuseAll := func(*url.URL) error { return errors.New("Blocked: credential in URL") }
+	p, blocked := start(t, &policy{}, refuseAll)
+	for _, path := range []string{"/collect/" + token, "/collect?k=" + token, "/a/" + url.PathEscape(token) + "/b"} {
+		if resp, err := client(p).Get(srv.URL + path); err == nil {
+			resp.Body.Close()
+			t.Errorf("%s was answered", path)
+		}
+	}
+	b := blocked()
+	if len(b) != 3 {
+		t.Fatalf("blocked %v, want 3", b)
+	}
+	for _, r := range b {
+		if strings.Contains(r.Target, token) || strings.Contains(r.Target, "0123456789abcdefghij") {
+			t.Errorf("reported target %q carries the token", r.Target)
+		}
+	}
 }

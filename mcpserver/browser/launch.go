@@ -58,11 +58,7 @@ func launchFlags(extra map[string]any) []chromedp.ExecAllocatorOption {
 		// replace the first.
 		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,"+
 			"CertificateTransparencyComponentUpdater,AutofillServerCommunication,InterestFeedContentSuggestions,"+
-			"PrivacySandboxSettings4,GlobalMediaControls,NetworkTimeServiceQuerying,"+
-			// Every frame in its page's process, so the request guard
-			// on the page sees cross-origin iframes' requests too.
-			"IsolateOrigins,site-per-process"),
-		chromedp.Flag("disable-site-isolation-trials", true),
+			"PrivacySandboxSettings4,GlobalMediaControls,NetworkTimeServiceQuerying"),
 		// Chromium resolves no names itself (the egress proxy does), and
 		// nothing leaves outside the proxy: no QUIC (above), no DNS
 		// prefetch, no WebRTC UDP.
@@ -98,7 +94,8 @@ type runningBrowser struct {
 	// proxy carries every connection of a browser we launched; nil when
 	// attached to one we did not start.
 	proxy *egress.Proxy
-	// guard checks every request's URL, in each tab.
+	// guard checks every request's URL, in each tab, in a browser we did
+	// not launch (whose requests the proxy does not see); nil otherwise.
 	guard *requestGuard
 
 	tabMu   sync.Mutex
@@ -114,10 +111,11 @@ type runningBrowser struct {
 // context of its own: the browser's life must not end with the call that
 // happened to start it.
 func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*runningBrowser, error) {
-	rb := &runningBrowser{log: log, guard: &requestGuard{policy: set.policy(), blocked: blocked, log: log}}
+	rb := &runningBrowser{log: log}
 	var allocCtx context.Context
 	if set.browser.CDPURL != "" {
 		rb.attached = true
+		rb.guard = &requestGuard{policy: set.policy(), blocked: blocked, log: log}
 		// A browser someone else started keeps its own network settings:
 		// only the URLs its pages request can be checked here.
 		log.Warn("attached to a browser at " + set.browser.CDPURL + ": its connections do not go through hermes-tools' egress proxy, so host names are not checked after DNS; launch Chromium through hermes-tools for the full network policy")
@@ -147,6 +145,11 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 			// bypasses the proxy for loopback unless told not to).
 			chromedp.ProxyServer(proxy.URL()),
 			chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+			// The proxy reads HTTPS requests whole, with certificates of a
+			// key of its own: the browser accepts that key, and verifies
+			// every other certificate as always (the proxy verifies the
+			// hosts' own).
+			chromedp.Flag("ignore-certificate-errors-spki-list", proxy.SPKI()),
 			chromedp.UserDataDir(dir),
 			chromedp.ExecPath(path),
 			chromedp.ModifyCmdFunc(ownProcessGroup),

@@ -219,7 +219,7 @@ func (rb *runningBrowser) describe(ctx context.Context) ([]*tab, []tabInfo, erro
 	for i, t := range list {
 		ti := tabInfo{Index: i + 1, Current: t == cur, Dialog: t.openDialog()}
 		if info := byID[t.id]; info != nil {
-			ti.URL, ti.Title = info.URL, info.Title
+			ti.URL, ti.Title = shownURL(info.URL), info.Title
 		}
 		switch {
 		case t.gone():

@@ -230,8 +230,12 @@ func (c *call) url(ctx context.Context) string {
 	if err != nil || res.TargetInfo == nil {
 		return ""
 	}
-	return res.TargetInfo.URL
+	return shownURL(res.TargetInfo.URL)
 }
+
+// shownURL is a page's address as a result may show it: a secret a page
+// put in its URL is the page's to keep, not the model's to read (or repeat).
+func shownURL(raw string) string { return urlguard.RedactURL(raw) }
 
 // browser returns the running browser, starting it on first use.
 func (s *Session) browser() (*runningBrowser, error) {
@@ -407,7 +411,7 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		return snapshotFailure(err)
 	}
 	res := map[string]any{
-		"success": true, "url": loc, "title": title, "snapshot": out.Snapshot, "element_count": out.Count,
+		"success": true, "url": shownURL(loc), "title": title, "snapshot": out.Snapshot, "element_count": out.Count,
 	}
 	if warning != "" {
 		res["warning"] = warning
@@ -436,7 +440,7 @@ func (s *Session) back(ctx context.Context, c *call, _ json.RawMessage) (tooldef
 	if err != nil {
 		return tooldef.Result{}, err
 	}
-	return tooldef.OK(map[string]any{"success": true, "url": loc}), nil
+	return tooldef.OK(map[string]any{"success": true, "url": shownURL(loc)}), nil
 }
 
 // --- acting on refs ---
@@ -530,7 +534,7 @@ func (c *call) afterAction(ctx context.Context, before snap, res map[string]any)
 	lctx, cancel := context.WithTimeout(onTab(ctx, c.t), 2*time.Second)
 	defer cancel()
 	if loc, err := chromedp.Run(lctx, chromedp.Location()); err == nil {
-		res["url"] = loc
+		res["url"] = shownURL(loc)
 	}
 }
 
