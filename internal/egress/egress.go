@@ -28,7 +28,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
+	"net/textproto"
 	"net/url"
 	"strings"
 	"sync"
@@ -104,9 +106,15 @@ func Start(cfg Config) (*Proxy, error) {
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
-	var upstreamTLS *tls.Config
+	upstreamTLS := &tls.Config{}
 	if cfg.UpstreamTLS != nil {
 		upstreamTLS = cfg.UpstreamTLS.Clone()
+	}
+	// Each host is verified under its own name, over HTTP/1.1.
+	upstreamTLS.ServerName = ""
+	upstreamTLS.NextProtos = []string{"http/1.1"}
+	if upstreamTLS.ClientSessionCache == nil {
+		upstreamTLS.ClientSessionCache = tls.NewLRUClientSessionCache(256)
 	}
 	p.tr = &http.Transport{
 		// Never another proxy: the environment's HTTP_PROXY would route
@@ -116,11 +124,12 @@ func Start(cfg Config) (*Proxy, error) {
 		TLSClientConfig: upstreamTLS,
 		// HTTP/1.1 upstream, as to the browser: a WebSocket upgrade
 		// needs it, and one protocol is one behaviour to reason about.
-		ForceAttemptHTTP2:     false,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 60 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
+		ForceAttemptHTTP2:   false,
+		MaxIdleConnsPerHost: 8,
+		IdleConnTimeout:     30 * time.Second,
+		// No ResponseHeaderTimeout: long polls are the page's business,
+		// and the browser has its own timeouts.
+		TLSHandshakeTimeout: 10 * time.Second,
 	}
 	errorLog := slog.NewLogLogger(p.log.Handler(), slog.LevelDebug)
 	p.rp = &httputil.ReverseProxy{
@@ -128,7 +137,7 @@ func Start(cfg Config) (*Proxy, error) {
 			// The URL that was checked; Host stays as the browser sent it.
 			pr.Out.URL = requestTarget(pr.In.Context())
 		},
-		Transport:      p.tr,
+		Transport:      watchedTransport{p.tr},
 		FlushInterval:  -1, // event streams and long polls arrive as sent
 		ModifyResponse: p.answered,
 		ErrorHandler:   p.upstreamFailed,
@@ -194,15 +203,14 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodConnect:
 		p.tunnel(w, r)
-	case r.URL.IsAbs() && r.URL.Host != "":
-		u := *r.URL
-		switch u.Scheme {
-		case "http", "ws":
-			u.Scheme = "http"
-		default:
-			http.Error(w, "this proxy carries http:// in absolute form and everything else through CONNECT", http.StatusBadRequest)
+	case r.URL.IsAbs() && r.URL.Scheme == "http" && r.URL.Host != "":
+		if r.Header.Get("Upgrade") != "" {
+			// Chromium tunnels WebSockets with CONNECT; an upgrade here
+			// would leave a connection the proxy no longer tracks.
+			http.Error(w, "upgrades go through CONNECT", http.StatusBadRequest)
 			return
 		}
+		u := *r.URL
 		p.send(w, r, &u)
 	default:
 		http.Error(w, "this is an egress proxy: send absolute-form requests or CONNECT", http.StatusBadRequest)
@@ -213,8 +221,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 // tunnel's scheme and host:port with the request's own path and query.
 func (p *Proxy) serveTunnelled(w http.ResponseWriter, r *http.Request) {
 	t, _ := r.Context().Value(tunnelKey{}).(*tunnel)
-	if t == nil || !strings.HasPrefix(r.RequestURI, "/") {
+	if t == nil || r.Method == http.MethodConnect || !strings.HasPrefix(r.RequestURI, "/") {
 		http.Error(w, "inside a tunnel, requests are in origin form (GET /path)", http.StatusBadRequest)
+		return
+	}
+	if !sameHost(r.Host, t.authority, t.scheme) {
+		http.Error(w, "the request's Host is not the tunnel's host", http.StatusBadRequest)
 		return
 	}
 	u, err := url.Parse(t.scheme + "://" + t.authority + r.RequestURI)
@@ -258,10 +270,10 @@ func (p *Proxy) send(w http.ResponseWriter, r *http.Request, u *url.URL) {
 // would answer one with the user:password@ of the URL (or the machine's
 // own login, for Negotiate and NTLM), and nobody is there to type one.
 func (p *Proxy) answered(resp *http.Response) error {
-	if len(resp.Header.Values("WWW-Authenticate")) == 0 {
+	if len(resp.Header.Values(challengeHeader)) == 0 {
 		return nil
 	}
-	resp.Header.Del("WWW-Authenticate")
+	resp.Header.Del(challengeHeader)
 	p.report(redactedURL(resp.Request.URL), errors.New("Blocked: the server asked for a password; challenges are not passed to the browser, so no credential (a URL's user:password@ included) is sent"))
 	return nil
 }
@@ -276,7 +288,34 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 	if u := requestTarget(r.Context()); u != nil {
 		target = redactedURL(u)
 	}
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &verify) {
+		// Not a page: the browser would have refused the host itself.
+		p.refuse(w, r, target, fmt.Errorf("Blocked: the host's certificate did not verify: %w", verify.Err))
+		return
+	}
 	p.refuseOrFail(w, r, target, err)
+}
+
+// challengeHeader is what a password challenge is sent in.
+const challengeHeader = "Www-Authenticate"
+
+// watchedTransport strips challenges from informational (1xx) answers too,
+// which ReverseProxy passes on before any final response, and lets a
+// tunnel's unused CONNECT connection go once its first request has one.
+type watchedTransport struct{ tr *http.Transport }
+
+func (w watchedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	trace := &httptrace.ClientTrace{
+		Got1xxResponse: func(_ int, h textproto.MIMEHeader) error {
+			h.Del(challengeHeader)
+			return nil
+		},
+	}
+	if t, ok := r.Context().Value(tunnelKey{}).(*tunnel); ok {
+		trace.GotConn = func(httptrace.GotConnInfo) { t.release() }
+	}
+	return w.tr.RoundTrip(r.WithContext(httptrace.WithClientTrace(r.Context(), trace)))
 }
 
 func (p *Proxy) report(target string, reason error) {

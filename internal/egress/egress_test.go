@@ -13,6 +13,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"strings"
 	"sync"
@@ -381,26 +383,125 @@ func TestPasswordChallengesAreNotPassedOn(t *testing.T) {
 }
 
 // The proxy verifies the hosts it speaks TLS to as any client does: a
-// certificate it cannot trust is a failed request (502, not a refusal),
-// never a page served as if it were good.
+// certificate it cannot trust fails the request (as the browser would have
+// failed it) and is reported; it never serves the host's page.
 func TestUntrustedHostCertificateFails(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "IMPOSTOR")
 	}))
 	defer srv.Close()
-	p, err := Start(Config{Dial: (&policy{}).dial}) // system roots, which do not hold the test's certificate
+	var blocked []Blocked
+	var mu sync.Mutex
+	p, err := Start(Config{Dial: (&policy{}).dial, OnBlocked: func(b Blocked) { // system roots, which do not hold the test's certificate
+		mu.Lock()
+		blocked = append(blocked, b)
+		mu.Unlock()
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	resp, err := client(p).Get(srv.URL + "/")
+	if err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("got %d %q, want the request failed", resp.StatusCode, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(blocked) != 1 || !strings.Contains(blocked[0].Reason.Error(), "certificate") {
+		t.Errorf("blocked %v, want the certificate named", blocked)
+	}
+}
+
+// A host name is part of the URL: one carrying a secret is refused at
+// CONNECT, before the dial would send it to DNS, and is not repeated.
+func TestSecretInHostNameRefusedBeforeDNS(t *testing.T) {
+	const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	check := func(u *url.URL) error {
+		if strings.Contains(u.Host, token) {
+			return errors.New("Blocked: credential in URL")
+		}
+		return nil
+	}
+	pol := &policy{}
+	p, blocked := start(t, pol, check)
+	if resp, err := client(p).Get("https://" + token + ".example:443/"); err == nil {
+		resp.Body.Close()
+		t.Error("the request was answered")
+	}
+	pol.mu.Lock()
+	defer pol.mu.Unlock()
+	if len(pol.dialed) > 0 {
+		t.Errorf("dialled %v", pol.dialed)
+	}
+	b := blocked()
+	if len(b) != 1 {
+		t.Fatalf("blocked %v, want one refusal", b)
+	}
+	if strings.Contains(b[0].Target, token) {
+		t.Errorf("the report %q repeats the host", b[0].Target)
+	}
+}
+
+// Inside a tunnel only origin-form requests for the tunnel's own host are
+// carried: no CONNECT through the tunnel, no Host pointing elsewhere; and an
+// upgrade outside a tunnel is not taken.
+func TestTunnelCarriesOnlyItsOwnHost(t *testing.T) {
+	host := echoServer(t, true)
+	p, _ := start(t, &policy{}, nil)
+	for _, req := range []string{
+		"CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: metadata.google.internal\r\n\r\n",
+		"GET http://elsewhere.example/ HTTP/1.1\r\nHost: elsewhere.example\r\n\r\n",
+	} {
+		conn := openTunnel(t, p, host.addr, true)
+		fmt.Fprint(conn, req)
+		line, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil || !strings.Contains(line, "400") {
+			t.Errorf("%q answered %q, %v; want 400", req, line, err)
+		}
+	}
+	if n := host.handshakes(); n > 0 {
+		t.Errorf("the host received %d requests", n)
+	}
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET http://%s/ws HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", host.addr, host.addr)
+	if line, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.Contains(line, "400") {
+		t.Errorf("an absolute-form upgrade answered %q, %v; want 400", line, err)
+	}
+}
+
+// An informational answer carries no challenge to the browser either.
+func TestChallengeInInformationalAnswerStripped(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Del("WWW-Authenticate")
+		io.WriteString(w, "page")
+	}))
+	defer srv.Close()
+	p, _ := start(t, &policy{}, nil)
+	var got []textproto.MIMEHeader
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+			got = append(got, h)
+			return nil
+		},
+	})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/", nil)
+	resp, err := client(p).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadGateway || strings.Contains(string(body), "IMPOSTOR") || !strings.Contains(string(body), "certificate") {
-		t.Errorf("got %d %q, want 502 naming the certificate", resp.StatusCode, body)
+	if len(got) != 1 || got[0].Get("Link") == "" || got[0].Get("WWW-Authenticate") != "" {
+		t.Errorf("1xx answers seen: %v; want one, with Link and without WWW-Authenticate", got)
 	}
 }
 
@@ -440,8 +541,10 @@ func TestCloseEndsOpenTunnels(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := r.ReadByte(); err == nil {
-		t.Error("the tunnel is still open after Close")
+	_, err := r.ReadByte()
+	var ne net.Error
+	if err == nil || errors.As(err, &ne) && ne.Timeout() {
+		t.Errorf("the tunnel is still open after Close (read: %v)", err)
 	}
 }
 

@@ -51,7 +51,7 @@ func newMinter() (*minter, error) {
 func (m *minter) cert(host string) (*tls.Certificate, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if c, ok := m.certs[host]; ok {
+	if c, ok := m.certs[host]; ok && time.Until(c.Leaf.NotAfter) > 24*time.Hour {
 		return c, nil
 	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
@@ -76,7 +76,11 @@ func (m *minter) cert(host string) (*tls.Certificate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("egress: make a certificate for %s: %w", host, err)
 	}
-	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: m.key}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, fmt.Errorf("egress: read back the certificate for %s: %w", host, err)
+	}
+	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: m.key, Leaf: leaf}
 	if len(m.certs) >= maxMinted {
 		clear(m.certs)
 	}

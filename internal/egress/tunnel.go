@@ -8,8 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
 // A tunnel is one CONNECT: the host:port the browser asked for, what it
@@ -39,8 +43,9 @@ func (t *tunnel) take(addr string) net.Conn {
 	return c
 }
 
-// release closes the CONNECT's connection if no request used it (another
-// was idle in the pool, or the browser sent nothing).
+// release closes the CONNECT's connection if no request used it: the
+// tunnel's first request got another (idle in the pool), or the browser
+// sent nothing.
 func (t *tunnel) release() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -74,9 +79,18 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "CONNECT needs host:port", http.StatusBadRequest)
 		return
 	}
+	// The host name is part of the URL: a secret in it would leave in the
+	// DNS query the dial makes, so it is checked first.
+	if p.cfg.CheckURL != nil {
+		probe := &url.URL{Scheme: "https", Host: authority, Path: "/"}
+		if err := p.cfg.CheckURL(probe); err != nil {
+			p.refuse(w, r, redactedAuthority(authority), err)
+			return
+		}
+	}
 	upstream, err := p.cfg.Dial(r.Context(), "tcp", authority)
 	if err != nil {
-		p.refuseOrFail(w, r, authority, err)
+		p.refuseOrFail(w, r, redactedAuthority(authority), err)
 		return
 	}
 	hj, ok := w.(http.Hijacker)
@@ -124,7 +138,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	t.scheme = "https"
 	cert, err := p.mint.cert(host)
 	if err != nil {
-		p.log.Warn("egress: no certificate for a tunnel", "host", host, "err", err)
+		p.log.Warn("egress: no certificate for a tunnel", "host", redactedAuthority(host), "err", err)
 		fail()
 		return
 	}
@@ -136,7 +150,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
 	if err := tlsConn.HandshakeContext(ctx); err != nil {
-		p.log.Debug("egress: TLS with the browser failed", "host", host, "err", err)
+		p.log.Debug("egress: TLS with the browser failed", "host", redactedAuthority(host), "err", err)
 		fail()
 		return
 	}
@@ -208,3 +222,22 @@ func (q *connQueue) Close() error {
 }
 
 func (q *connQueue) Addr() net.Addr { return q.addr }
+
+// redactedAuthority is a host[:port] safe to log and report.
+func redactedAuthority(a string) string {
+	return strings.TrimPrefix(urlguard.RedactURL("https://"+a), "https://")
+}
+
+// sameHost reports whether a request's Host names the tunnel's authority
+// (a default port may be left out).
+func sameHost(reqHost, authority, scheme string) bool {
+	h, p, err := net.SplitHostPort(authority)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(reqHost, authority) {
+		return true
+	}
+	def := (scheme == "https" && p == "443") || (scheme == "http" && p == "80")
+	return def && strings.EqualFold(strings.Trim(reqHost, "[]"), strings.Trim(h, "[]"))
+}
