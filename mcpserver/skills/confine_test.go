@@ -322,3 +322,33 @@ func TestWatchBound(t *testing.T) {
 		t.Errorf("watch bound logged %d times, want once; log:\n%s", n, logs)
 	}
 }
+
+// Serving over-limit files costs memory bounded by the limits, not by the
+// files: a 48 MB SKILL.md and a 48 MB reference (the size planted in issue
+// 16, which used to cost 461 MB of RSS) are refused having read at most
+// what the limits allow.
+func TestOversizeMemory(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "skills")
+	big := strings.Repeat("a", 48<<20)
+	writeFile(t, filepath.Join(dir, "huge", "SKILL.md"), skillDoc("huge")+big)
+	writeFile(t, filepath.Join(dir, "small", "SKILL.md"), skillDoc("small"))
+	writeFile(t, filepath.Join(dir, "small", "references", "huge.md"), big)
+	big = ""
+	c := newCaller(t, Toolset(Options{Home: home, Platform: "linux"}))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if m := c.mustOK("skills_list", map[string]any{}); slices.Contains(names(m), "huge") {
+		t.Errorf("oversize skill listed")
+	}
+	c.mustFail("skill_view", map[string]any{"name": "huge"})
+	c.mustFail("skill_view", map[string]any{"name": "small", "file_path": "references/huge.md"})
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("serving two 48 MB files allocated %d bytes in total (heap in use after: %d bytes)", allocated, after.HeapInuse)
+	// The budget: one SKILL.md read at its byte bound, plus the index.
+	if budget := uint64(maxSkillBytes + 1<<20); allocated > budget {
+		t.Errorf("allocated %d bytes, over the %d budget: something read the file whole", allocated, budget)
+	}
+}
