@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,3 +98,92 @@ func waitQuiet(b *testing.B, home string) {
 }
 
 func sleepRacy() { time.Sleep(racyWindow / 5) }
+
+// BenchmarkSkillsListUsrLink is the 50-skill library plus one skill that
+// ships a symbolic link to /usr, as planted in issue 16: the link leads out
+// of the root, so the walk neither enters nor watches it. Reports the
+// inotify watches held and the directories polled instead.
+func BenchmarkSkillsListUsrLink(b *testing.B) {
+	home := benchTree(b)
+	writeFile(b, filepath.Join(home, "skills", "sysroot", "SKILL.md"), skillDoc("sysroot"))
+	mustSymlink(b, "/usr", filepath.Join(home, "skills", "sysroot", "usr"))
+	benchListing(b, home)
+}
+
+// BenchmarkSkillsListBigTree is the 50-skill library plus one skill that
+// ships a 3000-directory tree inside the root: the watcher stops at
+// maxWatches and polls the rest.
+func BenchmarkSkillsListBigTree(b *testing.B) {
+	home := benchTree(b)
+	writeFile(b, filepath.Join(home, "skills", "vendored", "SKILL.md"), skillDoc("vendored"))
+	for i := range 3000 {
+		if err := os.MkdirAll(filepath.Join(home, "skills", "vendored", "tree", fmt.Sprintf("d%02d", i/100), fmt.Sprintf("d%04d", i)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchListing(b, home)
+}
+
+// benchListing times skills_list cold (a new Library: the full walk) and
+// warm (an unchanged tree: revalidation only), reporting the watches and
+// polled directories.
+func benchListing(b *testing.B, home string) {
+	opts := Options{Home: home, Platform: "linux"}
+	args := json.RawMessage(`{}`)
+	report := func(b *testing.B, lib *Library) {
+		snap := lib.current.Load()
+		b.ReportMetric(float64(snap.watched), "watches")
+		b.ReportMetric(float64(snap.polled), "polled-dirs")
+	}
+	b.Run("cold", func(b *testing.B) {
+		ctx := context.Background()
+		var lib *Library
+		b.ReportAllocs()
+		for b.Loop() {
+			if lib != nil {
+				lib.current.Load().release()
+			}
+			lib = NewLibrary(opts)
+			if _, err := lib.Toolset().Tools[0].Handler(ctx, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, lib)
+		lib.current.Load().release()
+	})
+	b.Run("warm", func(b *testing.B) {
+		ctx := context.Background()
+		waitQuiet(b, home)
+		lib := NewLibrary(opts)
+		handler := lib.Toolset().Tools[0].Handler
+		if _, err := handler(ctx, args); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := handler(ctx, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, lib)
+		lib.current.Load().release()
+	})
+}
+
+// BenchmarkViewOversizeSkill serves skill_view on a 48 MB SKILL.md, as
+// planted in issue 16: refused by its size before a byte is read, so B/op
+// is the cost of the refusal, not of the file.
+func BenchmarkViewOversizeSkill(b *testing.B) {
+	home := b.TempDir()
+	p := filepath.Join(home, "skills", "huge", "SKILL.md")
+	writeFile(b, p, skillDoc("huge")+strings.Repeat("a", 48<<20))
+	handler := Toolset(Options{Home: home, Platform: "linux"}).Tools[1].Handler
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := handler(ctx, json.RawMessage(`{"name":"huge"}`))
+		if err != nil || !res.IsError {
+			b.Fatalf("skill_view = %+v, %v; want a refusal", res, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path"
@@ -16,7 +17,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // skillFile marks a directory as a skill.
@@ -137,6 +139,7 @@ type Library struct {
 	platform  string   // sys.platform-style name
 	lookupEnv func(string) (string, bool)
 	lookPath  func(string) (string, error)
+	log       *slog.Logger
 
 	current atomic.Pointer[snapshot]
 	rescan  sync.Mutex // one rebuild at a time; readers never wait on it
@@ -151,6 +154,10 @@ func NewLibrary(opts Options) *Library {
 		platform:  sysPlatform(opts.Platform),
 		lookupEnv: opts.LookupEnv,
 		lookPath:  opts.LookPath,
+		log:       opts.Logger,
+	}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
 	}
 	if l.lookupEnv == nil {
 		l.lookupEnv = os.LookupEnv
@@ -290,57 +297,47 @@ func hasDotDot(p string) bool {
 
 // ResolveFile returns the absolute, symlink-resolved path of relPath inside
 // the skill's directory. relPath must be relative and free of "..", and
-// what it resolves to must be a regular file inside the skill directory
-// (after resolving the directory's own symlinks), so a link planted in a
-// skill cannot expose the rest of the disk.
+// what it resolves to must be a regular file inside the skill directory,
+// which must itself resolve inside its skills directory, so a link planted
+// in a skill cannot expose the rest of the disk. Callers that read the file
+// open it with OpenFile, which checks the same again on the file opened.
 func (l *Library) ResolveFile(s Skill, relPath string) (string, error) {
-	if relPath == "" {
-		return "", userErrorf(ErrInvalidPath, "File path is empty. Pass a path relative to the skill directory, e.g. 'references/api.md'.")
+	if err := checkRelPath(relPath); err != nil {
+		return "", err
 	}
-	if hasDotDot(relPath) {
-		return "", userErrorf(ErrInvalidPath, "Path traversal ('..') is not allowed. Pass a path relative to the skill directory, e.g. 'references/api.md'.")
-	}
-	if isAbsolute(relPath) {
-		return "", userErrorf(ErrInvalidPath, "Absolute paths are not allowed. Pass a path relative to the skill directory, e.g. 'references/api.md'.")
-	}
-	base, err := filepath.EvalSymlinks(s.Dir)
+	base, err := skillBase(s)
 	if err != nil {
-		return "", fmt.Errorf("resolve skill directory %s: %w", s.Dir, err)
+		return "", err
 	}
-	target, err := filepath.EvalSymlinks(filepath.Join(s.Dir, filepath.FromSlash(relPath)))
+	target, fi, err := safefile.Stat(base, filepath.Join(s.Dir, filepath.FromSlash(relPath)))
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return "", userErrorf(ErrFileNotFound, "File '%s' not found in skill '%s'.", relPath, s.Name)
 		}
-		return "", fmt.Errorf("resolve %s in skill %s: %w", relPath, s.Name, err)
+		return "", fileRefusal(relPath, err)
 	}
-	if !within(base, target) {
-		return "", userErrorf(ErrOutsideSkill, "File '%s' resolves outside the skill directory (through a symbolic link) and will not be read. Pass a file that lives inside the skill directory.", relPath)
-	}
-	fi, err := os.Stat(target)
-	if err != nil {
-		return "", fmt.Errorf("stat %s: %w", target, err)
+	if fi.IsDir() {
+		return "", userErrorf(ErrFileNotFound, "File '%s' not found in skill '%s'.", relPath, s.Name)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", userErrorf(ErrFileNotFound, "File '%s' not found in skill '%s'.", relPath, s.Name)
+		return "", fileRefusal(relPath, &safefile.PathError{Path: relPath, Target: target, Dir: base, Err: safefile.ErrNotRegular})
 	}
 	return target, nil
 }
 
-// isNotDir catches "a path component is a file", which for a lookup means
-// the same as not found.
-func isNotDir(err error) bool {
-	return errors.Is(err, syscall.ENOTDIR)
-}
-
-// within reports whether target is base or below it. Both must be cleaned
-// absolute paths.
-func within(base, target string) bool {
-	rel, err := filepath.Rel(base, target)
-	if err != nil {
-		return false
+// checkRelPath refuses a file path that is not relative to the skill
+// directory.
+func checkRelPath(relPath string) error {
+	if relPath == "" {
+		return userErrorf(ErrInvalidPath, "File path is empty. Pass a path relative to the skill directory, e.g. 'references/api.md'.")
 	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
+	if hasDotDot(relPath) {
+		return userErrorf(ErrInvalidPath, "Path traversal ('..') is not allowed. Pass a path relative to the skill directory, e.g. 'references/api.md'.")
+	}
+	if isAbsolute(relPath) {
+		return userErrorf(ErrInvalidPath, "Absolute paths are not allowed. Pass a path relative to the skill directory, e.g. 'references/api.md'.")
+	}
+	return nil
 }
 
 // Files lists the skill's files with their sizes, SKILL.md included, sorted
@@ -363,9 +360,9 @@ func (l *Library) Tree(s Skill) (files []File, dirs []string, err error) {
 
 // walkFiles is Files, and with nested set Tree.
 func (l *Library) walkFiles(s Skill, nested bool) (files []File, dirs []string, err error) {
-	base, err := filepath.EvalSymlinks(s.Dir)
+	base, err := skillBase(s)
 	if err != nil {
-		return nil, nil, fmt.Errorf("resolve skill directory %s: %w", s.Dir, err)
+		return nil, nil, fmt.Errorf("list files of skill %s: %w", s.Name, err)
 	}
 	// Walk the resolved directory: WalkDir does not enter a root that is a
 	// symlink, and skills symlinked into the skills directory are common.
@@ -393,7 +390,7 @@ func (l *Library) walkFiles(s Skill, nested bool) (files []File, dirs []string, 
 			// directories, where the walk does not look for skills either.
 			top, _, _ := strings.Cut(rel, "/")
 			if !nested && !supportDirs[top] {
-				if _, err := os.Stat(filepath.Join(p, skillFile)); err == nil {
+				if _, err := os.Lstat(filepath.Join(p, skillFile)); err == nil {
 					return filepath.SkipDir
 				}
 			}
@@ -412,13 +409,9 @@ func (l *Library) walkFiles(s Skill, nested bool) (files []File, dirs []string, 
 			}
 			size = info.Size()
 		case d.Type()&fs.ModeSymlink != 0:
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil || !within(base, real) {
-				return nil
-			}
-			info, err := os.Stat(real)
+			_, info, err := safefile.Stat(base, p)
 			if err != nil || !info.Mode().IsRegular() {
-				return nil
+				return nil // links out, loops and FIFOs are no files of the skill
 			}
 			size = info.Size()
 		default:
@@ -453,8 +446,44 @@ func (l *Library) snapshot(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.report(l.current.Load(), next)
 	l.current.Swap(next).release()
 	return next, nil
+}
+
+// report logs what a rescan newly refused, and the watch bound when it is
+// first reached, so an unchanged library logs nothing however often it is
+// rescanned. prev is nil on the first scan.
+func (l *Library) report(prev, next *snapshot) {
+	seen := map[Problem]bool{}
+	wasPolling := false
+	if prev != nil {
+		for _, p := range prev.problems {
+			seen[p] = true
+		}
+		wasPolling = prev.polled > 0
+	}
+	for _, p := range next.problems {
+		if !seen[p] {
+			l.log.Warn("skill not served", "path", p.Path, "reason", p.Reason)
+		}
+	}
+	if next.polled > 0 && !wasPolling {
+		l.log.Warn("skills watcher: watch bound reached; the remaining directories are polled by modification time on each call",
+			"watches", next.watched, "bound", maxWatches, "polled_dirs", next.polled)
+	}
+}
+
+// Problems returns the skills and directories the library refuses to
+// serve, with the reason for each: links out of the skills directory,
+// link loops, files that are not regular files, SKILL.md over its size
+// limit. It is for diagnostics (doctor); the tools leave these out.
+func (l *Library) Problems(ctx context.Context) ([]Problem, error) {
+	snap, err := l.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(snap.problems), nil
 }
 
 // platformEnv is the messaging platform the original keys
@@ -486,8 +515,11 @@ func (l *Library) scan(ctx context.Context, platformEnv string) (*snapshot, erro
 			snap.localMissing = !w.rootExisted
 		}
 		for _, md := range found {
-			s, ok := readSkill(root, i == 0, md, l.platform)
-			if !ok {
+			s, err := readSkill(root, w.rootReal, i == 0, md, l.platform)
+			if err != nil {
+				if errors.Is(err, ErrNotServed) || errors.Is(err, ErrTooLarge) {
+					snap.problem(root, filepath.Dir(md), err.Error())
+				}
 				continue
 			}
 			s.Disabled = disabled[s.Name]
@@ -514,16 +546,18 @@ func (l *Library) scan(ctx context.Context, platformEnv string) (*snapshot, erro
 
 // readSkill parses the head of one SKILL.md into a Skill. Unreadable files
 // are skipped, as in the original: one broken skill must not hide the rest.
-func readSkill(root string, local bool, md, platform string) (Skill, bool) {
-	head, err := readHead(md)
+// A SKILL.md the rule refuses (see confine.go) is an ErrNotServed or
+// ErrTooLarge error, which the scan reports as a Problem.
+func readSkill(root, rootReal string, local bool, md, platform string) (Skill, error) {
+	head, err := readHead(rootReal, md)
 	if err != nil {
-		return Skill{}, false
+		return Skill{}, err
 	}
 	doc := parseDocument(head)
 	dir := filepath.Dir(md)
 	relDir, err := filepath.Rel(root, dir)
 	if err != nil {
-		return Skill{}, false
+		return Skill{}, err
 	}
 	relDir = filepath.ToSlash(relDir)
 	s := Skill{
@@ -540,14 +574,16 @@ func readSkill(root string, local bool, md, platform string) (Skill, bool) {
 	if parts := strings.Split(relDir, "/"); len(parts) >= 2 {
 		s.Category = parts[0]
 	}
-	return s, true
+	return s, nil
 }
 
-// readHead reads the first listingPrefixChars characters of a file.
-func readHead(p string) (string, error) {
-	f, err := os.Open(p)
+// readHead reads the first listingPrefixChars characters of a SKILL.md
+// under the rule, and refuses one over MaxSkillChars, so a skill is listed
+// only when skill_view can serve it.
+func readHead(rootReal, md string) (string, error) {
+	f, fi, err := safefile.Open(rootReal, md)
 	if err != nil {
-		return "", err
+		return "", skillRefusal(md, err)
 	}
 	defer f.Close()
 	// A character is at most 4 bytes; the BOM adds 3.
@@ -555,6 +591,14 @@ func readHead(p string) (string, error) {
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return "", err
+	}
+	if fi.Size() > MaxSkillChars {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return "", err
+		}
+		if err := checkSkillSize(md, f, fi); err != nil {
+			return "", err
+		}
 	}
 	return truncateRunes(decodeText(buf[:n]), listingPrefixChars), nil
 }
@@ -566,18 +610,22 @@ type walker struct {
 	snap        *snapshot
 	visited     map[string]bool // resolved directories, against symlink loops
 	rootExisted bool
+	rootDir     string // the current root, as configured
+	rootReal    string // the current root, resolved: nothing outside it is walked
 }
 
 // root returns the SKILL.md paths under one root, sorted, which is the
 // order the original resolves name clashes in.
 func (w *walker) root(root string) ([]string, error) {
 	w.rootExisted = false
+	w.rootDir = root
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		w.snap.stamp(root) // a missing root must still be noticed when it appears
 		return nil, nil
 	}
 	w.rootExisted = true
+	w.rootReal = real
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		// Nothing watches the root's parent, so re-pointing the link is
 		// caught by stamping the root itself.
@@ -601,32 +649,38 @@ func (w *walker) dir(dir, real, root, activeOrg string, found *[]string, depth i
 		return nil
 	}
 	w.visited[real] = true
-	watched := w.snap.watchDir(dir)
-	entries, err := os.ReadDir(dir)
+	// The resolved path is watched and listed: it is inside the root, and a
+	// link swapped in later is an event in its parent, not a path followed.
+	watched := w.snap.watchDir(real)
+	entries, err := os.ReadDir(real)
 	if err != nil {
 		return nil // unreadable directories hold no skills we can serve
 	}
 	type sub struct {
-		name    string
-		symlink bool
+		name string
+		real string
 	}
 	var subs []sub
 	hasSkill, skillLinked := false, false
 	for _, e := range entries {
 		name := e.Name()
 		isDir := e.IsDir()
+		childReal := filepath.Join(real, name)
 		symlink := e.Type()&fs.ModeSymlink != 0
 		if symlink {
-			fi, err := os.Stat(filepath.Join(dir, name))
+			target, fi, err := safefile.Stat(w.rootReal, filepath.Join(real, name))
 			if err != nil {
+				w.refuse(dir, name, err)
 				continue
 			}
-			isDir = fi.IsDir()
+			isDir, childReal = fi.IsDir(), target
 		}
 		switch {
 		case isDir:
-			subs = append(subs, sub{name, symlink})
+			subs = append(subs, sub{name, childReal})
 		case name == skillFile:
+			// Whatever it is (a FIFO, say), readSkill opens it under the
+			// rule and reports it if refused.
 			hasSkill, skillLinked = true, symlink
 		}
 	}
@@ -654,24 +708,40 @@ func (w *walker) dir(dir, real, root, activeOrg string, found *[]string, depth i
 			continue
 		}
 		child := filepath.Join(dir, sd.name)
-		childReal := filepath.Join(real, sd.name)
-		if sd.symlink {
-			if childReal, err = filepath.EvalSymlinks(child); err != nil {
-				continue
-			}
-		}
-		if err := w.dir(child, childReal, root, childOrg, found, depth+1); err != nil {
+		if err := w.dir(child, sd.real, root, childOrg, found, depth+1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// refuse records a link the walk does not follow, when it matters: a
+// SKILL.md, or a directory that could hold skills. A dangling link is no
+// problem (the original skips them too), and links to files are the
+// business of whoever reads them.
+func (w *walker) refuse(dir, name string, err error) {
+	p := filepath.Join(dir, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case name == skillFile:
+		w.snap.problem(w.rootDir, dir, skillRefusal(p, err).Error())
+	case errors.Is(err, safefile.ErrLoop):
+		w.snap.problem(w.rootDir, p, skillRefusal(p, err).Error())
+	default:
+		// Stat, not open: whether the target is a directory decides if
+		// skills were left out, and a stat reads no content.
+		if fi, serr := os.Stat(p); serr == nil && fi.IsDir() {
+			w.snap.problem(w.rootDir, p, skillRefusal(p, err).Error())
+		}
+	}
+}
+
 // activeOrg reads the org marker; "" means no org skills load.
 func (w *walker) activeOrg(org string) string {
 	marker := filepath.Join(org, orgMarker)
 	w.snap.stamp(marker)
-	b, err := os.ReadFile(marker)
+	b, err := safefile.ReadFile(w.rootReal, marker, 4096)
 	if err != nil {
 		return ""
 	}

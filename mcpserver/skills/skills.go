@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -34,6 +35,9 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// LookPath finds required commands (nil: exec.LookPath).
 	LookPath func(string) (string, error)
+	// Logger receives warnings: skills refused by the confinement rule
+	// (once each), and a watch bound reached; nil discards them.
+	Logger *slog.Logger
 }
 
 // ToolsetName is the name of the skills toolset, for callers that serve

@@ -614,21 +614,39 @@ func TestLibraryAPI(t *testing.T) {
 	}
 }
 
-// Skills symlinked into the skills directory (a checkout kept elsewhere)
-// are skills like any other, and their files are inside them.
+// A skill symlinked into the skills directory from a checkout kept
+// elsewhere leads out of the root, so it is neither listed nor served, and
+// Problems says why and what to do; adding the checkout to
+// skills.external_dirs serves it, files and all.
 func TestSymlinkedSkill(t *testing.T) {
 	f := newFixture(t)
-	real := filepath.Join(filepath.Dir(f.home), "checkout", "mine")
+	checkout := filepath.Join(filepath.Dir(f.home), "checkout")
+	real := filepath.Join(checkout, "mine")
 	writeFile(t, filepath.Join(real, "SKILL.md"), "---\nname: mine\ndescription: Kept in a checkout.\n---\n")
 	writeFile(t, filepath.Join(real, "references", "a.md"), "A\n")
 	if err := os.Symlink(real, filepath.Join(f.home, "skills", "mine")); err != nil {
-		t.Skipf("symlinks unavailable: %v", err)
+		t.Fatalf("symlink: %v", err)
 	}
 	c := newCaller(t, Toolset(f.options()))
-	if m := c.mustOK("skills_list", map[string]any{}); !slices.Contains(names(m), "mine") {
-		t.Fatalf("symlinked skill not listed: %v", names(m))
+	if m := c.mustOK("skills_list", map[string]any{}); slices.Contains(names(m), "mine") {
+		t.Fatalf("skill linked in from outside the skills directory is listed: %v", names(m))
 	}
-	m := c.mustOK("skill_view", map[string]any{"name": "mine"})
+	m := c.mustFail("skill_view", map[string]any{"name": "mine"})
+	if msg, _ := m["error"].(string); !strings.Contains(msg, "outside the skills directory") || !strings.Contains(msg, "external_dirs") {
+		t.Errorf("skill_view error = %q, want it to say the link leads out and how to fix it", msg)
+	}
+	problems, err := NewLibrary(f.options()).Problems(context.Background())
+	if err != nil || len(problems) != 1 || problems[0].RelDir != "mine" || !strings.Contains(problems[0].Reason, real) {
+		t.Errorf("Problems = %+v, %v; want one for mine naming %s", problems, err, real)
+	}
+
+	opts := f.options()
+	opts.ExternalDirs = append(opts.ExternalDirs, checkout)
+	c = newCaller(t, Toolset(opts))
+	if m := c.mustOK("skills_list", map[string]any{}); !slices.Contains(names(m), "mine") {
+		t.Fatalf("skill in an external dir not listed: %v", names(m))
+	}
+	m = c.mustOK("skill_view", map[string]any{"name": "mine"})
 	lf, _ := m["linked_files"].(map[string]any)
 	if got := strs(lf["references"]); !reflect.DeepEqual(got, []string{"references/a.md"}) {
 		t.Errorf("linked_files = %v", m["linked_files"])

@@ -34,18 +34,21 @@ type stamp struct {
 
 // snapshot is one immutable index of the skills.
 type snapshot struct {
-	all          []Skill // every skill found, roots in precedence order
-	visible      []Skill // the listing: visible skills sorted by (category, name)
-	localMissing bool    // <home>/skills did not exist
-	platformEnv  string  // HERMES_PLATFORM the disabled set was computed for
+	all          []Skill   // every skill found, roots in precedence order
+	problems     []Problem // what the walk found and refused, in walk order
+	visible      []Skill   // the listing: visible skills sorted by (category, name)
+	localMissing bool      // <home>/skills did not exist
+	platformEnv  string    // HERMES_PLATFORM the disabled set was computed for
 
 	// watch covers the directories walked (and so the SKILL.md files in
 	// them); stamps cover everything it does not: config.yaml, missing
 	// roots, org markers, symlinked SKILL.md files, and every path when
 	// inotify is unavailable.
-	watch  *dirWatch
-	stamps []stamp
-	racy   bool // some stamp is too recent to prove the next change
+	watch   *dirWatch
+	watched int // directories the watch holds, at most maxWatches
+	polled  int // directories stamped because the watch was full
+	stamps  []stamp
+	racy    bool // some stamp is too recent to prove the next change
 
 	// listOnce caches the unfiltered skills_list result, encoded: it is the
 	// hot path, and the snapshot is immutable, so it can never go stale.
@@ -78,14 +81,37 @@ func (s *snapshot) release() {
 	}
 }
 
-// watchDir watches dir, or stamps it when it cannot be watched. It reports
-// whether the directory is watched.
+// maxWatches bounds the inotify watches one snapshot holds. Watches come
+// from fs.inotify.max_user_watches, a per-user pool (8192 on many kernels)
+// shared with editors, file sync and every other Hermes process of the
+// user, so one library must not drain it; and each watch costs the kernel
+// about 1 KiB. A library of 300 skills, each with its own directory and a
+// few support directories, stays under 1024; a tree larger than that is
+// not a skills library but something dropped into one, and its excess
+// directories are polled (stat-ed on each call) instead.
+const maxWatches = 1024
+
+// watchDir watches dir, or stamps it when it cannot be watched (no inotify,
+// or maxWatches reached). It reports whether the directory is watched.
 func (s *snapshot) watchDir(dir string) bool {
-	if s.watch.add(dir) {
+	if s.watched < maxWatches && s.watch.add(dir) {
+		s.watched++
 		return true
+	}
+	if s.watch != nil && s.watched >= maxWatches {
+		s.polled++
 	}
 	s.stamp(dir)
 	return false
+}
+
+// problem records a skill or directory the walk refused.
+func (s *snapshot) problem(root, p, reason string) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		rel = p
+	}
+	s.problems = append(s.problems, Problem{Path: p, Root: root, RelDir: filepath.ToSlash(rel), Reason: reason})
 }
 
 // stamp records the current state of p. A stamp is racy when the stat came

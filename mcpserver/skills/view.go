@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/safefile"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -105,8 +105,11 @@ func (l *Library) handleView(ctx context.Context, raw json.RawMessage) (tooldef.
 		return tooldef.Result{}, fmt.Errorf("skill_view %q: %w", name, err)
 	}
 
-	data, err := os.ReadFile(s.SkillFile())
-	if err != nil {
+	data, err := l.ReadSkillFile(s)
+	switch {
+	case errors.Is(err, ErrNotServed), errors.Is(err, ErrTooLarge):
+		return failure(fmt.Sprintf("Skill '%s' cannot be served: %v", name, err)), nil
+	case err != nil:
 		return failure(fmt.Sprintf("Failed to read skill '%s': %v", name, err)), nil
 	}
 	content := decodeText(data)
@@ -153,10 +156,20 @@ func (l *Library) handleView(ctx context.Context, raw json.RawMessage) (tooldef.
 // notFound suggests names, as the original does, and explains the plugin
 // form: this server has no plugin registry.
 func (l *Library) notFound(ctx context.Context, name string) (tooldef.Result, error) {
-	all, err := l.Skills(ctx)
+	snap, err := l.snapshot(ctx)
 	if err != nil {
 		return tooldef.Result{}, fmt.Errorf("skill_view %q: %w", name, err)
 	}
+	// A skill the rule refused is not found, but saying why beats a list
+	// of other names.
+	if rel, err := normalizeName(name); err == nil {
+		for _, p := range snap.problems {
+			if p.RelDir == rel || path.Base(p.RelDir) == rel {
+				return failure(fmt.Sprintf("Skill '%s' is not served: %s", name, p.Reason)), nil
+			}
+		}
+	}
+	all := snap.visible
 	available := []string{}
 	for _, s := range all[:min(len(all), 20)] {
 		available = append(available, s.Name)
@@ -179,19 +192,22 @@ func (l *Library) resultPath(s Skill) string {
 }
 
 func (l *Library) viewFile(s Skill, label, rel string) tooldef.Result {
-	abs, err := l.ResolveFile(s, rel)
+	_, err := l.ResolveFile(s, rel)
 	switch {
 	case errors.Is(err, ErrFileNotFound):
 		files, _ := l.Files(s)
 		return failure(fmt.Sprintf("File '%s' not found in skill '%s'.", rel, label),
 			"available_files", groupAvailable(files), "hint", "Use one of the available file paths listed above")
-	case errors.Is(err, ErrInvalidPath), errors.Is(err, ErrOutsideSkill):
+	case errors.Is(err, ErrInvalidPath), errors.Is(err, ErrOutsideSkill), errors.Is(err, ErrNotServed), errors.Is(err, ErrTooLarge):
 		return failure(err.Error(), "hint", fileHint)
 	case err != nil:
 		return failure(fmt.Sprintf("Failed to read '%s' in skill '%s': %v", rel, label, err))
 	}
-	data, size, binary, err := readFileSniffed(abs)
-	if err != nil {
+	data, size, binary, err := l.readFileSniffed(s, rel)
+	switch {
+	case errors.Is(err, ErrInvalidPath), errors.Is(err, ErrOutsideSkill), errors.Is(err, ErrNotServed), errors.Is(err, ErrTooLarge):
+		return failure(err.Error(), "hint", fileHint)
+	case err != nil:
 		return failure(fmt.Sprintf("Failed to read '%s' in skill '%s': %v", rel, label, err))
 	}
 	res := fileResult{Success: true, Name: label, File: rel, FileType: path.Ext(filepath.ToSlash(rel))}
@@ -204,19 +220,16 @@ func (l *Library) viewFile(s Skill, label, rel string) tooldef.Result {
 	return tooldef.OK(res)
 }
 
-// readFileSniffed reads a file unless its first bytes say it is binary, in
-// which case only its size is returned. Content sniffing rather than file
-// extensions: skills ship text under every extension.
-func readFileSniffed(p string) (data []byte, size int64, binary bool, err error) {
-	f, err := os.Open(p)
+// readFileSniffed reads a file of the skill unless its first bytes say it
+// is binary, in which case only its size is returned. Content sniffing
+// rather than file extensions: skills ship text under every extension. The
+// file is opened under the rule (OpenFile), so it is at most MaxFileBytes.
+func (l *Library) readFileSniffed(s Skill, rel string) (data []byte, size int64, binary bool, err error) {
+	f, fi, err := l.OpenFile(s, rel)
 	if err != nil {
 		return nil, 0, false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, false, err
-	}
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
@@ -226,7 +239,10 @@ func readFileSniffed(p string) (data []byte, size int64, binary bool, err error)
 	if looksBinary(head, n == sniffLen) {
 		return nil, fi.Size(), true, nil
 	}
-	rest, err := io.ReadAll(f)
+	rest, err := safefile.ReadLimited(f, fi.Size()-int64(n), MaxFileBytes-int64(n))
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, 0, false, fileRefusal(rel, &safefile.TooLargeError{Path: rel, Size: -1, Limit: MaxFileBytes})
+	}
 	if err != nil {
 		return nil, 0, false, err
 	}

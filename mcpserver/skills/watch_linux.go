@@ -23,9 +23,13 @@ type dirWatch struct {
 }
 
 // watchMask is every event that can add, remove or alter a skill.
+// IN_DONT_FOLLOW: the walk hands over resolved paths, so a directory
+// swapped for a link since is watched as the link, never followed out of
+// the root (and IN_ONLYDIR then refuses it, so it is stamped instead).
 const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO |
 	syscall.IN_MODIFY | syscall.IN_ATTRIB | syscall.IN_CLOSE_WRITE |
-	syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF | syscall.IN_ONLYDIR
+	syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF | syscall.IN_ONLYDIR |
+	syscall.IN_DONT_FOLLOW
 
 // newDirWatch returns nil when inotify is unavailable (e.g. the per-user
 // instance limit is reached); the index then falls back to stat stamps.

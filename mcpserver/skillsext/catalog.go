@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -131,15 +130,13 @@ func (x *Extension) admit(s skills.Skill, roots []string) (e *entry, reason stri
 			return nil, "it is not inside a directory of its own", nil
 		}
 	}
-	abs, err := x.lib.ResolveFile(s, skillFile)
+	// Read under the Library's rule (inside the skills directory, a regular
+	// file, within the size limit), as every file served here is.
+	md, err := x.lib.ReadSkillFile(s)
 	if err != nil {
 		if isUserError(err) {
 			return nil, err.Error(), nil
 		}
-		return nil, "", fmt.Errorf("skill %s: %w", s.Name, err)
-	}
-	md, err := os.ReadFile(abs)
-	if err != nil {
 		// Gone since the Library listed it; the next call will not list it.
 		return nil, fmt.Sprintf("SKILL.md cannot be read: %v", err), nil
 	}
@@ -176,7 +173,8 @@ func (x *Extension) admit(s skills.Skill, roots []string) (e *entry, reason stri
 }
 
 func isUserError(err error) bool {
-	return errors.Is(err, skills.ErrInvalidPath) || errors.Is(err, skills.ErrOutsideSkill) || errors.Is(err, skills.ErrFileNotFound)
+	return errors.Is(err, skills.ErrInvalidPath) || errors.Is(err, skills.ErrOutsideSkill) || errors.Is(err, skills.ErrFileNotFound) ||
+		errors.Is(err, skills.ErrNotServed) || errors.Is(err, skills.ErrTooLarge) || errors.Is(err, skills.ErrNotFound)
 }
 
 // skip logs, once per skill and reason, why a skill the Library lists is
@@ -214,9 +212,13 @@ func (x *Extension) tree(e *entry) (t *tree, ok bool, err error) {
 	}
 	var total int64
 	t = &tree{files: files, dirs: map[string]bool{}, sizes: map[string]int64{}}
-	for _, f := range files {
+	var oversize *skills.File
+	for i, f := range files {
 		total += f.Size
 		t.sizes[f.Path] = f.Size
+		if f.Path != skillFile && f.Size > skills.MaxFileBytes && oversize == nil {
+			oversize = &files[i]
+		}
 	}
 	for _, d := range dirs {
 		t.dirs[d] = true
@@ -231,6 +233,10 @@ func (x *Extension) tree(e *entry) (t *tree, ok bool, err error) {
 		return nil, false, nil
 	case total > MaxBytesPerSkill:
 		x.skip(e.skill.Dir, fmt.Sprintf("its files total %d bytes, more than the extension's limit of %d", total, MaxBytesPerSkill))
+		return nil, false, nil
+	case oversize != nil:
+		// A manifest must list every file, and this one would never be read.
+		x.skip(e.skill.Dir, fmt.Sprintf("its file %s is %d bytes, over the limit of %d bytes for a skill's supporting files; split it into smaller files", oversize.Path, oversize.Size, skills.MaxFileBytes))
 		return nil, false, nil
 	}
 	return t, true, nil

@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -371,22 +370,19 @@ func (x *Extension) skillEntry(ctx context.Context, s *served, e *entry) (Skill,
 // digest hashes one file of a skill, opened the way resources/read opens
 // it.
 func (x *Extension) digest(s skills.Skill, rel string) (string, int64, error) {
-	abs, err := x.lib.ResolveFile(s, rel)
+	f, _, err := x.lib.OpenFile(s, rel)
 	if err != nil {
 		return "", 0, fmt.Errorf("skill %s: %w", s.Name, err)
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", 0, skills.ErrFileNotFound
-		}
-		return "", 0, err
-	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	// OpenFile checked the size; the copy stops there should the file grow.
+	n, err := io.Copy(h, io.LimitReader(f, skills.MaxFileBytes+1))
 	if err != nil {
-		return "", 0, fmt.Errorf("read %s: %w", abs, err)
+		return "", 0, fmt.Errorf("read %s in skill %s: %w", rel, s.Name, err)
+	}
+	if n > skills.MaxFileBytes {
+		return "", 0, fmt.Errorf("skill %s: %s grew past %d bytes while being read: %w", s.Name, rel, skills.MaxFileBytes, skills.ErrTooLarge)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), n, nil
 }
@@ -427,18 +423,12 @@ func (x *Extension) readResource(ctx context.Context, params json.RawMessage) (a
 	if rel == skillFile {
 		data = e.md // the bytes the entry's digest and frontmatter describe
 	} else {
-		abs, err := x.lib.ResolveFile(e.skill, rel)
+		data, err = x.lib.ReadFile(e.skill, rel)
 		if isUserError(err) {
 			return nil, notServed("No skill file is served at %s", uri, nil)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("skill %s: %w", e.skill.Name, err)
-		}
-		if data, err = os.ReadFile(abs); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, notServed("No skill file is served at %s", uri, nil)
-			}
-			return nil, fmt.Errorf("read %s: %w", abs, err)
 		}
 	}
 	contents := ResourceContents{URI: uri, MIMEType: mimeType(rel)}

@@ -689,8 +689,20 @@ func TestLimits(t *testing.T) {
 			}
 		}
 	}
-	sparse(t, filepath.Join(home, "skills", "bytes-at", "zeros"), MaxBytesPerSkill-int64(len(md["bytes-at"])))
-	sparse(t, filepath.Join(home, "skills", "bytes-over", "zeros"), MaxBytesPerSkill-int64(len(md["bytes-over"]))+1)
+	// The bytes spread over files of at most skills.MaxFileBytes, the
+	// limit on each.
+	spread := func(name string, total int64) {
+		for i := 0; total > 0; i++ {
+			n := min(total, skills.MaxFileBytes)
+			sparse(t, filepath.Join(home, "skills", name, fmt.Sprintf("zeros%02d", i)), n)
+			total -= n
+		}
+	}
+	spread("bytes-at", MaxBytesPerSkill-int64(len(md["bytes-at"])))
+	spread("bytes-over", MaxBytesPerSkill-int64(len(md["bytes-over"]))+1)
+	// One file over the per-file limit keeps a skill out, however small.
+	write("file-over/SKILL.md", skillMD("file-over", "One file too big."))
+	sparse(t, filepath.Join(home, "skills", "file-over", "big.bin"), skills.MaxFileBytes+1)
 
 	x := New(Options{Library: skills.NewLibrary(skills.Options{Home: home, Platform: "linux"})})
 	// resources/list applies the same limits as skills/list without

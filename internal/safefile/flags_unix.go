@@ -1,0 +1,9 @@
+//go:build unix
+
+package safefile
+
+import "syscall"
+
+// openFlags: O_NONBLOCK so a FIFO's open returns at once (the fstat then
+// refuses it); O_NOFOLLOW so a final link swapped in after Resolve fails.
+const openFlags = syscall.O_NONBLOCK | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
