@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,14 @@ type doctorReport struct {
 	Toolsets   []string     `json:"toolsets"`
 	Source     string       `json:"toolsets_source"`
 	Tools      []doctorTool `json:"tools"`
+	// SkillsNotServed are skills the library refuses (links out of the
+	// skills directory, files that are not regular, SKILL.md too large).
+	SkillsNotServed []doctorSkill `json:"skills_not_served,omitempty"`
+}
+
+type doctorSkill struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 type doctorTool struct {
@@ -25,7 +34,7 @@ type doctorTool struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-func writeDoctor(w io.Writer, s setup, asJSON bool) error {
+func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 	rep := doctorReport{
 		Version:    buildVersion(),
 		HermesHome: s.home,
@@ -35,6 +44,15 @@ func writeDoctor(w io.Writer, s setup, asJSON bool) error {
 	}
 	for _, e := range s.plan.Entries {
 		rep.Tools = append(rep.Tools, doctorTool{Name: e.Tool.Name, Toolset: e.Toolset, Enabled: e.Enabled, Reason: e.Reason})
+	}
+	if s.skills != nil {
+		problems, err := s.skills.Problems(ctx)
+		if err != nil {
+			return fmt.Errorf("check the skills: %w", err)
+		}
+		for _, p := range problems {
+			rep.SkillsNotServed = append(rep.SkillsNotServed, doctorSkill{Path: p.Path, Reason: p.Reason})
+		}
 	}
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -60,5 +78,14 @@ func writeDoctor(w io.Writer, s setup, asJSON bool) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Toolset, status, t.Reason)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rep.SkillsNotServed) > 0 {
+		fmt.Fprintf(w, "\nSkills not served (%d):\n", len(rep.SkillsNotServed))
+		for _, p := range rep.SkillsNotServed {
+			fmt.Fprintf(w, "  %s\n    %s\n", p.Path, p.Reason)
+		}
+	}
+	return nil
 }

@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	if opts.command == "doctor" {
-		if err := writeDoctor(stdout, setup, opts.jsonOut); err != nil {
+		if err := writeDoctor(context.Background(), stdout, setup, opts.jsonOut); err != nil {
 			fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
 			return exitFailure
 		}

@@ -181,3 +181,31 @@ func TestServeWritesOnlyProtocol(t *testing.T) {
 		t.Errorf("expected the startup log on stderr, got %q", stderr)
 	}
 }
+
+// doctor names every skill the library refuses to serve, and why.
+func TestDoctorListsSkillsNotServed(t *testing.T) {
+	home := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(outside, []byte("---\nname: leak\ndescription: x\n---\nsecret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, "skills", "leak")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "", "doctor", "--hermes-home", home, "--toolsets", "skills")
+	if code != exitOK || !strings.Contains(stdout, "Skills not served (1):") || !strings.Contains(stdout, dir) {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "", "doctor", "--json", "--hermes-home", home, "--toolsets", "skills")
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitOK {
+		t.Fatalf("doctor --json: exit %d, %v\n%s", code, err, stdout)
+	}
+	if len(rep.SkillsNotServed) != 1 || !strings.Contains(rep.SkillsNotServed[0].Reason, "outside") {
+		t.Errorf("skills_not_served = %+v", rep.SkillsNotServed)
+	}
+}
