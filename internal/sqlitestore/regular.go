@@ -54,14 +54,11 @@ func checkRegular(path string) error {
 	return checkOpened(path)
 }
 
-// journalSuffixes are the files SQLite opens beside a database; one that
-// is a FIFO hangs SQLite just as the database itself would.
-var journalSuffixes = [...]string{"-wal", "-shm", "-journal"}
-
 // checkJournals refuses a journal file beside path that exists and is not
-// regular. Missing ones are normal.
+// regular: SQLite opens these too, and a FIFO among them hangs it just as
+// the database itself would. Missing ones are normal.
 func checkJournals(path string) error {
-	for _, s := range journalSuffixes {
+	for _, s := range []string{"-wal", "-shm", "-journal"} {
 		fi, err := os.Stat(path + s)
 		if err != nil {
 			continue
