@@ -72,10 +72,15 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if busy <= 0 {
 		busy = DefaultBusyTimeout
 	}
-	fi, statErr := os.Stat(abs)
+	// Checked before the driver sees the path: SQLite would block forever
+	// opening a FIFO, so the refusal must come first.
+	statErr := checkRegular(abs)
+	if statErr == nil {
+		statErr = checkJournals(abs)
+	}
 	switch {
-	case statErr == nil && fi.IsDir():
-		return nil, fmt.Errorf("%s is a directory, not a SQLite database; point the tool at the database file", abs)
+	case IsKind(statErr, NotRegular):
+		return nil, statErr
 	case errors.Is(statErr, fs.ErrNotExist):
 		if opts.ReadOnly || !opts.Create {
 			return nil, fmt.Errorf("open %s: %w", abs, fs.ErrNotExist)
@@ -84,7 +89,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("create the directory for %s: %w", abs, err)
 		}
 	case statErr != nil:
-		return nil, fmt.Errorf("stat %s: %w", abs, statErr)
+		return nil, fmt.Errorf("check %s before opening it: %w", abs, statErr)
 	}
 
 	q := url.Values{}
@@ -190,6 +195,9 @@ const (
 	// Schema: the file is a SQLite database whose schema this program does
 	// not know how to use safely (foreign, older or newer).
 	Schema
+	// NotRegular: the path (or a journal file beside it) exists but is not
+	// a regular file: a FIFO, device, socket or directory.
+	NotRegular
 )
 
 func (k Kind) String() string {
@@ -202,6 +210,8 @@ func (k Kind) String() string {
 		return "unavailable"
 	case Schema:
 		return "schema"
+	case NotRegular:
+		return "not a regular file"
 	}
 	return "unknown"
 }
@@ -217,6 +227,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Kind == NotRegular {
+		// Reads as a sentence: "<path> is a FIFO (named pipe), not a regular file; ..."
+		return fmt.Sprintf("%s is %v; %s", e.Path, e.Err, e.Hint)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", e.Path, e.Op)
 	switch e.Kind {

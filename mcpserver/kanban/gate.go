@@ -67,33 +67,13 @@ func (k *kit) checkOrchestrator() error {
 	return fmt.Errorf(`orchestrator-only: add "kanban" to toolsets in %s to route board work from this profile`, k.configPath())
 }
 
-// ownTask resolves the task a lifecycle tool acts on (the argument, else
-// HERMES_KANBAN_TASK) and refuses one that is not the worker's own. A
-// refusal comes back as the result to return.
-func (k *kit) ownTask(arg string) (string, tooldef.Result, bool) {
+// taskArg resolves the task a lifecycle tool acts on: the argument, else
+// HERMES_KANBAN_TASK. Whether a worker may act on it was decided by
+// authorize before the handler ran.
+func (k *kit) taskArg(arg string) (string, tooldef.Result, bool) {
 	tid := k.defaultTaskID(arg)
 	if tid == "" {
 		return "", fail("task_id is required (or set HERMES_KANBAN_TASK in the env)"), true
 	}
-	if res, refused := k.ownership(tid); refused {
-		return "", res, true
-	}
 	return tid, tooldef.Result{}, false
-}
-
-// ownership refuses a worker's lifecycle change to another task: a buggy
-// or prompt-injected worker must not close sibling runs.
-func (k *kit) ownership(tid string) (tooldef.Result, bool) {
-	own := k.dispatchedTask()
-	if own == "" || tid == own {
-		return tooldef.Result{}, false
-	}
-	return fail("worker is scoped to task %s; refusing to mutate %s. Use kanban_comment to hand off information to other tasks, or kanban_create to spawn follow-up work.", own, tid), true
-}
-
-func (k *kit) orchestratorGuard(tool string) (tooldef.Result, bool) {
-	if k.dispatchedTask() == "" {
-		return tooldef.Result{}, false
-	}
-	return fail("%s is orchestrator-only; dispatcher-spawned workers must use kanban_complete, kanban_block, kanban_heartbeat, or kanban_comment for their assigned task.", tool), true
 }

@@ -26,7 +26,7 @@ func (k *kit) handleComplete(ctx context.Context, raw json.RawMessage) (tooldef.
 	if err != nil {
 		return fail("kanban_complete: %v", err), nil
 	}
-	tid, res, refused := k.ownTask(a.TaskID)
+	tid, res, refused := k.taskArg(a.TaskID)
 	if refused {
 		return res, nil
 	}
@@ -104,7 +104,7 @@ func (k *kit) handleBlock(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	if err != nil {
 		return fail("kanban_block: %v", err), nil
 	}
-	tid, res, refused := k.ownTask(a.TaskID)
+	tid, res, refused := k.taskArg(a.TaskID)
 	if refused {
 		return res, nil
 	}
@@ -141,7 +141,7 @@ func (k *kit) handleHeartbeat(ctx context.Context, raw json.RawMessage) (tooldef
 	if err != nil {
 		return fail("kanban_heartbeat: %v", err), nil
 	}
-	tid, res, refused := k.ownTask(a.TaskID)
+	tid, res, refused := k.taskArg(a.TaskID)
 	if refused {
 		return res, nil
 	}
@@ -181,7 +181,7 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 	if err != nil {
 		return fail("kanban_request_review: %v", err), nil
 	}
-	tid, res, refused := k.ownTask(a.TaskID)
+	tid, res, refused := k.taskArg(a.TaskID)
 	if refused {
 		return res, nil
 	}
@@ -224,7 +224,7 @@ func (k *kit) handleRequestChanges(ctx context.Context, raw json.RawMessage) (to
 	if err != nil {
 		return fail("kanban_request_changes: %v", err), nil
 	}
-	tid, res, refused := k.ownTask(a.TaskID)
+	tid, res, refused := k.taskArg(a.TaskID)
 	if refused {
 		return res, nil
 	}

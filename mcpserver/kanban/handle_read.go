@@ -110,9 +110,6 @@ type listArgs struct {
 }
 
 func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	if res, refused := k.orchestratorGuard(toolList); refused {
-		return res, nil
-	}
 	a, err := tooldef.DecodeArgs[listArgs](raw)
 	if err != nil {
 		return fail("kanban_list: %v", err), nil

@@ -69,7 +69,7 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 		Tenant: tenant, Priority: a.Priority, Parents: a.Parents, WorkspaceKind: kind, WorkspacePath: path,
 		Triage: a.Triage, IdempotencyKey: a.IdempotencyKey, MaxRuntimeSeconds: a.MaxRuntimeSeconds,
 		Skills: a.Skills, GoalMode: a.GoalMode, GoalMaxTurns: a.GoalMaxTurns, InitialStatus: a.InitialStatus,
-		SessionID: strings.TrimSpace(k.getenv(envSessionID)),
+		SessionID: strings.TrimSpace(k.getenv(envSessionID)), CreatorTask: k.dispatchedTask(),
 	})
 	if err != nil {
 		return finish(toolCreate, err)
@@ -120,9 +120,6 @@ type unblockArgs struct {
 }
 
 func (k *kit) handleUnblock(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	if res, refused := k.orchestratorGuard(toolUnblock); refused {
-		return res, nil
-	}
 	a, err := tooldef.DecodeArgs[unblockArgs](raw)
 	if err != nil {
 		return fail("kanban_unblock: %v", err), nil

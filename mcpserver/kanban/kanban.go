@@ -9,12 +9,15 @@
 // runs and events are written in the rows and shapes the dispatcher reads.
 // Board exposes the same operations to Go callers (a dispatcher, tests).
 //
-// Gating follows the original exactly. A dispatcher-spawned worker
+// Gating follows the original: a dispatcher-spawned worker
 // (HERMES_KANBAN_TASK set) sees every tool but kanban_list and
-// kanban_unblock and may change only its own task's lifecycle; a profile
-// with "kanban" in config.yaml's toolsets (an orchestrator) sees all of
-// them; anyone else sees none. The handlers repeat the worker's limits as
-// guards, since a client may call a tool it was not shown.
+// kanban_unblock; a profile with "kanban" in config.yaml's toolsets (an
+// orchestrator) sees all of them; anyone else sees none. A worker's
+// authority is its own task: every call it makes passes one check
+// (authorize, authority.go) of every task id it names against one rule
+// table, stricter than the original, which let a worker link, comment on
+// and read any task. A client may call a tool it was not shown, so the
+// check runs on the call, not on the listing.
 package kanban
 
 import (
@@ -116,7 +119,7 @@ func Toolset(opts Options) tooldef.Toolset {
 		return tooldef.Tool{
 			Name: name, Title: title, Description: desc,
 			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out),
-			Hints: h, Handler: handler, Check: check,
+			Hints: h, Handler: k.guarded(name, handler), Check: check,
 		}
 	}
 	// Hints: a transition that ends a run or overwrites what the task

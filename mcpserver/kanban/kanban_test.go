@@ -223,8 +223,12 @@ func TestLifecycle(t *testing.T) {
 	if own["task"].(obj)["id"] != pid || len(own["runs"].([]any)) != 2 {
 		t.Errorf("show of own task = %v", own["task"])
 	}
-	if msg := worker.fail("kanban_show", obj{"task_id": "t_none"}); msg != "task t_none not found" {
+	if msg := orch.fail("kanban_show", obj{"task_id": "t_none"}); msg != "task t_none not found" {
 		t.Errorf("show missing: %s", msg)
+	}
+	// A worker is refused alike whether a task outside its reach exists.
+	if msg := worker.fail("kanban_show", obj{"task_id": "t_none"}); !contains(msg, "worker is scoped to task "+pid+"; refusing to read t_none (task_id)") {
+		t.Errorf("worker show missing: %s", msg)
 	}
 	listed := orch.ok("kanban_list", obj{"limit": 1})
 	if listed["count"] != float64(1) || listed["truncated"] != true || listed["next_limit"] != float64(2) {
@@ -319,7 +323,18 @@ func TestCreatedCardsAreVerified(t *testing.T) {
 	env := map[string]string{"HERMES_KANBAN_TASK": id, "HERMES_KANBAN_RUN_ID": strconv.FormatInt(*claimed.CurrentRunID, 10), "HERMES_PROFILE": "planner"}
 	w := newHarness(t, home, env)
 	mine := w.ok("kanban_create", obj{"title": "Step 1", "assignee": "coder", "parents": []string{id}})["task_id"].(string)
+	// The worker's authority stops a card it did not create before the
+	// completion looks at it.
 	msg := w.fail("kanban_complete", obj{"summary": "Planned.", "created_cards": []string{mine, "t_deadbeef"}})
+	if !contains(msg, "refusing to claim as created t_deadbeef (created_cards)") {
+		t.Fatalf("phantom card from the worker: %s", msg)
+	}
+	if mustTask(t, b, id).Status != "running" {
+		t.Fatal("a refused completion changed the task")
+	}
+	// A caller that is not a worker gets the completion's own check, which
+	// leaves an audit event.
+	msg = orch.fail("kanban_complete", obj{"task_id": id, "summary": "Planned.", "created_cards": []string{mine, "t_deadbeef"}})
 	if !contains(msg, "kanban_complete blocked: the following created_cards do not exist or were not created by this worker: t_deadbeef") {
 		t.Fatalf("phantom card: %s", msg)
 	}

@@ -140,8 +140,9 @@ func artifactPaths(meta map[string]any) []string {
 }
 
 // verifyCreatedCards splits claimed card ids into those the completing
-// task's worker made (created_by is its assignee or the task itself, or the
-// card is linked as its child) and the rest.
+// task's worker made (its created event names the task as creator,
+// created_by is its assignee or the task itself, or the card is linked as
+// its child) and the rest.
 func (b *Board) verifyCreatedCards(ctx context.Context, taskID string, claimed []string) (verified, phantom []string, err error) {
 	var assignee sql.NullString
 	err = b.db.QueryRowContext(ctx, "SELECT assignee FROM tasks WHERE id = ?", taskID).Scan(&assignee)
@@ -150,6 +151,12 @@ func (b *Board) verifyCreatedCards(ctx context.Context, taskID string, claimed [
 		return nil, nil, b.db.Explain("read task "+taskID, err)
 	}
 	children, err := b.ChildIDs(ctx, taskID)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Tasks this task's worker created through kanban_create are its own
+	// whatever profile name it ran under.
+	mine, err := b.CreatedByTask(ctx, taskID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,9 +176,9 @@ func (b *Board) verifyCreatedCards(ctx context.Context, taskID string, claimed [
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, nil, b.db.Explain("read task "+id, err)
 		}
-		trusted := err == nil && createdBy.Valid &&
+		trusted := err == nil && (contains(mine, id) || (createdBy.Valid &&
 			((assignee.Valid && assignee.String != "" && createdBy.String == assignee.String) ||
-				createdBy.String == taskID || contains(children, id))
+				createdBy.String == taskID || contains(children, id))))
 		if trusted {
 			verified = append(verified, id)
 		} else {

@@ -175,6 +175,27 @@ type NewTask struct {
 	GoalMaxTurns  *int64
 	InitialStatus string // "running" (the default: normal dispatch) or "blocked"
 	SessionID     string
+	// CreatorTask is the task whose dispatcher worker creates this one. It
+	// is recorded in the created event (as creator_task), which is what
+	// later lets that worker link, parent or claim the task as its own;
+	// and it scopes IdempotencyKey to that worker's tasks, so a key cannot
+	// hand a worker another task's id.
+	CreatorTask string
+}
+
+// creatorTaskKey is the created event's payload key for NewTask.CreatorTask.
+// Hermes ignores payload keys it does not know.
+const creatorTaskKey = "creator_task"
+
+// createdByTaskSQL selects the tasks whose created event names a creator
+// task; a payload that is not JSON names none.
+const createdByTaskSQL = `SELECT task_id FROM task_events WHERE kind = 'created'
+	AND CASE WHEN json_valid(payload) THEN json_extract(payload, '$.` + creatorTaskKey + `') END = ?`
+
+// CreatedByTask returns the tasks created by the worker of task creator,
+// sorted.
+func (b *Board) CreatedByTask(ctx context.Context, creator string) ([]string, error) {
+	return b.strings(ctx, createdByTaskSQL+" ORDER BY task_id", creator)
 }
 
 func newTaskID() (string, error) {
@@ -238,9 +259,13 @@ func (b *Board) CreateTask(ctx context.Context, nt NewTask) (string, error) {
 	err := b.db.Tx(ctx, "create a task", func(tx *sql.Tx) error {
 		if nt.IdempotencyKey != "" {
 			var existing string
-			err := tx.QueryRowContext(ctx,
-				"SELECT id FROM tasks WHERE idempotency_key = ? AND status != 'archived' ORDER BY created_at DESC LIMIT 1",
-				nt.IdempotencyKey).Scan(&existing)
+			q := "SELECT id FROM tasks WHERE idempotency_key = ? AND status != 'archived'"
+			args := []any{nt.IdempotencyKey}
+			if nt.CreatorTask != "" {
+				q += " AND id IN (" + createdByTaskSQL + ")"
+				args = append(args, nt.CreatorTask)
+			}
+			err := tx.QueryRowContext(ctx, q+" ORDER BY created_at DESC LIMIT 1", args...).Scan(&existing)
 			if err == nil {
 				id = existing
 				return nil
@@ -307,6 +332,9 @@ func (b *Board) CreateTask(ctx context.Context, nt NewTask) (string, error) {
 		}
 		if nt.GoalMode {
 			payload["goal_mode"] = true
+		}
+		if nt.CreatorTask != "" {
+			payload[creatorTaskKey] = nt.CreatorTask
 		}
 		if err := b.appendEvent(ctx, tx, newID, "created", payload, nil); err != nil {
 			return b.db.Explain("record the created event", err)

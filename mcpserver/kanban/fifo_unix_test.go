@@ -1,0 +1,49 @@
+//go:build unix
+
+package kanban_test
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestFIFOBoardRefusedAndServerExits runs the real server on a home whose
+// kanban.db is a FIFO: SQLite would block opening it, hanging the call and
+// then the server's exit. The call must be refused, naming the file, and
+// closing stdin must still end the server. The deadlines are generous: they
+// only tell a hang from a slow machine.
+func TestFIFOBoardRefusedAndServerExits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "config.yaml"), "toolsets: [hermes-cli, kanban]\n")
+	board := filepath.Join(home, "kanban.db")
+	if err := syscall.Mkfifo(board, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, "orchestrator", home, nil)
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"kanban_show", map[string]any{"task_id": "t_00000000"}},
+		{"kanban_create", map[string]any{"title": "x", "assignee": "y"}},
+	} {
+		res, err := srv.c.CallTool(call.tool, call.args)
+		if err != nil {
+			t.Fatalf("%s on a FIFO board: %v (the call hung or the server died)", call.tool, err)
+		}
+		if !res.IsError || !contains(res.Text(), board+" is a FIFO (named pipe), not a regular file") || !contains(res.Text(), "move "+board+" aside") {
+			t.Fatalf("%s on a FIFO board: want a refusal naming %s, got %+v", call.tool, board, res)
+		}
+	}
+	if err := srv.c.CloseInput(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.c.Wait(time.Minute); err != nil {
+		t.Fatalf("server after EOF: %v", err)
+	}
+}
