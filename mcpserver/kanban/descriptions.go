@@ -25,7 +25,8 @@ const heartbeatDescription = "Tell the board you are still working on your kanba
 	"(a build, a crawl, a training run): it extends your claim so the dispatcher does not take the task back, and " +
 	"logs an optional progress note. Call it every few minutes. Changes nothing else."
 
-const commentDescription = "Add a comment to a kanban task's thread, yours or another's. Comments outlive this run: " +
+const commentDescription = "Add a comment to a kanban task's thread: as a worker, your own task, tasks you created, or your task's " +
+	"parents and children. Comments outlive this run: " +
 	"use them for questions to the next worker, findings, or the reasoning behind a decision, not for passing " +
 	"thoughts."
 

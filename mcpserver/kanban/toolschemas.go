@@ -99,7 +99,7 @@ const commentInput = `{
   "properties": {
     "task_id": {
       "type": "string",
-      "description": "The task whose thread gets the comment: your own or any other task's. Required even for your own task."
+      "description": "The task whose thread gets the comment: a worker may name its own task, tasks it created, and its task's parents and children. Required even for your own task."
     },
     "body": {"type": "string", "description": "The comment, Markdown allowed."},
     ` + boardProp + `
