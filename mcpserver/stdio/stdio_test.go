@@ -277,23 +277,6 @@ func TestWriteErrorEndsServe(t *testing.T) {
 	}
 }
 
-func TestCanonicalID(t *testing.T) {
-	tests := []struct {
-		a, b string
-		same bool
-	}{
-		{"7", "7.0", true},
-		{"7", `"7"`, false},
-		{`"abc"`, `"abc"`, true},
-		{"1e2", "100", true},
-	}
-	for _, tt := range tests {
-		if got := canonicalID(json.RawMessage(tt.a)) == canonicalID(json.RawMessage(tt.b)); got != tt.same {
-			t.Errorf("canonicalID(%s) == canonicalID(%s) is %v, want %v", tt.a, tt.b, got, tt.same)
-		}
-	}
-}
-
 // FuzzServe feeds arbitrary bytes to the loop, loop-served methods
 // included: it must never panic or hang, and every line it writes must be
 // a JSON object.
@@ -350,7 +333,7 @@ func TestMarshalToolResponseMatchesGeneric(t *testing.T) {
 		{Content: nil},
 	}
 	for i, r := range results {
-		fast, err := marshalLine(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(i)), r))
+		fast, err := marshalLine(reply{id: mustID(t, fmt.Sprint(i)), body: mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1000+i)), r)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -446,7 +429,7 @@ func TestSkippedSlotDoesNotHoldBackEarlierLines(t *testing.T) {
 	go o.run()
 	defer func() { o.close(); pw.Close() }()
 	first := o.notificationSlot()
-	o.send(errorResponse(json.RawMessage("7"), codeInternalError, "the response"))
+	o.send(reply{id: mustID(t, "7"), body: errorBody{Code: codeInternalError, Message: "the response"}})
 	second := o.notificationSlot()
 	first <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/message"}}
 	// A notification that cannot be encoded (NaN) is skipped.
