@@ -20,6 +20,13 @@ import (
 // faster than the client reads waits for room instead of losing them.
 const queueDepth = 4096
 
+// ioBufSize sizes the read and write buffers. A line longer than that is
+// still read whole and written in one piece (bufio writes a large line
+// straight through), so it only sets how many small lines share a system
+// call; bigger buffers cost their zeroing on every connection, which the
+// fuzz target opens thousands of times a second.
+const ioBufSize = 16 << 10
+
 // slotTimeout guards the one assumption the slot scheme rests on: that
 // mcp-go sends exactly once on every channel it asks for. Should a future
 // mcp-go ask without sending, the writer skips the slot after this long
@@ -38,7 +45,7 @@ type item struct {
 // they were queued.
 type output struct {
 	log    *slog.Logger
-	queue  chan item
+	queue  chan *item // pointers: the buffer is allocated (and zeroed) whole, per connection
 	done   chan struct{}
 	mu     sync.RWMutex // guards closed against sends on a closed queue
 	closed bool
@@ -55,9 +62,9 @@ type output struct {
 
 func newOutput(w io.Writer, log *slog.Logger) *output {
 	return &output{
-		w:      bufio.NewWriterSize(w, 64<<10),
+		w:      bufio.NewWriterSize(w, ioBufSize),
 		log:    log,
-		queue:  make(chan item, queueDepth),
+		queue:  make(chan *item, queueDepth),
 		done:   make(chan struct{}),
 		failed: make(chan struct{}),
 	}
@@ -75,7 +82,7 @@ func (o *output) notificationSlot() chan mcp.JSONRPCNotification {
 		return ch
 	}
 	o.pending.Add(1)
-	o.queue <- item{slot: ch}
+	o.queue <- &item{slot: ch}
 	return ch
 }
 
@@ -116,7 +123,7 @@ func (o *output) put(msg any, direct bool) bool {
 		o.wmu.Unlock()
 	}
 	o.pending.Add(1)
-	o.queue <- item{line: line}
+	o.queue <- &item{line: line}
 	return true
 }
 
@@ -156,7 +163,7 @@ func (o *output) run() {
 
 // resolve returns an item's line, waiting for a notification slot to be
 // filled; false means there is nothing to write.
-func (o *output) resolve(it item) ([]byte, bool) {
+func (o *output) resolve(it *item) ([]byte, bool) {
 	if it.slot == nil {
 		return it.line, true
 	}

@@ -173,7 +173,7 @@ func newSessionID() string {
 }
 
 func (c *conn) readLoop(in io.Reader) error {
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := bufio.NewReaderSize(in, ioBufSize)
 	for {
 		line, err := r.ReadBytes('\n')
 		// Only JSON's own whitespace: bytes.TrimSpace would also take
