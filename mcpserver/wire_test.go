@@ -13,15 +13,19 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/tools/txtar"
 
 	"github.com/hermes-go/hermes/internal/golden"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -396,4 +400,115 @@ func TestSkillsTranscriptDigests(t *testing.T) {
 	if checked < 10 {
 		t.Errorf("only %d digests and contents checked; the transcripts lost their skills traffic", checked)
 	}
+}
+
+// TestWireIDsSubprocess sends the real hermes-tools-mcp, over its real
+// stdin, every kind of id and lines with invalid UTF-8, as a misbehaving
+// client would. Every line it writes must be UTF-8 JSON; a usable id must
+// come back byte for byte (on an mcp-go method, a tools/call and a
+// loop-served method); any other id gets -32600 with id null; invalid
+// UTF-8 gets -32700 with id null and is never echoed.
+func TestWireIDsSubprocess(t *testing.T) {
+	ids := []struct {
+		name, raw string
+		ok        bool
+	}{
+		{"small int", "7", true},
+		{"2^53+1", "9007199254740993", true},
+		{"2^70", "1180591620717411303424", true},
+		{"negative", "-3", true},
+		{"exponent form", "1e3", true},
+		{"fraction", "2.5", true},
+		{"string", `"abc"`, true},
+		{"unicode string", `"héllo ☃ 𝄞"`, true},
+		{"escaped string", `"\u00e9\"\\"`, true},
+		{"empty string", `""`, true},
+		{"null", "null", false},
+		{"object", `{"a":1}`, false},
+		{"array", "[1,2]", false},
+		{"true", "true", false},
+		{"false", "false", false},
+	}
+	// One run of the server per method: ids repeat across methods, and a
+	// repeat while the first is in flight is (rightly) refused as in use.
+	methods := map[string]string{
+		"ping":       `{"jsonrpc":"2.0","id":%s,"method":"ping"}`,
+		"tools/call": `{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"skills_list","arguments":{}}}`,
+		"tools/list": `{"jsonrpc":"2.0","id":%s,"method":"tools/list"}`,
+	}
+	const initLine = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	badUTF8 := []string{
+		"{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"ping\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\xc3ng\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"skills_list\",\"arguments\":{\"x\":\"\xed\xa0\x80\"}}}",
+	}
+	run := func(t *testing.T, lines ...string) []string {
+		t.Helper()
+		cmd := exec.Command(toolsbuild.ServerBinary(t), "--hermes-home", "testdata/home", "--toolsets", "skills")
+		cmd.Stdin = strings.NewReader(initLine + strings.Join(lines, "\n") + "\n")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("server: %v\n%s", err, stderr.String())
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+			if !utf8.ValidString(l) || !json.Valid([]byte(l)) {
+				t.Fatalf("stdout carries a line that is not UTF-8 JSON: %q", l)
+			}
+			if !strings.Contains(l, `"id":"init"`) {
+				got = append(got, l)
+			}
+		}
+		return got
+	}
+	for name, format := range methods {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var lines []string
+			invalid := 0
+			for _, id := range ids {
+				lines = append(lines, fmt.Sprintf(format, id.raw))
+				if !id.ok {
+					invalid++
+				}
+			}
+			got := run(t, lines...)
+			if len(got) != len(ids) {
+				t.Errorf("got %d lines for %d requests: %q", len(got), len(ids), got)
+			}
+			for _, id := range ids {
+				if !id.ok {
+					continue
+				}
+				prefix := `{"jsonrpc":"2.0","id":` + id.raw + `,"result":`
+				if !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, prefix) }) {
+					t.Errorf("%s: no line starting %s in %q", id.name, prefix, got)
+				}
+			}
+			nulls := 0
+			for _, l := range got {
+				if strings.HasPrefix(l, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) {
+					nulls++
+				}
+			}
+			if nulls != invalid {
+				t.Errorf("%d -32600 answers with id null, want %d (one per unusable id)", nulls, invalid)
+			}
+		})
+	}
+	t.Run("invalid UTF-8", func(t *testing.T) {
+		t.Parallel()
+		got := run(t, badUTF8...)
+		if len(got) != len(badUTF8) {
+			t.Fatalf("got %d lines for %d requests: %q", len(got), len(badUTF8), got)
+		}
+		for _, l := range got {
+			if !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`) {
+				t.Errorf("got %s, want a parse error with id null", l)
+			}
+		}
+	})
 }

@@ -47,44 +47,36 @@ func Errorf(code int, format string, args ...any) *Error {
 // which MCP also uses for unknown resources from 2026-07-28 on.
 const InvalidParams = -32602
 
-// rpcResult is a success response with a pre-encoded result.
-type rpcResult struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result"`
-}
+// resultBody is a success response's result, already encoded.
+type resultBody json.RawMessage
 
-// serveMethod answers a request with fn. It checks the envelope and the
-// protocol metadata the way mcp-go's HandleMessage does for its own
-// methods, so a client cannot tell the two apart.
-func (c *conn) serveMethod(ctx context.Context, id json.RawMessage, fn MethodFunc, line []byte) any {
-	var req struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Params  json.RawMessage `json:"params"`
+// serveMethod answers a request with fn and returns the response's body.
+// It checks the envelope and the protocol metadata the way mcp-go's
+// HandleMessage does for its own methods, so a client cannot tell the two
+// apart.
+func (c *conn) serveMethod(ctx context.Context, fn MethodFunc, m members) any {
+	var version string
+	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != mcp.JSONRPC_VERSION {
+		return errorBody{Code: codeInvalidRequest, Message: "Invalid JSON-RPC version"}
 	}
-	if err := json.Unmarshal(line, &req); err != nil {
-		return errorResponse(id, codeInvalidRequest, fmt.Sprintf("Invalid Request: %v", err))
+	params := m["params"]
+	if isNull(params) {
+		params = nil
 	}
-	if req.JSONRPC != mcp.JSONRPC_VERSION {
-		return errorResponse(id, codeInvalidRequest, "Invalid JSON-RPC version")
-	}
-	if isNull(req.Params) {
-		req.Params = nil
-	}
-	info, rpcErr := protocolInfo(ctx, req.Params)
+	info, rpcErr := protocolInfo(ctx, params)
 	if rpcErr != nil {
-		return methodError(id, rpcErr)
+		return methodError(rpcErr)
 	}
 	ctx = server.WithRequestProtocolInfo(ctx, info)
 
-	result, err := fn(ctx, req.Params)
+	result, err := fn(ctx, params)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			return methodError(id, e)
+			return methodError(e)
 		}
 		c.log.Error("method failed", "err", err)
-		return errorResponse(id, codeInternalError, err.Error())
+		return errorBody{Code: codeInternalError, Message: err.Error()}
 	}
 	var raw json.RawMessage
 	if enc, ok := result.(Encoded); ok {
@@ -97,9 +89,9 @@ func (c *conn) serveMethod(ctx context.Context, id json.RawMessage, fn MethodFun
 	}
 	if err != nil {
 		c.log.Error("encode method result", "err", err)
-		return errorResponse(id, codeInternalError, fmt.Sprintf("Internal error: encode result: %v", err))
+		return errorBody{Code: codeInternalError, Message: fmt.Sprintf("Internal error: encode result: %v", err)}
 	}
-	return rpcResult{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: raw}
+	return resultBody(raw)
 }
 
 // protocolInfo reads the request's era from params._meta, with mcp-go's
@@ -136,10 +128,8 @@ func protocolInfo(ctx context.Context, params json.RawMessage) (*server.RequestP
 	}, nil
 }
 
-func methodError(id json.RawMessage, e *Error) rpcError {
-	r := errorResponse(id, e.Code, e.Message)
-	r.Error.Data = e.Data
-	return r
+func methodError(e *Error) errorBody {
+	return errorBody{Code: e.Code, Message: e.Message, Data: e.Data}
 }
 
 // encodeResult encodes a result without HTML escaping, like every other

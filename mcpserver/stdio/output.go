@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -16,6 +19,13 @@ import (
 // queueDepth bounds the output FIFO. A handler that emits notifications
 // faster than the client reads waits for room instead of losing them.
 const queueDepth = 4096
+
+// ioBufSize sizes the read and write buffers. A line longer than that is
+// still read whole and written in one piece (bufio writes a large line
+// straight through), so it only sets how many small lines share a system
+// call; bigger buffers cost their zeroing on every connection, which the
+// fuzz target opens thousands of times a second.
+const ioBufSize = 16 << 10
 
 // slotTimeout guards the one assumption the slot scheme rests on: that
 // mcp-go sends exactly once on every channel it asks for. Should a future
@@ -35,7 +45,7 @@ type item struct {
 // they were queued.
 type output struct {
 	log    *slog.Logger
-	queue  chan item
+	queue  chan *item // pointers: the buffer is allocated (and zeroed) whole, per connection
 	done   chan struct{}
 	mu     sync.RWMutex // guards closed against sends on a closed queue
 	closed bool
@@ -52,9 +62,9 @@ type output struct {
 
 func newOutput(w io.Writer, log *slog.Logger) *output {
 	return &output{
-		w:      bufio.NewWriterSize(w, 64<<10),
+		w:      bufio.NewWriterSize(w, ioBufSize),
 		log:    log,
-		queue:  make(chan item, queueDepth),
+		queue:  make(chan *item, queueDepth),
 		done:   make(chan struct{}),
 		failed: make(chan struct{}),
 	}
@@ -72,7 +82,7 @@ func (o *output) notificationSlot() chan mcp.JSONRPCNotification {
 		return ch
 	}
 	o.pending.Add(1)
-	o.queue <- item{slot: ch}
+	o.queue <- &item{slot: ch}
 	return ch
 }
 
@@ -113,7 +123,7 @@ func (o *output) put(msg any, direct bool) bool {
 		o.wmu.Unlock()
 	}
 	o.pending.Add(1)
-	o.queue <- item{line: line}
+	o.queue <- &item{line: line}
 	return true
 }
 
@@ -153,7 +163,7 @@ func (o *output) run() {
 
 // resolve returns an item's line, waiting for a notification slot to be
 // filled; false means there is nothing to write.
-func (o *output) resolve(it item) ([]byte, bool) {
+func (o *output) resolve(it *item) ([]byte, bool) {
 	if it.slot == nil {
 		return it.line, true
 	}
@@ -190,6 +200,13 @@ func (o *output) writeErr() error {
 }
 
 func (o *output) notificationLine(n mcp.JSONRPCNotification) ([]byte, bool) {
+	if raw, ok := clientID(n.Params.Meta[mcp.MetaKeySubscriptionID]); ok {
+		// mcp-go tags a subscription's messages with the id it was given;
+		// the client knows its own.
+		meta := maps.Clone(n.Params.Meta)
+		meta[mcp.MetaKeySubscriptionID] = raw
+		n.Params.Meta = meta
+	}
 	line, err := marshalLine(n)
 	if err != nil {
 		o.log.Error("marshal notification", "method", n.Method, "err", err)
@@ -216,24 +233,40 @@ func (o *output) flushLocked() {
 	}
 }
 
-// marshalLine encodes msg as one line. HTML escaping is off: it only makes
-// text that models read (code, markup) harder to read.
+// reply is a response to one request. Its id is written as the client
+// sent it (appendID), whatever id the body carries: mcp-go's bodies carry
+// the internal id it was given.
+type reply struct {
+	id   requestID
+	body any // errorBody, resultBody, mcp.JSONRPCResponse or mcp.JSONRPCError
+}
+
+// marshalLine encodes msg (a reply or a notification) as one line. HTML
+// escaping is off: it only makes text that models read (code, markup)
+// harder to read.
 func marshalLine(msg any) ([]byte, error) {
-	if r, ok := msg.(rpcResult); ok {
-		// The loop's own results are compact already (see serveMethod);
-		// the generic path would re-validate them, and tools/list is large.
-		line := make([]byte, 0, len(r.ID)+len(r.Result)+40)
-		line = append(line, `{"jsonrpc":"2.0","id":`...)
-		line = append(line, r.ID...)
-		line = append(line, `,"result":`...)
-		line = append(line, r.Result...)
-		return append(line, "}\n"...), nil
+	var line []byte
+	var err error
+	if r, ok := msg.(reply); ok {
+		line, err = marshalReply(r)
+	} else {
+		line, err = encodeLine(msg)
 	}
-	if r, ok := msg.(mcp.JSONRPCResponse); ok {
-		if tr, ok := r.Result.(*mcp.CallToolResult); ok && len(tr.InputRequests) == 0 && tr.RequestState == "" {
-			return marshalToolResponse(r.ID, tr)
-		}
+	if err != nil {
+		return nil, err
 	}
+	if !utf8.Valid(line) {
+		// Input is checked, and encoding/json writes strings as valid
+		// UTF-8; only a pre-encoded value (a method's Encoded result,
+		// RawStructuredContent) can get here. Outside strings our JSON is
+		// ASCII, so the invalid bytes are inside strings, and replacing
+		// them keeps the line valid JSON.
+		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	}
+	return line, nil
+}
+
+func encodeLine(msg any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -243,10 +276,71 @@ func marshalLine(msg any) ([]byte, error) {
 	return buf.Bytes(), nil // Encode ends the value with '\n'
 }
 
+func marshalReply(r reply) ([]byte, error) {
+	switch b := r.body.(type) {
+	case resultBody:
+		// The loop's own results are compact already (see serveMethod);
+		// the generic path would re-validate them, and tools/list is large.
+		line := make([]byte, 0, len(r.id.raw)+len(b)+40)
+		line = append(line, `{"jsonrpc":"2.0","id":`...)
+		line = appendID(line, r.id)
+		line = append(line, `,"result":`...)
+		line = append(line, b...)
+		return append(line, "}\n"...), nil
+	case mcp.JSONRPCResponse:
+		if tr, ok := b.Result.(*mcp.CallToolResult); ok && len(tr.InputRequests) == 0 && tr.RequestState == "" {
+			return marshalToolResponse(r.id, tr)
+		}
+		return marshalMember(r.id, "result", withClientSubscriptionID(b.Result))
+	case mcp.JSONRPCError:
+		return marshalMember(r.id, "error", b.Error)
+	case errorBody:
+		return marshalMember(r.id, "error", b)
+	default:
+		return nil, fmt.Errorf("unexpected response type %T", r.body)
+	}
+}
+
+// withClientSubscriptionID puts the client's id back into the
+// subscriptionId of a subscriptions/listen result, where mcp-go copies the
+// id it was given (as in notificationLine).
+func withClientSubscriptionID(result any) any {
+	var sr mcp.SubscriptionsListenResult
+	switch v := result.(type) {
+	case mcp.SubscriptionsListenResult:
+		sr = v
+	case *mcp.SubscriptionsListenResult:
+		if v == nil {
+			return result
+		}
+		sr = *v
+	default:
+		return result
+	}
+	raw, ok := clientID(sr.Meta.GetMetaField(mcp.MetaKeySubscriptionID))
+	if !ok {
+		return result
+	}
+	sr.Meta = &mcp.Meta{ProgressToken: sr.Meta.ProgressToken, AdditionalFields: maps.Clone(sr.Meta.AdditionalFields)}
+	sr.Meta.AdditionalFields[mcp.MetaKeySubscriptionID] = raw
+	return sr
+}
+
+// marshalMember writes a response whose result or error is v.
+func marshalMember(id requestID, name string, v any) ([]byte, error) {
+	buf, value := startLine(id)
+	buf.WriteString(`,"` + name + `":`)
+	if err := value(v); err != nil {
+		return nil, err
+	}
+	buf.WriteString("}\n")
+	return buf.Bytes(), nil
+}
+
 // startLine begins a response line written by hand, up to its id, and
 // returns the function that appends a value the way every line is encoded
 // (compact, no HTML escaping).
-func startLine(id mcp.RequestId) (*bytes.Buffer, func(any) error, error) {
+func startLine(id requestID) (*bytes.Buffer, func(any) error) {
 	buf := new(bytes.Buffer)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
@@ -258,7 +352,8 @@ func startLine(id mcp.RequestId) (*bytes.Buffer, func(any) error, error) {
 		return nil
 	}
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	return buf, value, value(id)
+	buf.Write(appendID(nil, id))
+	return buf, value
 }
 
 // marshalToolResponse writes a tools/call response in one pass. The generic
@@ -267,11 +362,8 @@ func startLine(id mcp.RequestId) (*bytes.Buffer, func(any) error, error) {
 // output again. Tool results are the large messages (a skills listing, a
 // page snapshot), so they get a direct path; structuredContent made by the
 // server is already compact JSON and is copied as is.
-func marshalToolResponse(id mcp.RequestId, r *mcp.CallToolResult) ([]byte, error) {
-	buf, value, err := startLine(id)
-	if err != nil {
-		return nil, err
-	}
+func marshalToolResponse(id requestID, r *mcp.CallToolResult) ([]byte, error) {
+	buf, value := startLine(id)
 	buf.WriteString(`,"result":{`)
 	if r.Meta != nil {
 		buf.WriteString(`"_meta":`)

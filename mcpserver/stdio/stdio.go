@@ -16,8 +16,12 @@
 //     for a cancelled call;
 //   - on EOF, in-flight calls finish and their responses are written before
 //     Serve returns;
-//   - a line that is not JSON gets a JSON-RPC parse error; nothing but
-//     protocol is ever written;
+//   - a line that is not JSON, or not UTF-8, gets a JSON-RPC parse error;
+//     nothing but protocol is ever written, and every line written is
+//     valid UTF-8 JSON;
+//   - an id comes back exactly as the client wrote it (mcp-go would round
+//     it through float64); ids are compared exactly, and one that is not a
+//     string or a number is refused (see requestID);
 //   - Options.Methods serves methods mcp-go does not know (protocol
 //     extensions) in the loop itself, with the same concurrency,
 //     cancellation and 2026-07-28 result metadata as mcp-go's own.
@@ -36,6 +40,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -149,7 +154,7 @@ type conn struct {
 	prepare  func()
 	calls    sync.WaitGroup
 	mu       sync.Mutex
-	inflight map[string]*call // by canonical request id
+	inflight map[string]*call // by requestID.key
 
 	methods map[string]MethodFunc
 	info    mcp.Implementation
@@ -168,10 +173,12 @@ func newSessionID() string {
 }
 
 func (c *conn) readLoop(in io.Reader) error {
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := bufio.NewReaderSize(in, ioBufSize)
 	for {
 		line, err := r.ReadBytes('\n')
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+		// Only JSON's own whitespace: bytes.TrimSpace would also take
+		// U+0085 and U+00A0, and pass a line that is not JSON text.
+		if trimmed := bytes.Trim(line, " \t\r\n"); len(trimmed) > 0 {
 			c.dispatch(trimmed)
 		}
 		if errors.Is(err, io.EOF) {
@@ -183,98 +190,126 @@ func (c *conn) readLoop(in io.Reader) error {
 	}
 }
 
-// envelope is just enough of a message to route it.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+// members are a message's top-level members by exact name. When a name
+// repeats, the last one counts, as in encoding/json (and so in mcp-go).
+// Exact names matter: encoding/json matches struct fields without regard
+// to case, so mcp-go would take "ID" for the id; it is given only the
+// members read here (see mcpLine), so both read the same message.
+type members map[string]json.RawMessage
+
+func (m members) has(name string) bool {
+	v, ok := m[name]
+	return ok && v != nil
 }
 
+// dispatch routes one line. It is the gate of the wire: what passes it is
+// valid UTF-8 JSON with a usable id (or none), and only that reaches
+// mcp-go or a method.
 func (c *conn) dispatch(line []byte) {
+	// JSON text must be UTF-8 (RFC 8259 §8.1), and encoding/json does not
+	// check: it turns invalid bytes inside strings into U+FFFD. Replacing
+	// would run a request other than the one sent (a path argument with a
+	// different name, two distinct ids made equal), so the line is refused
+	// instead, and nothing of it is echoed.
+	if !utf8.Valid(line) {
+		c.replyError(requestID{}, codeParseError, "Parse error: the line is not valid UTF-8; JSON text must be UTF-8")
+		return
+	}
 	if !json.Valid(line) {
-		c.replyError(nil, codeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")
+		c.replyError(requestID{}, codeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")
 		return
 	}
 	if line[0] == '[' {
-		c.replyError(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per line")
+		c.replyError(requestID{}, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per line")
 		return
 	}
-	var env envelope
-	if line[0] != '{' || json.Unmarshal(line, &env) != nil {
-		c.replyError(nil, codeInvalidRequest, "Invalid Request: a message must be a JSON object")
+	var m members
+	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
+		c.replyError(requestID{}, codeInvalidRequest, "Invalid Request: a message must be a JSON object")
 		return
 	}
-	id := env.ID
-	if isNull(id) {
-		id = nil
+	if !m.has("method") && (m.has("result") || m.has("error")) {
+		// A reply to a server-to-client request; this server sends none,
+		// and a reply is never answered, whatever its id.
+		c.log.Debug("ignoring response to unknown server request", "id", string(m["id"]))
+		return
+	}
+	var id requestID
+	rawID, hasID := m["id"]
+	if hasID {
+		var err error
+		if id, err = parseID(rawID); err != nil {
+			c.replyError(requestID{}, codeInvalidRequest, "Invalid Request: id must be a string or a number")
+			return
+		}
 	}
 	var method string
-	if env.Method != nil && json.Unmarshal(env.Method, &method) != nil {
+	if raw, ok := m["method"]; !ok {
+		c.replyError(id, codeInvalidRequest, "Invalid Request: missing method")
+		return
+	} else if json.Unmarshal(raw, &method) != nil {
 		c.replyError(id, codeInvalidRequest, "Invalid Request: method must be a string")
 		return
 	}
 	switch {
-	case method == "" && id != nil && (env.Result != nil || env.Error != nil):
-		// A reply to a server-to-client request; this server sends none.
-		c.log.Debug("ignoring response to unknown server request", "id", string(id))
-	case method == "":
-		c.replyError(id, codeInvalidRequest, "Invalid Request: missing method")
-	case id == nil:
-		c.notification(method, line)
+	case !hasID:
+		c.notification(method, m)
 	case method == string(mcp.MethodInitialize):
 		// Inline, so a pipelined request never overtakes the handshake.
-		c.respond(c.base, id, method, line)
+		c.respond(c.base, id, method, m)
 	default:
-		c.request(id, method, line)
+		c.request(id, method, m)
 	}
 }
 
-func (c *conn) notification(method string, line []byte) {
+func (c *conn) notification(method string, m members) {
 	if method == string(mcp.MethodNotificationCancelled) {
-		var n struct {
-			Params struct {
-				RequestID json.RawMessage `json:"requestId"`
-				Reason    string          `json:"reason"`
-			} `json:"params"`
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+			Reason    string          `json:"reason"`
 		}
-		if json.Unmarshal(line, &n) == nil && len(n.Params.RequestID) > 0 {
-			c.cancel(n.Params.RequestID, n.Params.Reason)
+		if json.Unmarshal(m["params"], &p) == nil && len(p.RequestID) > 0 {
+			if id, err := parseID(p.RequestID); err == nil {
+				c.cancel(id, p.Reason)
+			}
 		}
+		// Not passed on: mcp-go knows requests by the internal ids it was
+		// given, so the client's requestId would name nothing there, or
+		// the wrong call. Our cancel ends the call's context, which
+		// mcp-go's is derived from.
+		return
 	}
-	c.handle(c.base, nil, "", line)
+	c.handle(c.base, requestID{}, method, m)
 }
 
 // cancel marks a call cancelled by the client. Our own map is filled before
 // the call's goroutine starts, so a cancel that arrives in the same read as
 // its request still finds it (mcp-go's map would not have it yet).
-func (c *conn) cancel(rawID json.RawMessage, reason string) {
-	key := canonicalID(rawID)
+func (c *conn) cancel(id requestID, reason string) {
 	c.mu.Lock()
-	cl := c.inflight[key]
+	cl := c.inflight[id.key]
 	if cl != nil {
 		cl.cancelled = true
 	}
 	c.mu.Unlock()
 	if cl != nil {
-		c.log.Debug("request cancelled by client", "id", key, "reason", reason)
+		c.log.Debug("request cancelled by client", "id", id.String(), "reason", reason)
 		cl.cancel()
 	}
 }
 
-func (c *conn) request(id json.RawMessage, method string, line []byte) {
-	key := canonicalID(id)
+func (c *conn) request(id requestID, method string, m members) {
 	ctx, cancel := context.WithCancel(c.base)
 	cl := &call{cancel: cancel}
 	c.mu.Lock()
-	_, dup := c.inflight[key]
+	_, dup := c.inflight[id.key]
 	if !dup {
-		c.inflight[key] = cl
+		c.inflight[id.key] = cl
 	}
 	c.mu.Unlock()
 	if dup {
 		cancel()
-		c.replyError(id, codeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is already in use by a request in progress", key))
+		c.replyError(id, codeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is already in use by a request in progress", id))
 		return
 	}
 	c.calls.Add(1)
@@ -289,95 +324,102 @@ func (c *conn) request(id json.RawMessage, method string, line []byte) {
 			case <-c.ready:
 			case <-ctx.Done():
 				c.mu.Lock()
-				delete(c.inflight, key)
+				delete(c.inflight, id.key)
 				c.mu.Unlock()
 				return // cancelled, or the connection ended, before the server was ready
 			}
 		}
-		resp := c.handle(ctx, id, method, line)
+		body := c.handle(ctx, id, method, m)
 		c.mu.Lock()
-		delete(c.inflight, key)
+		delete(c.inflight, id.key)
 		cancelled := cl.cancelled
 		c.mu.Unlock()
 		if cancelled {
 			// The spec says a receiver should not answer a cancelled request.
 			return
 		}
-		if resp != nil {
-			c.out.send(resp)
+		if body != nil {
+			c.out.send(reply{id: id, body: body})
 		}
 	}()
 }
 
 // respond handles a request inline and queues its response.
-func (c *conn) respond(ctx context.Context, id json.RawMessage, method string, line []byte) {
-	if resp := c.handle(ctx, id, method, line); resp != nil {
-		c.out.send(resp)
+func (c *conn) respond(ctx context.Context, id requestID, method string, m members) {
+	if body := c.handle(ctx, id, method, m); body != nil {
+		c.out.send(reply{id: id, body: body})
 	}
 }
 
 // handle runs one message through mcp-go, or a request through its entry
-// in Options.Methods. A panic outside a tool handler (tool panics are
-// turned into error results closer to the tool) becomes an internal-error
-// response instead of killing the server.
-func (c *conn) handle(ctx context.Context, id json.RawMessage, method string, line []byte) (resp any) {
+// in Options.Methods, and returns the response's body (its id is the
+// caller's to add), nil for none. A panic outside a tool handler (tool
+// panics are turned into error results closer to the tool) becomes an
+// internal-error response instead of killing the server.
+func (c *conn) handle(ctx context.Context, id requestID, method string, m members) (body any) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("panic while handling message", "panic", r, "stack", string(debug.Stack()))
-			if id != nil {
-				resp = errorResponse(id, codeInternalError, fmt.Sprintf("Internal error: %v", r))
+			if id.valid() {
+				body = errorBody{Code: codeInternalError, Message: fmt.Sprintf("Internal error: %v", r)}
 			}
 		}
 	}()
-	if fn, ok := c.methods[method]; ok && id != nil {
-		return c.serveMethod(ctx, id, fn, line)
+	if fn, ok := c.methods[method]; ok && id.valid() {
+		return c.serveMethod(ctx, fn, m)
 	}
-	msg := c.srv.HandleMessage(ctx, line)
+	var internal json.RawMessage
+	if id.valid() {
+		internal = internalID(id)
+	}
+	msg := c.srv.HandleMessage(ctx, mcpLine(m, internal))
 	if msg == nil {
 		return nil
 	}
 	return msg
 }
 
-func (c *conn) replyError(id json.RawMessage, code int, message string) {
-	c.out.enqueue(errorResponse(id, code, message)) // from the reader
-}
-
-type rpcError struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Error   struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    any    `json:"data,omitempty"`
-	} `json:"error"`
-}
-
-func errorResponse(id json.RawMessage, code int, message string) rpcError {
-	e := rpcError{JSONRPC: mcp.JSONRPC_VERSION, ID: id}
-	if e.ID == nil {
-		e.ID = json.RawMessage("null")
+// mcpLine is the message mcp-go is given: the members it reads, by their
+// exact names, with the client's id replaced by an internal one (nil for a
+// notification). The response's id is ours to write (see reply), so mcp-go
+// never sees, converts or echoes the client's id.
+func mcpLine(m members, id json.RawMessage) []byte {
+	n := len(id) + 64
+	for _, k := range [...]string{"jsonrpc", "method", "params"} {
+		n += len(m[k])
 	}
-	e.Error.Code = code
-	e.Error.Message = message
-	return e
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	add := func(name string, v json.RawMessage) {
+		if v == nil {
+			return
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b = append(b, v...)
+	}
+	add("jsonrpc", m["jsonrpc"])
+	add("id", id)
+	add("method", m["method"])
+	add("params", m["params"])
+	return append(b, '}')
+}
+
+func (c *conn) replyError(id requestID, code int, message string) {
+	c.out.enqueue(reply{id: id, body: errorBody{Code: code, Message: message}}) // from the reader
+}
+
+// errorBody is a JSON-RPC error object.
+type errorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
 }
 
 func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null"
-}
-
-// canonicalID makes request ids comparable: 7 and 7.0 are the same number,
-// "7" is a different (string) id.
-func canonicalID(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] != '"' {
-		var n json.Number
-		if json.Unmarshal(raw, &n) == nil {
-			if f, err := n.Float64(); err == nil {
-				return fmt.Sprintf("%g", f)
-			}
-		}
-	}
-	return string(raw)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -277,26 +278,9 @@ func TestWriteErrorEndsServe(t *testing.T) {
 	}
 }
 
-func TestCanonicalID(t *testing.T) {
-	tests := []struct {
-		a, b string
-		same bool
-	}{
-		{"7", "7.0", true},
-		{"7", `"7"`, false},
-		{`"abc"`, `"abc"`, true},
-		{"1e2", "100", true},
-	}
-	for _, tt := range tests {
-		if got := canonicalID(json.RawMessage(tt.a)) == canonicalID(json.RawMessage(tt.b)); got != tt.same {
-			t.Errorf("canonicalID(%s) == canonicalID(%s) is %v, want %v", tt.a, tt.b, got, tt.same)
-		}
-	}
-}
-
 // FuzzServe feeds arbitrary bytes to the loop, loop-served methods
-// included: it must never panic or hang, and every line it writes must be
-// a JSON object.
+// included: it must never panic or hang, and the wire must stay valid
+// JSON-RPC (see checkWire).
 func FuzzServe(f *testing.F) {
 	f.Add([]byte(initLine + callLine(1, "echo", "")))
 	f.Add([]byte("not json\n"))
@@ -309,6 +293,13 @@ func FuzzServe(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"method":"x/echo","params":{` + modernMeta + `}}` + "\n"))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":4,"method":"x/own-meta","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":7}}}` + "\n"))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":5,"method":"x/panic","params":[1]}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1180591620717411303424,"method":"x/echo"}` + "\n" + `{"jsonrpc":"2.0","id":-1.5e-3,"method":"tools/call","params":{"name":"echo"}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"h\u00e9llo ☃","method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":"","method":"ping"}` + "\n"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xc3\"}\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":[1],"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":true,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1.0,"method":"x/echo"}` + "\n" + `{"ID":2,"jsonrpc":"2.0","method":"ping","id":"last"}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{` + modernMeta + `}}` + "\n"))
 	srv := newTestServer(tool("echo", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(fmt.Sprint(req.Params.Arguments)), nil
 	}))
@@ -326,16 +317,104 @@ func FuzzServe(f *testing.F) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("Serve hung")
 		}
-		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
-			if len(line) == 0 && out.Len() == 0 {
-				continue
-			}
-			var obj map[string]any
-			if err := json.Unmarshal(line, &obj); err != nil {
-				t.Fatalf("output line is not a JSON object: %q", line)
-			}
+		if err := checkWire(input, out.Bytes()); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+// checkWire is the fuzz oracle, written apart from the loop's own parsing:
+// every output line is a UTF-8 JSON object with jsonrpc "2.0"; a
+// notification has no id; a response has exactly one of result and error,
+// and its id is null (errors only) or the exact token of a request line.
+// Unless the input cancels something, each request line is answered once,
+// under its own token, and each unreadable line or unusable id once with
+// id null.
+func checkWire(input, output []byte) error {
+	want := map[string]int{} // raw id token -> responses still expected
+	nulls := 0               // null-id errors expected
+	cancels := false
+	for _, line := range bytes.Split(input, []byte("\n")) {
+		line = bytes.Trim(line, " \t\r\n")
+		if len(line) == 0 {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if !utf8.Valid(line) || !json.Valid(line) || line[0] != '{' || json.Unmarshal(line, &m) != nil {
+			nulls++
+			continue
+		}
+		rawMethod, hasMethod := m["method"]
+		if !hasMethod && (m["result"] != nil || m["error"] != nil) {
+			continue // a reply: never answered
+		}
+		rawID, hasID := m["id"]
+		if hasID && !bytes.ContainsAny(rawID[:1], `"-0123456789`) {
+			nulls++ // null, true, false, an object or an array
+			continue
+		}
+		var method string
+		if !hasID {
+			if json.Unmarshal(rawMethod, &method) == nil && method == "notifications/cancelled" {
+				cancels = true
+			} else if !hasMethod || json.Unmarshal(rawMethod, &method) != nil {
+				nulls++ // not a notification either: invalid, with no id
+			}
+			continue
+		}
+		want[string(rawID)]++
+	}
+	for _, line := range bytes.Split(bytes.TrimSuffix(output, []byte("\n")), []byte("\n")) {
+		if len(output) == 0 {
+			break
+		}
+		if !utf8.Valid(line) {
+			return fmt.Errorf("output line is not UTF-8: %q", line)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			return fmt.Errorf("output line is not a JSON object: %q", line)
+		}
+		if string(m["jsonrpc"]) != `"2.0"` {
+			return fmt.Errorf("output line without jsonrpc 2.0: %q", line)
+		}
+		if _, ok := m["method"]; ok {
+			if _, ok := m["id"]; ok {
+				return fmt.Errorf("notification with an id: %q", line)
+			}
+			continue
+		}
+		id, ok := m["id"]
+		_, isResult := m["result"]
+		_, isError := m["error"]
+		switch {
+		case !ok:
+			return fmt.Errorf("response without an id: %q", line)
+		case isResult == isError:
+			return fmt.Errorf("response needs exactly one of result and error: %q", line)
+		case string(id) == "null":
+			if !isError {
+				return fmt.Errorf("result with id null: %q", line)
+			}
+			nulls--
+		case want[string(id)] > 0:
+			want[string(id)]--
+		default:
+			return fmt.Errorf("response id %s is not the token of any request line still unanswered: %q", id, line)
+		}
+	}
+	if cancels {
+		return nil // a cancelled call is not answered, if it was still running
+	}
+	if nulls != 0 {
+		return fmt.Errorf("null-id errors: %d more expected than written", nulls)
+	}
+	for id, n := range want {
+		if n != 0 {
+			return fmt.Errorf("request %s: %d responses missing", id, n)
+		}
+	}
+	return nil
 }
 
 // The direct tool-response encoder must say exactly what the generic path
@@ -350,7 +429,7 @@ func TestMarshalToolResponseMatchesGeneric(t *testing.T) {
 		{Content: nil},
 	}
 	for i, r := range results {
-		fast, err := marshalLine(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(i)), r))
+		fast, err := marshalLine(reply{id: mustID(t, fmt.Sprint(i)), body: mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1000+i)), r)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -446,7 +525,7 @@ func TestSkippedSlotDoesNotHoldBackEarlierLines(t *testing.T) {
 	go o.run()
 	defer func() { o.close(); pw.Close() }()
 	first := o.notificationSlot()
-	o.send(errorResponse(json.RawMessage("7"), codeInternalError, "the response"))
+	o.send(reply{id: mustID(t, "7"), body: errorBody{Code: codeInternalError, Message: "the response"}})
 	second := o.notificationSlot()
 	first <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/message"}}
 	// A notification that cannot be encoded (NaN) is skipped.
