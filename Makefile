@@ -76,13 +76,13 @@ test-bins:
 
 test: deps lint test-bins
 	HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN) $(GO) test -race -count=1 ./...
-	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 15s ./mcpserver/stdio
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 15s -fuzzminimizetime 2s ./mcpserver/stdio
 
 test-go: lint test-bins
 	HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN) $(GO) test -race -count=1 ./...
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 5m ./mcpserver/stdio
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 5m -fuzzminimizetime 5s ./mcpserver/stdio
 
 bench: build
 	HERMES_TEST_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./cmd/hermes-tools-mcp
