@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/mcpserver/argschema"
+	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
@@ -47,6 +48,11 @@ type Options struct {
 	// SkillsPageSize is the page size of the extension's list results;
 	// 0 means skillsext.DefaultPageSize.
 	SkillsPageSize int
+	// MemorySnapshot reads the saved memory (memory.Snapshot). When it is
+	// set and the plan enables the memory toolset, each initialize appends
+	// what it returns then to the instructions, so a session starts
+	// knowing what earlier ones saved; nil adds nothing.
+	MemorySnapshot func() (string, error)
 }
 
 // Server is an MCP server exposing the enabled tools of a plan.
@@ -80,6 +86,11 @@ func New(opts Options) *Server {
 	// longer needs.
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) { go list.prepare() })
+	if opts.MemorySnapshot != nil && slices.ContainsFunc(enabled, func(e Entry) bool { return e.Toolset == memory.ToolsetName }) {
+		hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+			res.Instructions = withMemory(res.Instructions, opts.MemorySnapshot, log)
+		})
+	}
 	mcpOpts := []server.ServerOption{
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
@@ -170,6 +181,20 @@ func Instructions(enabled []Entry) string {
 		}
 	}
 	return b.String()
+}
+
+// withMemory appends the saved memory, read now, to instructions. The
+// snapshot is frozen for the session, as Hermes freezes its system prompt:
+// the memory tool's writes show in the next session.
+func withMemory(instructions string, snapshot func() (string, error), log *slog.Logger) string {
+	snap, err := snapshot()
+	if err != nil {
+		log.Warn("saved memory left out of the instructions", "err", err)
+	}
+	if snap == "" {
+		return instructions
+	}
+	return instructions + "\n\nSaved memory from earlier sessions (read when this session started; what the memory tool saves now shows in the next session):\n\n" + snap
 }
 
 // serverTool adapts a declaration to mcp-go: arguments are checked against

@@ -38,6 +38,7 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
+	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -292,6 +293,9 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	if prompt == "" {
 		prompt = DefaultSystemPrompt
 	}
+	if snap := c.memorySnapshot(); snap != "" {
+		prompt += "\n\n" + snap
+	}
 	// delegate_task runs sub-agents on the same tools, minus itself.
 	dt := delegate.Tool(delegate.Options{Run: delegate.NativeRunner(native.Options{Config: cfg, Tools: c.mcp})})
 	tools, err := delegate.ParentTools(c.mcp, dt)
@@ -341,7 +345,8 @@ func (c *Conversation) startCodex() error {
 		HermesHome: o.HermesHome, SessionID: c.meta.ID,
 		Model: c.meta.Model, Provider: c.meta.Provider, Cwd: o.Cwd,
 		ResumeThreadID: c.thread, Approver: o.Approver, OnEvent: onEvent, Logger: o.Logger,
-		ExtraTools: []tooldef.Tool{delegate.Tool(delegate.Options{Run: c.codexSubagent})},
+		ThreadParams: memoryInstructions(c.memorySnapshot()),
+		ExtraTools:   []tooldef.Tool{delegate.Tool(delegate.Options{Run: c.codexSubagent})},
 	})
 	if err != nil {
 		return fmt.Errorf("codex runtime: %w (%s)", err, codexrt.FallbackHint)
@@ -355,6 +360,27 @@ func (c *Conversation) startCodex() error {
 		}
 	})
 	return nil
+}
+
+// memorySnapshot is the saved memory (MEMORY.md, USER.md) as the session
+// starts, framed as Hermes frames it in its system prompt. It is read once
+// per conversation: the memory tool's writes show in the next one.
+func (c *Conversation) memorySnapshot() string {
+	snap, err := memory.Snapshot(c.opts.HermesHome, "")
+	if err != nil {
+		c.notice(fmt.Sprintf("saved memory left out of this session: %v", err))
+	}
+	return snap
+}
+
+// memoryInstructions carries the snapshot to codex, which keeps its own
+// system prompt: as developer instructions, sent to the model with every
+// turn of the thread.
+func memoryInstructions(snap string) map[string]any {
+	if snap == "" {
+		return nil
+	}
+	return map[string]any{"developerInstructions": snap}
 }
 
 // FindToolsBinary locates hermes-tools-mcp: override when non-empty, else

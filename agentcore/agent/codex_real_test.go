@@ -133,3 +133,47 @@ func TestCodexConversationResumesThread(t *testing.T) {
 		t.Errorf("the resumed thread's request lacks the earlier turn: %q", users)
 	}
 }
+
+// On the codex runtime the saved memory reaches the model as developer
+// instructions of the thread.
+func TestCodexMemoryReachesTheModel(t *testing.T) {
+	bin := codextest.Binary(t)
+	responses := fakeresponses.New(t)
+	responses.Enqueue(fakeresponses.Text("Bonjour."))
+	home := codextest.NewHome(t)
+	hermesHome := t.TempDir()
+	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" +
+		"memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(hermesHome, "memories"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hermesHome, "memories", "USER.md"), []byte("Prefers answers in French.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
+	c, err := Start(context.Background(), Options{
+		HermesHome: hermesHome, Getenv: func(string) string { return "" }, Environ: env, SkipHermesTools: true,
+		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if res, err := c.Turn(ctx, "Hello"); err != nil || !res.Completed {
+		t.Fatalf("codex turn: %+v %v", res, err)
+	}
+	reqs := responses.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("codex sent the model nothing")
+	}
+	body := string(reqs[0].Body)
+
+	if !strings.Contains(body, "USER PROFILE (who the user is)") || !strings.Contains(body, "Prefers answers in French.") {
+		t.Errorf("the model's first request lacks the saved memory:\n%.3000s", body)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/protostdio"
 	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 )
 
@@ -107,7 +108,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitFailure
 		}
 	}
-	srv := mcpserver.New(mcpserver.Options{Version: buildVersion(), Plan: setup.plan, Logger: log, Skills: setup.skills})
+	srv := mcpserver.New(mcpserver.Options{
+		Version: buildVersion(), Plan: setup.plan, Logger: log, Skills: setup.skills,
+		MemorySnapshot: func() (string, error) { return memory.Snapshot(setup.home, setup.configPath) },
+	})
 	log.Info("serving on stdio", "hermes_home", setup.home, "tools", len(setup.plan.Enabled()))
 	err = srv.ServeStdio(ctx, stdin, out)
 	switch {
