@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // TestManagedBlockMarkers: marker lines count only as whole lines at the
@@ -123,5 +125,33 @@ func TestManagedBlockReplacedInPlace(t *testing.T) {
 	s := string(out)
 	if !strings.HasPrefix(s, before+BeginMarker+"\n") || !strings.HasSuffix(s, EndMarker+"\n"+after) || strings.Contains(s, "old") {
 		t.Fatalf("not replaced in place:\n%s", s)
+	}
+}
+
+// TestScannerAgreesWithParser: hand-picked lexing corners, checked against
+// go-toml's own view of which comment lines are top-level.
+func TestScannerAgreesWithParser(t *testing.T) {
+	const b, e = BeginMarker, EndMarker
+	for _, text := range []string{
+		"a = '\\'\n" + b + "\n" + e + "\n",
+		"a = \"\\\\\"\n" + b + "\n" + e + "\n",
+		"a = \"\"\"\\\\\"\"\"\n" + b + "\n" + e + "\n",
+		"a = \"\"\"\\  \n  " + b + "\n\"\"\"\n" + b + "\n" + e + "\n",
+		"a = [ \"x\", # c\n" + b + "\n]\n" + e + "\n",
+		"a = { b = [ \"]\" ] }\n" + b + "\n" + e + "\n",
+		"[\"k]\".'[x'] # " + b + "\n" + b + "\n" + e + "\n",
+		"a = ''''x'''\n" + b + "\n" + e + "\n",
+		"a = ''''''\n" + b + "\n" + e + "\n",
+		"a = \"\"\"\"\"\"\n" + b + "\n" + e + "\n",
+		"a = \"\"\"\"\"x\"\"\"\n" + b + "\n" + e + "\n",
+		"a = [[1,2],[\n3]]\n" + b + "\n" + e + "\n",
+		"a = \"\"\"\n\"\"\\\"\"\"\"\n" + b + "\n" + e + "\n",
+		"\t" + b + "\n" + e + "\r\n",
+	} {
+		if err := toml.Unmarshal([]byte(text), new(map[string]any)); err != nil {
+			t.Errorf("case does not parse, fix the case: %v\n%q", err, text)
+			continue
+		}
+		checkScannerAgreesWithParser(t, []byte(text))
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // corpus reads testdata/corpus/*.toml: config.toml files as people write
@@ -100,6 +102,7 @@ var lineNumber = regexp.MustCompile(`line \d+`)
 // It reports whether apply succeeded.
 func checkManagedBlock(t *testing.T, doc []byte, in CodexInput) bool {
 	t.Helper()
+	checkScannerAgreesWithParser(t, bytes.TrimPrefix(doc, bom))
 	out, _, err := MigrateCodex(doc, in)
 	if err != nil {
 		if !lineNumber.MatchString(err.Error()) {
@@ -192,4 +195,38 @@ func FuzzManagedBlock(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte, sel uint8, pos uint16) {
 		checkManagedBlock(t, mutate(doc, sel, pos), fuzzInput(sel))
 	})
+}
+
+// checkScannerAgreesWithParser: on a document that parses, the line
+// scanner finds a marker exactly where go-toml sees a whole-line comment
+// at the top level holding the marker text, so the scanner's view of
+// strings, escapes and arrays is TOML's.
+func checkScannerAgreesWithParser(t *testing.T, text []byte) {
+	t.Helper()
+	var fromParser []int
+	p := unstable.Parser{KeepComments: true}
+	p.Reset(text)
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.Comment {
+			continue
+		}
+		off := int(e.Raw.Offset)
+		c := string(bytes.TrimRight(e.Data, " \t\r"))
+		if (off == 0 || text[off-1] == '\n') && (c == BeginMarker || c == EndMarker) {
+			fromParser = append(fromParser, off)
+		}
+	}
+	if p.Error() != nil {
+		return
+	}
+	var fromScanner []int
+	for _, l := range scanLines(text) {
+		if markerOf(text, l) != notMarker {
+			fromScanner = append(fromScanner, l.start)
+		}
+	}
+	if !slices.Equal(fromParser, fromScanner) {
+		t.Fatalf("marker lines: parser sees them at offsets %v, the scanner at %v\n%q", fromParser, fromScanner, text)
+	}
 }
