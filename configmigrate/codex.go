@@ -75,14 +75,21 @@ type ServerReport struct {
 var ErrInvalidTOML = errors.New("config.toml is not valid TOML")
 
 // MigrateCodex returns existing with the managed block replaced by one
-// rendered from in. Every byte outside the block is kept. Where the user's
-// own text already defines something the block would (default_permissions,
-// a server table, a plugin table), the user's definition wins. The result
-// is parsed before it is returned; nothing invalid is ever produced.
+// rendered from in. Every byte outside the block is kept: a block standing
+// where one may stand is replaced in place, marker lines included; with no
+// block, or one whose tables would capture the user's root keys, the block
+// goes before the first table header. Where the user's own text already
+// defines something the block would (default_permissions, a server table,
+// a plugin table), the user's definition wins. Marker lines that do not
+// make exactly one block are refused with a *MarkerError. The result is
+// parsed before it is returned; nothing invalid is ever produced.
 func MigrateCodex(existing []byte, in CodexInput) ([]byte, CodexReport, error) {
 	var rep CodexReport
-	doc := splitDocument(existing)
-	user, err := parseTOML(doc.user)
+	doc, err := splitDocument(existing)
+	if err != nil {
+		return nil, rep, err
+	}
+	user, err := doc.parseUser()
 	if err != nil {
 		return nil, rep, err
 	}
@@ -132,13 +139,20 @@ func checkInlineTables(user []byte, rep CodexReport) error {
 }
 
 // RemoveCodexBlock takes the managed block out again. The user's bytes are
-// returned as they were before the block was added.
+// returned exactly as they were before the block was added, BOM, line
+// endings and a missing final newline included.
 func RemoveCodexBlock(existing []byte) (out []byte, removed bool, err error) {
-	doc := splitDocument(existing)
-	if _, err := parseTOML(doc.user); err != nil {
+	doc, err := splitDocument(existing)
+	if err != nil {
 		return nil, false, err
 	}
-	return doc.user, doc.hadBlock, nil
+	if _, err := doc.parseUser(); err != nil {
+		return nil, false, err
+	}
+	if !doc.hadBlock {
+		return existing, false, nil
+	}
+	return append(bytes.Clone(doc.bom), doc.user...), true, nil
 }
 
 // parseTOML parses text into a generic map, turning a parse error into one
@@ -163,89 +177,110 @@ func parseTOML(text []byte) (map[string]any, error) {
 // managed block goes.
 type document struct {
 	bom      []byte
-	user     []byte // the file without BOM and without any managed block
-	insertAt int    // byte offset in user where the block goes
+	text     []byte // the file without BOM
+	user     []byte // text without the managed block
+	insertAt int    // byte offset in user where a new block goes
 	newline  string
 	hadBlock bool
+	span     blockSpan // the existing block in text, if hadBlock
+	// inPlace is true when the existing block stands where a block may
+	// stand, so replacing it touches no other byte.
+	inPlace bool
 }
 
 var bom = []byte("\xef\xbb\xbf")
 
-func splitDocument(text []byte) document {
+func splitDocument(text []byte) (document, error) {
 	var d document
 	if bytes.HasPrefix(text, bom) {
 		d.bom, text = bom, text[len(bom):]
 	}
-	d.newline = "\n"
-	if bytes.Contains(text, []byte("\r\n")) {
-		d.newline = "\r\n"
+	d.text, d.user = text, text
+	span, ok, err := findBlock(text)
+	if err != nil {
+		return d, fmt.Errorf("managed block: %w", err)
 	}
-	d.user, d.hadBlock = stripBlocks(text)
+	if ok {
+		d.hadBlock, d.span = true, span
+		user := make([]byte, 0, len(text)-(span.end-span.begin))
+		user = append(user, text[:span.begin-span.pre]...)
+		d.user = append(user, text[span.end+span.sep:]...)
+	}
+	// A one-line file has no style of its own; keep the block's.
+	d.newline = newlineOf(text)
+	if bytes.IndexByte(d.user, '\n') >= 0 {
+		d.newline = newlineOf(d.user)
+	}
 	d.insertAt = firstTableHeader(d.user)
-	return d
+	d.inPlace = ok && blockFits(d.user, span.begin-span.pre)
+	return d, nil
 }
 
-// with returns the file with block inserted. The block goes before the
-// first table header, where its root key (default_permissions) is a root
-// key whatever the file contains; with no header it goes at the end.
+// parseUser parses the user's text. A parse error's line number counts
+// lines of the file as it is, block included, so the user finds the line.
+func (d document) parseUser() (map[string]any, error) {
+	m, err := parseTOML(d.user)
+	if err != nil && d.hadBlock {
+		if _, whole := parseTOML(d.text); whole != nil {
+			return nil, whole
+		}
+	}
+	return m, err
+}
+
+// with returns the file with block in place of the old one, or inserted
+// before the first table header, where its root key (default_permissions)
+// is a root key whatever the file contains; with no header it goes at the
+// end. The separators it adds (a blank line after the block, a line break
+// before it in a file without a final newline) are what findBlock counts
+// as the block's, so removing the block gives back the user's bytes.
 func (d document) with(block string) []byte {
-	before, after := d.user[:d.insertAt], d.user[d.insertAt:]
 	var b bytes.Buffer
 	b.Write(d.bom)
+	if d.inPlace {
+		b.Write(d.text[:d.span.begin])
+		if !d.span.finalNL {
+			block = strings.TrimSuffix(block, d.newline)
+		}
+		b.WriteString(block)
+		b.Write(d.text[d.span.end:])
+		return b.Bytes()
+	}
+	before, after := d.user[:d.insertAt], d.user[d.insertAt:]
 	b.Write(before)
 	if len(before) > 0 && !bytes.HasSuffix(before, []byte("\n")) {
+		// The file lacks a final newline: the block ends the file without
+		// one as well, rather than giving the user's last line one.
 		b.WriteString(d.newline)
+		block = strings.TrimSuffix(block, d.newline)
 	}
 	b.WriteString(block)
 	if len(after) > 0 {
-		// One blank line between the block and the user's next table;
-		// stripBlocks removes exactly this line again.
 		b.WriteString(d.newline)
 		b.Write(after)
 	}
 	return b.Bytes()
 }
 
-// stripBlocks removes every managed block (there may be several after a
-// bad merge) and the one blank line that follows each. A legacy block
-// without an end marker ends at the first table header that Hermes would
-// not have written, as the Python Hermes decides it.
-func stripBlocks(text []byte) ([]byte, bool) {
-	lines := bytes.SplitAfter(text, []byte("\n"))
-	var out bytes.Buffer
-	inBlock, found, dropBlank := false, false, false
-	for _, raw := range lines {
-		line := strings.TrimRight(string(raw), "\r\n")
-		switch {
-		case line == BeginMarker:
-			inBlock, found = true, true
-			continue
-		case inBlock && line == EndMarker:
-			inBlock, dropBlank = false, true
-			continue
-		case inBlock && strings.HasPrefix(line, "[") && !hermesTableHeader(line):
-			inBlock = false
-		case inBlock:
-			continue
-		}
-		if dropBlank {
-			dropBlank = false
-			if strings.TrimSpace(line) == "" && len(raw) > 0 {
-				continue
+// blockFits reports whether a block at offset at of the user's text would
+// leave every key where it is: nothing but root keys come before it and no
+// root key comes after it, so default_permissions stays a root key and the
+// block's last table does not capture the user's keys that follow.
+func blockFits(user []byte, at int) bool {
+	p := unstable.Parser{KeepComments: true}
+	p.Reset(user)
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			return at <= headerLine(user, e)
+		case unstable.KeyValue:
+			if k := e.Key(); k.Next() && int(k.Node().Raw.Offset) >= at {
+				return false
 			}
 		}
-		out.Write(raw)
 	}
-	return out.Bytes(), found
-}
-
-func hermesTableHeader(line string) bool {
-	for _, p := range []string{"[mcp_servers", "[plugins", "[permissions]", "[permissions."} {
-		if strings.HasPrefix(line, p) {
-			return true
-		}
-	}
-	return false
+	return true
 }
 
 // firstTableHeader returns the offset of the line holding the first table
@@ -257,23 +292,26 @@ func firstTableHeader(text []byte) int {
 	p.Reset(text)
 	for p.NextExpression() {
 		e := p.Expression()
-		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable {
-			continue
+		if e.Kind == unstable.Table || e.Kind == unstable.ArrayTable {
+			return aboveComments(text, headerLine(text, e))
 		}
-		off := int(e.Raw.Offset)
-		if off <= 0 || off > len(text) {
-			// Fall back to the first key of the header.
-			if k := e.Key(); k.Next() {
-				off = int(k.Node().Raw.Offset)
-			}
-		}
-		// Back up to the start of the line holding the '['.
-		for off > 0 && text[off-1] != '\n' {
-			off--
-		}
-		return aboveComments(text, off)
 	}
 	return len(text)
+}
+
+// headerLine returns the offset of the line holding a table header.
+func headerLine(text []byte, e *unstable.Node) int {
+	off := int(e.Raw.Offset)
+	if off <= 0 || off > len(text) {
+		// Fall back to the first key of the header.
+		if k := e.Key(); k.Next() {
+			off = int(k.Node().Raw.Offset)
+		}
+	}
+	for off > 0 && text[off-1] != '\n' {
+		off--
+	}
+	return off
 }
 
 // aboveComments moves a line offset up over the comment lines directly
@@ -321,27 +359,16 @@ func BlockPlugins(text []byte) []Plugin {
 	return dedupePlugins(out)
 }
 
-// extractBlock returns the text of the first managed block, markers
-// excluded, or nil.
+// extractBlock returns the text of the managed block, or nil when there
+// is none or its markers are broken. The markers are comments, so the
+// span parses as it is.
 func extractBlock(text []byte) []byte {
-	lines := bytes.SplitAfter(text, []byte("\n"))
-	var out bytes.Buffer
-	in := false
-	for _, raw := range lines {
-		line := strings.TrimRight(string(raw), "\r\n")
-		switch {
-		case line == BeginMarker:
-			in = true
-		case in && (line == EndMarker || strings.HasPrefix(line, "[") && !hermesTableHeader(line)):
-			return out.Bytes()
-		case in:
-			out.Write(raw)
-		}
+	text = bytes.TrimPrefix(text, bom)
+	span, ok, err := findBlock(text)
+	if !ok || err != nil {
+		return nil
 	}
-	if in {
-		return out.Bytes()
-	}
-	return nil
+	return text[span.begin:span.end]
 }
 
 // renderBlock renders the managed block, skipping what the user defines.

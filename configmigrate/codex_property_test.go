@@ -16,16 +16,16 @@ func randomUserTOML(r *rand.Rand) []byte {
 	pick := func(opts ...string) string { return opts[r.IntN(len(opts))] }
 	rootKeys := []string{"model", "approval_policy", "sandbox_mode", "model_reasoning_effort", "notify", "profile"}
 	r.Shuffle(len(rootKeys), func(i, j int) { rootKeys[i], rootKeys[j] = rootKeys[j], rootKeys[i] })
-	// A legacy block (no end marker) runs to the next non-Hermes table, so
-	// one only stands right before the tables, as the Python Hermes put it.
-	block := func(legacyOK bool) {
-		lines = append(lines, BeginMarker, "", `default_permissions = ":workspace"`, "", "[mcp_servers.hermes-tools]", `command = "/old/python"`)
-		if !legacyOK || r.IntN(2) == 0 {
-			lines = append(lines, "", EndMarker)
-		}
+	// One old block at most, at the top or before the tables; a block
+	// without its end marker, or a second one, is refused (see
+	// TestMarkerErrors).
+	hasBlock := false
+	block := func() {
+		lines = append(lines, BeginMarker+pickStr(r, "", "  ", "\t"), "", `default_permissions = ":workspace"`, "", "[mcp_servers.hermes-tools]", `command = "/old/python"`, "", EndMarker)
+		hasBlock = true
 	}
 	if r.IntN(4) == 0 {
-		block(false)
+		block()
 	}
 	for i := range r.IntN(len(rootKeys)) {
 		switch r.IntN(6) {
@@ -34,11 +34,13 @@ func randomUserTOML(r *rand.Rand) []byte {
 		case 1:
 			lines = append(lines, "")
 		}
-		switch r.IntN(4) {
+		switch r.IntN(5) {
 		case 0:
 			lines = append(lines, rootKeys[i]+" = [", `  "[not-a-header]",`, `  ["nested"],`, "]")
 		case 1:
-			lines = append(lines, rootKeys[i]+` = """`, "[also.not.a.header]", `"""`)
+			lines = append(lines, rootKeys[i]+` = """`, "[also.not.a.header]", BeginMarker, `"""`)
+		case 2:
+			lines = append(lines, rootKeys[i]+" = '''", EndMarker, "'''")
 		default:
 			lines = append(lines, fmt.Sprintf("%s = %q%s", rootKeys[i], pick("gpt-5.5", "on-request", "a # b"), pick("", "  # trailing")))
 		}
@@ -47,8 +49,8 @@ func randomUserTOML(r *rand.Rand) []byte {
 	if dotted {
 		lines = append(lines, `mcp_servers.dotted.command = "dotted"`)
 	}
-	if r.IntN(4) == 0 && len(lines) > 0 {
-		block(true)
+	if r.IntN(4) == 0 && len(lines) > 0 && !hasBlock {
+		block()
 	}
 	tables := []string{"[history]\npersistence = \"none\"", "[mcp_servers.user-one]\ncommand = \"u1\"",
 		"[plugins.\"github@openai-curated\"]\nenabled = false", "[[skills.config]]\npath = \"/x\"",
@@ -136,7 +138,9 @@ func checkSeed(t *testing.T, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	existing := randomUserTOML(r)
 	in := randomInput(r)
-	if _, err := parseTOML(splitDocument(existing).user); err != nil {
+	if doc, err := splitDocument(existing); err != nil {
+		t.Fatalf("seed %d: generator made broken markers: %v\n%s", seed, err, existing)
+	} else if _, err := parseTOML(doc.user); err != nil {
 		t.Fatalf("seed %d: generator made invalid TOML: %v\n%s", seed, err, existing)
 	}
 	out, _, err := MigrateCodex(existing, in)

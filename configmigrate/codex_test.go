@@ -107,21 +107,9 @@ func checkCodexInvariants(t *testing.T, existing, out []byte, in CodexInput) {
 		t.Fatal(err)
 	}
 	orig, _, _ := RemoveCodexBlock(existing)
-	if !sameUserBytes(orig, user) {
+	if !bytes.Equal(orig, user) {
 		t.Errorf("user bytes changed:\n--- before\n%q\n--- after\n%q", orig, user)
 	}
-}
-
-// sameUserBytes compares user text, allowing only the final newline the
-// block insertion adds to a file that lacked one.
-func sameUserBytes(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	if len(a) == 0 || bytes.HasSuffix(a, []byte("\n")) {
-		return false
-	}
-	return bytes.Equal(append(bytes.Clone(a), '\n'), b) || bytes.Equal(append(bytes.Clone(a), '\r', '\n'), b)
 }
 
 // txtar cannot hold a bare CR visibly; golden files spell it «CR».
