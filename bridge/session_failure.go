@@ -30,6 +30,7 @@ const (
 	TurnErrFailed    TurnErrorKind = "failed"     // codex ended the turn unsuccessfully
 	TurnErrAborted   TurnErrorKind = "aborted"    // codex sent a <turn_aborted> marker
 	TurnErrUsage     TurnErrorKind = "usage"      // the call was wrong: empty input, closed session
+	TurnErrLimit     TurnErrorKind = "limit"      // the account's usage limit is reached
 )
 
 // TurnError is a failed turn.

@@ -296,6 +296,11 @@ func (s *Session) settle(c *Client, t *turnState, res *TurnResult) {
 			s.retire(c)
 			return
 		}
+		if text, ok := strings.CutPrefix(detail, usageLimitCode+": "); ok {
+			// Codex's own words say when; its stderr says nothing more.
+			res.Err = &TurnError{Kind: TurnErrLimit, Message: usageLimitMessage(redact.String(text), time.Now())}
+			return
+		}
 		msg := "turn ended status=" + orDefault(status, "unknown")
 		if detail != "" {
 			msg += ": " + redact.String(detail)

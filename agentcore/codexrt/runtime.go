@@ -223,9 +223,9 @@ func (r *Runtime) Close() error {
 // itself is wrong (closed runtime, empty input). Messages start with the
 // user message, once, followed by codex's projected transcript.
 //
-// A turn that failed or that codex marked as needing retirement closes the
-// codex session, so the next turn starts a fresh codex and thread instead
-// of riding one that is dead, wedged or logged out.
+// A turn that codex marked as needing retirement closes the codex session,
+// so the next turn starts a fresh codex and thread instead of riding one
+// that is dead, wedged or logged out; any other failure keeps the thread.
 func (r *Runtime) RunTurn(ctx context.Context, userText string) (agentcore.Result, error) {
 	if strings.TrimSpace(userText) == "" {
 		return agentcore.Result{}, errors.New("codex runtime: empty user message; type something to send")
@@ -245,7 +245,11 @@ func (r *Runtime) RunTurn(ctx context.Context, userText string) (agentcore.Resul
 	if tr.ThreadID != "" {
 		r.resume = tr.ThreadID
 	}
-	retire := tr.ShouldRetire || tr.Err != nil
+	// A failed turn (a model error, a usage limit) keeps the thread: the
+	// next turn resumes it with the conversation so far. Only what the
+	// bridge says makes codex unusable (it died, is wedged, its login
+	// failed, a deadline interrupted it) retires the session.
+	retire := tr.ShouldRetire
 	if retire && r.sess == s {
 		r.sess = nil
 		// A fresh session starts a new thread: the old one may be what

@@ -142,8 +142,10 @@ func TestTurnOutcomes(t *testing.T) {
 			false, true, false, true, 0, []string{"subprocess died", "/codex-runtime auto"}, "Codex app-server turn failed: codex app-server startup failed: subprocess died"},
 		{"timeout retires", bridge.TurnResult{Interrupted: true, Err: &bridge.TurnError{Kind: bridge.TurnErrTimeout, Message: "turn timed out after 600.0s"}, TurnID: "tu1", ThreadID: "th1", ShouldRetire: true},
 			false, true, true, true, 1, []string{"turn timed out after 600.0s", "/codex-runtime auto"}, "codex-runtime auto"},
-		{"failed turn retires", bridge.TurnResult{FinalText: "half", Err: &bridge.TurnError{Kind: bridge.TurnErrFailed, Message: "model error"}, TurnID: "t"},
-			false, true, false, true, 1, []string{"model error"}, "half"},
+		{"failed turn keeps the thread", bridge.TurnResult{FinalText: "half", Err: &bridge.TurnError{Kind: bridge.TurnErrFailed, Message: "model error"}, TurnID: "t"},
+			false, true, false, false, 1, []string{"model error"}, "half"},
+		{"usage limit keeps the thread", bridge.TurnResult{Err: &bridge.TurnError{Kind: bridge.TurnErrLimit, Message: "usage limit reached; resets at 14:05"}, TurnID: "t"},
+			false, true, false, false, 1, []string{"resets at 14:05"}, ""},
 		{"auth hint not doubled", bridge.TurnResult{Err: &bridge.TurnError{Kind: bridge.TurnErrAuth, Message: bridge.AuthHint}, ShouldRetire: true},
 			false, true, false, true, 0, []string{"codex login"}, ""},
 	}

@@ -193,11 +193,11 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 	defer req.finish()
 
 	if !scripted {
-		writeError(w, http.StatusInternalServerError, fmt.Sprintf("fakeresponses: no reply scripted for request %d", req.N))
+		writeError(w, http.StatusInternalServerError, fmt.Sprintf("fakeresponses: no reply scripted for request %d", req.N), "", 0)
 		return
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
-		writeError(w, reply.Status, reply.ErrorMessage)
+		writeError(w, reply.Status, reply.ErrorMessage, reply.ErrorType, reply.ResetsAt)
 		return
 	}
 	if reply.ID == "" {
@@ -215,13 +215,18 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 
 // writeError answers like the real API does for a failed request: a JSON
 // error object.
-func writeError(w http.ResponseWriter, status int, msg string) {
+func writeError(w http.ResponseWriter, status int, msg, typ string, resetsAt int64) {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"message": msg, "type": "server_error", "param": nil, "code": nil,
-	}})
+	if typ == "" {
+		typ = "server_error"
+	}
+	e := map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}
+	if resetsAt != 0 {
+		e["resets_at"] = resetsAt
+	}
+	b, _ := json.Marshal(map[string]any{"error": e})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
@@ -240,6 +245,11 @@ type Reply struct {
 	// with ErrorMessage in the standard error body, and no stream.
 	Status       int
 	ErrorMessage string
+	// ErrorType is the error body's type (default "server_error"), e.g.
+	// "usage_limit_reached" with a 429; ResetsAt, when set, is its
+	// resets_at (Unix seconds), as the ChatGPT backend reports a limit.
+	ErrorType string
+	ResetsAt  int64
 	// Truncate ends the stream without response.completed, which codex
 	// reports as "stream disconnected before completion".
 	Truncate bool
