@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,13 +78,11 @@ func (l *Library) handleManage(ctx context.Context, raw json.RawMessage) (toolde
 	if err != nil {
 		return tooldef.Errorf("Invalid arguments: %v", err), nil
 	}
-	res, err := l.Manage(ctx, args)
+	res, err := l.manage(ctx, args)
 	var r *refusal
 	if errors.As(err, &r) {
 		out := map[string]any{"success": false, "error": r.msg}
-		for k, v := range r.extra {
-			out[k] = v
-		}
+		maps.Copy(out, r.extra)
 		return tooldef.Failure(out), nil
 	}
 	if err != nil {
@@ -92,11 +91,11 @@ func (l *Library) handleManage(ctx context.Context, raw json.RawMessage) (toolde
 	return tooldef.OK(res), nil
 }
 
-// Manage runs one skill_manage call. A *refusal error is the model's to
+// manage runs one skill_manage call. A *refusal error is the model's to
 // fix; any other error is the machine's. A successful write is visible to
 // the next call of every surface of l, and the change listeners have been
-// told before Manage returns.
-func (l *Library) Manage(ctx context.Context, a manageArgs) (map[string]any, error) {
+// told before manage returns.
+func (l *Library) manage(ctx context.Context, a manageArgs) (map[string]any, error) {
 	// Required fields first, with the original's messages, so a call that
 	// lacks one is told so before anything about the skill.
 	switch a.Action {
@@ -158,6 +157,12 @@ func (l *Library) Manage(ctx context.Context, a manageArgs) (map[string]any, err
 		res, err = l.writeSkillFile(ctx, a.Name, *a.FilePath, *a.FileContent)
 	case "remove_file":
 		res, err = l.removeSkillFile(ctx, a.Name, *a.FilePath)
+	}
+	var r *refusal
+	if err != nil && !errors.As(err, &r) {
+		// A write may have got half way (a directory made, then the
+		// disk full): whatever is on disk now must be what is served.
+		l.invalidate()
 	}
 	if err != nil {
 		return nil, err
@@ -259,11 +264,12 @@ func validateFileSize(content string) string {
 	return ""
 }
 
-// validateFilePath is the original's _validate_file_path, for write_file
-// and remove_file: a file under one of the support directories. allowSkillMD
-// admits SKILL.md (and <name>/SKILL.md), which only patch may target: the
-// other actions would write it unvalidated or remove it.
-func validateFilePath(p string, allowSkillMD bool) string {
+// validateFilePath is the original's _validate_file_path: a file under
+// one of the support directories. When skillName is set (patch only),
+// SKILL.md itself is admitted too, spelt "SKILL.md" or
+// "<skillName>/SKILL.md" as the original accepts; write_file and
+// remove_file would write it unvalidated or remove it, so they get "".
+func validateFilePath(p, skillName string) string {
 	if p == "" {
 		return "file_path is required."
 	}
@@ -273,11 +279,10 @@ func validateFilePath(p string, allowSkillMD bool) string {
 	if isAbsolute(p) {
 		return fmt.Sprintf("file_path must be relative to the skill directory, e.g. 'references/notes.md'. Got: '%s'", p)
 	}
-	parts := strings.FieldsFunc(filepath.ToSlash(p), func(r rune) bool { return r == '/' })
-	parts = slices.DeleteFunc(parts, func(s string) bool { return s == "." })
-	if allowSkillMD && len(parts) > 0 && len(parts) <= 2 && parts[len(parts)-1] == skillFile {
+	if skillName != "" && isSkillMD(p, skillName) {
 		return ""
 	}
+	parts := pathParts(p)
 	if len(parts) == 0 || !supportDirs[parts[0]] {
 		return fmt.Sprintf("File must be under one of: assets, references, scripts, templates. Got: '%s'", p)
 	}
@@ -287,15 +292,28 @@ func validateFilePath(p string, allowSkillMD bool) string {
 	return ""
 }
 
-// cleanFilePath is a validated file_path as a clean relative path.
-func cleanFilePath(p string) string {
+// pathParts splits a slash- or separator-separated relative path, without
+// empty and "." parts.
+func pathParts(p string) []string {
 	parts := strings.FieldsFunc(filepath.ToSlash(p), func(r rune) bool { return r == '/' })
-	parts = slices.DeleteFunc(parts, func(s string) bool { return s == "." })
-	if parts[len(parts)-1] == skillFile {
-		return skillFile
-	}
-	return filepath.Join(parts...)
+	return slices.DeleteFunc(parts, func(s string) bool { return s == "." })
 }
+
+// isSkillMD reports whether a patch's file_path names the skill's own
+// SKILL.md.
+func isSkillMD(p, skillName string) bool {
+	parts := pathParts(p)
+	switch len(parts) {
+	case 1:
+		return parts[0] == skillFile
+	case 2:
+		return parts[0] == skillName && parts[1] == skillFile
+	}
+	return false
+}
+
+// cleanFilePath is a validated supporting file's path, clean and relative.
+func cleanFilePath(p string) string { return filepath.Join(pathParts(p)...) }
 
 // commas formats n as Python's "{:,}" does.
 func commas(n int) string {
@@ -497,6 +515,9 @@ func (l *Library) createSkill(ctx context.Context, name, content, category strin
 		return nil, err
 	}
 	if _, err := writeConfined(rootReal, dir, skillFile, []byte(content)); err != nil {
+		// An empty directory left behind would block the retry as
+		// "already exists".
+		_ = os.Remove(dir)
 		return nil, err
 	}
 	res := map[string]any{
@@ -544,12 +565,11 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 	}
 	rel, label := skillFile, skillFile
 	if filePath != "" {
-		if msg := validateFilePath(filePath, true); msg != "" {
+		if msg := validateFilePath(filePath, name); msg != "" {
 			return nil, refusef("%s", msg)
 		}
-		rel = cleanFilePath(filePath)
-		if rel != skillFile {
-			label = filePath
+		if !isSkillMD(filePath, name) {
+			rel, label = cleanFilePath(filePath), filePath
 		}
 	}
 	rootReal, dir, err := l.skillRealDir(s)
@@ -587,10 +607,13 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 	} else {
 		updated, n = strings.Replace(content, oldString, newString, 1), 1
 	}
-	if msg := validateContentSize(updated, label); msg != "" {
-		return nil, refusef("%s", msg)
-	}
+	// The original also holds supporting files to SKILL.md's character
+	// limit when patched (not when written); here each file has its own
+	// limit, the one the library reads it under.
 	if rel == skillFile {
+		if msg := validateContentSize(updated, label); msg != "" {
+			return nil, refusef("%s", msg)
+		}
 		if msg := validateFrontmatter(updated); msg != "" {
 			return nil, refusef("Patch would break SKILL.md structure: %s", msg)
 		}
@@ -663,7 +686,7 @@ func (l *Library) deleteSkill(ctx context.Context, name string, absorbedInto *st
 }
 
 func (l *Library) writeSkillFile(ctx context.Context, name, filePath, content string) (map[string]any, error) {
-	if msg := validateFilePath(filePath, false); msg != "" {
+	if msg := validateFilePath(filePath, ""); msg != "" {
 		return nil, refusef("%s", msg)
 	}
 	if msg := validateFileSize(content); msg != "" {
@@ -688,7 +711,7 @@ func (l *Library) writeSkillFile(ctx context.Context, name, filePath, content st
 }
 
 func (l *Library) removeSkillFile(ctx context.Context, name, filePath string) (map[string]any, error) {
-	if msg := validateFilePath(filePath, false); msg != "" {
+	if msg := validateFilePath(filePath, ""); msg != "" {
 		return nil, refusef("%s", msg)
 	}
 	s, err := l.ownedSkill(ctx, name, "")

@@ -23,12 +23,9 @@ func outside(t *testing.T, f *fixture) string {
 	t.Helper()
 	dir := filepath.Join(filepath.Dir(f.home), "outside")
 	writeFile(t, filepath.Join(dir, "secret.md"), "outside data\n")
-	writeFile(t, filepath.Join(dir, SkillFileName), skillMD("evil", "Planted.", "Body."))
+	writeFile(t, filepath.Join(dir, skillFile), skillMD("evil", "Planted.", "Body."))
 	return dir
 }
-
-// SkillFileName keeps the tests' paths readable.
-const SkillFileName = skillFile
 
 // treeSum digests every path, mode, link target and content under dir.
 func treeSum(t *testing.T, dir string) string {
@@ -123,6 +120,10 @@ func TestManageRefusals(t *testing.T) {
 		{"dot dot in file_path", nil, map[string]any{"action": "write_file", "name": "bare", "file_path": "references/../../x.md", "file_content": "x"}, "Path traversal ('..') is not allowed."},
 		{"leading dot dot", nil, map[string]any{"action": "remove_file", "name": "bare", "file_path": "../clash/SKILL.md"}, "Path traversal ('..') is not allowed."},
 		{"absolute file_path", nil, map[string]any{"action": "write_file", "name": "bare", "file_path": "/etc/passwd", "file_content": "x"}, "file_path must be relative to the skill directory"},
+		{"patch SKILL.md of another name", nil, map[string]any{"action": "patch", "name": "bare", "file_path": "other/SKILL.md", "old_string": "a", "new_string": "b"}, "File must be under one of"},
+		{"patch past the file limit", func(t *testing.T, f *fixture, _ string) {
+			writeFile(t, filepath.Join(f.home, "skills", "bare", "references", "r.md"), "grow here")
+		}, map[string]any{"action": "patch", "name": "bare", "file_path": "references/r.md", "old_string": "grow here", "new_string": strings.Repeat("y", MaxFileBytes+1)}, "File content is 1,048,577 bytes"},
 		{"patch outside support dirs", nil, map[string]any{"action": "patch", "name": "bare", "file_path": "other.md", "old_string": "a", "new_string": "b"}, "File must be under one of"},
 		// lookups
 		{"write_file to missing skill", nil, map[string]any{"action": "write_file", "name": "nope", "file_path": "references/a.md", "file_content": "x"}, "Skill 'nope' not found. Use skills_list() to see available skills. Create it first with action='create'."},
@@ -280,6 +281,8 @@ func TestManageActions(t *testing.T) {
 					}, true},
 				{"patch all", map[string]any{"action": "patch", "name": "saved", "old_string": "Step", "new_string": "Stage", "replace_all": true},
 					map[string]any{"message": "Patched SKILL.md in skill 'saved' (2 replacements)."}, nil, true},
+				{"patch SKILL.md named with the skill", map[string]any{"action": "patch", "name": "saved", "file_path": "saved/SKILL.md", "old_string": "Stage one.", "new_string": "Stage one!"},
+					map[string]any{"message": "Patched SKILL.md in skill 'saved' (1 replacement)."}, nil, true},
 				{"patch a supporting file", map[string]any{"action": "patch", "name": "saved", "file_path": "references/api.md", "old_string": "v2", "new_string": "v3"},
 					map[string]any{"message": "Patched references/api.md in skill 'saved' (1 replacement)."}, nil, true},
 				{"edit with a new description", map[string]any{"action": "edit", "name": "saved", "content": skillMD("saved", "Rewritten by the agent", "All new.")},
