@@ -143,6 +143,57 @@ type Library struct {
 
 	current atomic.Pointer[snapshot]
 	rescan  sync.Mutex // one rebuild at a time; readers never wait on it
+
+	manageMu sync.Mutex // one skill_manage write at a time
+
+	listenMu  sync.Mutex
+	listeners map[*listener]struct{}
+}
+
+// listener is one OnChange registration; its address is its identity.
+type listener struct{ fn func(context.Context) }
+
+// OnChange registers fn to run after every write through skill_manage,
+// once the index has been invalidated, with the context of the call that
+// wrote (an MCP server finds its session there). It returns a function
+// that removes the registration. Changes made outside skill_manage are
+// found by the next call, not announced.
+func (l *Library) OnChange(fn func(ctx context.Context)) (remove func()) {
+	ln := &listener{fn: fn}
+	l.listenMu.Lock()
+	if l.listeners == nil {
+		l.listeners = map[*listener]struct{}{}
+	}
+	l.listeners[ln] = struct{}{}
+	l.listenMu.Unlock()
+	return func() {
+		l.listenMu.Lock()
+		delete(l.listeners, ln)
+		l.listenMu.Unlock()
+	}
+}
+
+// changed runs the OnChange listeners.
+func (l *Library) changed(ctx context.Context) {
+	l.listenMu.Lock()
+	fns := make([]func(context.Context), 0, len(l.listeners))
+	for ln := range l.listeners {
+		fns = append(fns, ln.fn)
+	}
+	l.listenMu.Unlock()
+	for _, fn := range fns {
+		fn(ctx)
+	}
+}
+
+// invalidate makes the next call rescan. The watch would notice the write
+// too, but a stamp-only snapshot (no inotify, or the watch bound reached)
+// can miss a rewrite within one mtime tick, and a write by this process is
+// known for certain, so no evidence is waited for.
+func (l *Library) invalidate() {
+	if s := l.current.Load(); s != nil {
+		s.stale.Store(true)
+	}
 }
 
 // NewLibrary returns a Library over opts. It touches no files until the

@@ -1,6 +1,7 @@
 // Package skills serves a Hermes skills directory to MCP clients as the
-// `skills` toolset: skills_list and skill_view, compatible with the files
-// and result shapes of the Python Hermes (tools/skills_tool.py).
+// `skills` toolset: skills_list, skill_view and skill_manage, compatible
+// with the files and result shapes of the Python Hermes
+// (tools/skills_tool.py, tools/skill_manager_tool.py).
 //
 // A skill is a directory holding SKILL.md (YAML frontmatter plus
 // instructions) and optional references/, templates/, assets/ and scripts/.
@@ -59,9 +60,9 @@ func (l *Library) Toolset() tooldef.Toolset {
 	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
 	return tooldef.Toolset{
 		Name:         ToolsetName,
-		Description:  "Browse and read Hermes skills: reusable task instructions with their reference files.",
+		Description:  "Browse, read and save Hermes skills: reusable task instructions with their reference files.",
 		Default:      true,
-		Instructions: "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting.",
+		Instructions: "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting; save what worked with skill_manage.",
 		EnvVars:      EnvVars(),
 		Tools: []tooldef.Tool{
 			{
@@ -82,6 +83,17 @@ func (l *Library) Toolset() tooldef.Toolset {
 				Hints:        hints,
 				Handler:      l.handleView,
 			},
+			{
+				Name:         "skill_manage",
+				Title:        "Create or change a skill",
+				Description:  manageDescription,
+				InputSchema:  json.RawMessage(manageInputSchema),
+				OutputSchema: json.RawMessage(manageOutputSchema),
+				// edit, patch, write_file and delete overwrite or remove
+				// what is there.
+				Hints:   tooldef.Hints{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false},
+				Handler: l.handleManage,
+			},
 		},
 	}
 }
@@ -99,6 +111,97 @@ const viewDescription = "Load one skill from the user's Hermes skills library. W
 	"references, templates, assets and scripts that come with it. Follow the instructions when the " +
 	"skill fits the task. To read a linked file, call again with the same name and file_path set to " +
 	"one of the listed paths, e.g. 'references/api.md'. Use skills_list first to find the name."
+
+// manageDescription is the original's, less what Hermes here lacks (the
+// curator, pins) and with its one narrowing: external_dirs are read-only.
+const manageDescription = "Manage skills (create, update, delete). Skills are your procedural " +
+	"memory — reusable approaches for recurring task types. " +
+	"New skills go to $HERMES_HOME/skills/ (~/.hermes/skills/ by default); only skills there can be " +
+	"changed, those from skills.external_dirs are read-only.\n\n" +
+	"Actions: create (full SKILL.md + optional category), " +
+	"patch (old_string/new_string — preferred for fixes), " +
+	"edit (full SKILL.md rewrite — major overhauls only), " +
+	"delete, write_file, remove_file.\n\n" +
+	"On delete, pass `absorbed_into=<umbrella>` when you're merging this skill's content into " +
+	"another one, or `absorbed_into=\"\"` when you're pruning it with no forwarding target. The " +
+	"target you name in `absorbed_into` must already exist — create/patch the umbrella first, then delete.\n\n" +
+	"Create when: complex task succeeded (5+ calls), errors overcome, " +
+	"user-corrected approach worked, non-trivial workflow discovered, " +
+	"or user asks you to remember a procedure.\n" +
+	"Update when: instructions stale/wrong, OS-specific failures, " +
+	"missing steps or pitfalls found during use. " +
+	"If you used a skill and hit issues not covered by it, patch it immediately.\n\n" +
+	"After difficult/iterative tasks, offer to save as a skill. " +
+	"Skip for simple one-offs. Confirm with user before creating/deleting.\n\n" +
+	"Good skills: trigger conditions, numbered steps with exact commands, " +
+	"pitfalls section, verification steps. Use skill_view() to see format examples."
+
+// manageInputSchema is the original's parameters object. Names, paths and
+// sizes are checked by the handler, not the schema, so a bad value gets
+// the original's message saying how to fix it.
+const manageInputSchema = `{
+  "type": "object",
+  "properties": {
+    "action": {
+      "type": "string",
+      "enum": ["create", "patch", "edit", "delete", "write_file", "remove_file"],
+      "description": "The action to perform."
+    },
+    "name": {
+      "type": "string",
+      "description": "Skill name (lowercase, hyphens/underscores, max 64 chars). Must match an existing skill for patch/edit/delete/write_file/remove_file."
+    },
+    "content": {
+      "type": "string",
+      "description": "Full SKILL.md content (YAML frontmatter + markdown body). Required for 'create' and 'edit'. For 'edit', read the skill first with skill_view() and provide the complete updated text."
+    },
+    "old_string": {
+      "type": "string",
+      "description": "Text to find in the file (required for 'patch'). Must be unique unless replace_all=true. Include enough surrounding context to ensure uniqueness."
+    },
+    "new_string": {
+      "type": "string",
+      "description": "Replacement text (required for 'patch'). Can be empty string to delete the matched text."
+    },
+    "replace_all": {
+      "type": "boolean",
+      "description": "For 'patch': replace all occurrences instead of requiring a unique match (default: false)."
+    },
+    "category": {
+      "type": "string",
+      "description": "Optional category/domain for organizing the skill (e.g., 'devops', 'data-science', 'mlops'). Creates a subdirectory grouping. Only used with 'create'."
+    },
+    "file_path": {
+      "type": "string",
+      "description": "Path to a supporting file within the skill directory. For 'write_file'/'remove_file': required, must be under references/, templates/, scripts/, or assets/. For 'patch': optional, defaults to SKILL.md if omitted."
+    },
+    "file_content": {
+      "type": "string",
+      "description": "Content for the file. Required for 'write_file'."
+    },
+    "absorbed_into": {
+      "type": "string",
+      "description": "For 'delete' only: the umbrella skill this skill's content was merged into (it must already exist), or an empty string when the skill is pruned with no forwarding target."
+    }
+  },
+  "required": ["action", "name"],
+  "additionalProperties": false
+}`
+
+// manageOutputSchema is what every successful action returns; create,
+// edit and write_file add where they wrote.
+const manageOutputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "message": {"type": "string"},
+    "path": {"type": "string"},
+    "skill_md": {"type": "string"},
+    "category": {"type": "string"},
+    "hint": {"type": "string"}
+  },
+  "required": ["success", "message"]
+}`
 
 const listInputSchema = `{
   "type": "object",

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
@@ -49,6 +50,8 @@ type snapshot struct {
 	polled  int // directories stamped because the watch was full
 	stamps  []stamp
 	racy    bool // some stamp is too recent to prove the next change
+	// stale is set when this process changed the skills (invalidate).
+	stale atomic.Bool
 
 	// listOnce caches the unfiltered skills_list result, encoded: it is the
 	// hot path, and the snapshot is immutable, so it can never go stale.
@@ -137,7 +140,7 @@ func (s *snapshot) stamp(p string) {
 
 // fresh reports whether nothing the index was built from has changed.
 func (s *snapshot) fresh(platformEnv string) bool {
-	if s == nil || s.racy || s.platformEnv != platformEnv {
+	if s == nil || s.racy || s.stale.Load() || s.platformEnv != platformEnv {
 		return false
 	}
 	for i := range s.stamps {

@@ -18,6 +18,9 @@
 // the extension's per-skill limits, are left out here (and logged once)
 // while skills_list still shows them.
 //
+// After a write through skill_manage the extension sends
+// notifications/resources/list_changed (see notifyListChanged).
+//
 // Results are computed from the files at request time; nothing is cached
 // beyond the Library's own index, so a digest always describes the bytes a
 // read returns unless the file changes in between, which is the stale case
@@ -41,6 +44,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/mcpserver/skills"
@@ -114,7 +118,22 @@ func New(opts Options) *Extension {
 	if x.log == nil {
 		x.log = slog.New(slog.DiscardHandler)
 	}
+	if x.lib != nil {
+		x.lib.OnChange(notifyListChanged)
+	}
 	return x
+}
+
+// notifyListChanged tells the clients of the server that ran a skill write
+// that skills/list and resources/list changed. Skills are resources in
+// this extension, so the base protocol's resources list_changed is the
+// notification its clients listen for; a client on 2026-07-28 receives it
+// once subscribed (subscriptions/listen, resourcesListChanged). A write
+// outside an MCP call (no server in ctx) has nobody to tell.
+func notifyListChanged(ctx context.Context) {
+	if srv := server.ServerFromContext(ctx); srv != nil {
+		srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+	}
 }
 
 // Capability is the settings object to declare under
