@@ -499,3 +499,74 @@ func envNote(format string, names []string, display, unset string) string {
 	}
 	return msg
 }
+
+// legacyHermesToolsEnv are variables the Python Hermes wrote into its
+// hermes-tools entry.
+func legacyHermesToolsEnv(name string) bool {
+	switch name {
+	case "HERMES_QUIET", "HERMES_REDACT_SECRETS", "PYTHONPATH":
+		return true
+	}
+	return false
+}
+
+// hermesToolsBinary is the callback server's executable name, the mark of
+// a hermes-tools entry Hermes wrote.
+const hermesToolsBinary = "hermes-tools-mcp"
+
+// hermesWrote reports whether an existing hermes-tools entry (plain JSON)
+// has the shape Hermes writes: the hermes-tools-mcp binary (wherever it
+// was installed then), Hermes' arguments, and only the variables Hermes
+// writes, each spelled as Hermes spells it unless the client needs it
+// filled in by hand. The ownership state does not record hermes-tools, so
+// this is what tells Hermes' outdated entry (replace it) from one the
+// user wrote (keep it): a different command, extra arguments, another
+// variable, or a key Hermes never writes make it the user's.
+func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
+	var have map[string]json.RawMessage
+	if json.Unmarshal(existing, &have) != nil {
+		return false
+	}
+	for k := range have {
+		switch k {
+		// trust is what Hermes' own note tells Gemini users to add.
+		case "type", "command", "args", "env", "timeout", "cwd", "trust":
+		default:
+			return false
+		}
+	}
+	var cmd string
+	if json.Unmarshal(have["command"], &cmd) != nil {
+		return false
+	}
+	base := cmd[strings.LastIndexAny(cmd, `/\`)+1:]
+	if cmd != s.Command && strings.TrimSuffix(strings.ToLower(base), ".exe") != hermesToolsBinary {
+		return false
+	}
+	var args []string
+	if raw, ok := have["args"]; ok && json.Unmarshal(raw, &args) != nil {
+		return false
+	}
+	if !slices.Equal(args, s.Args) && !(len(args) == 0 && len(s.Args) == 0) {
+		return false
+	}
+	var env map[string]string
+	if raw, ok := have["env"]; ok && json.Unmarshal(raw, &env) != nil {
+		return false
+	}
+	for k, v := range env {
+		switch {
+		case slices.ContainsFunc(s.Env, func(kv configmigrate.KeyValue) bool { return kv.Key == k }):
+			// HERMES_HOME: its value follows the user's Hermes home.
+		case legacyHermesToolsEnv(k):
+			// Written by earlier Hermes versions.
+		case !slices.Contains(s.EnvVars, k):
+			return false
+		case d.ref == nil:
+			// Filled in by hand, as Hermes asked.
+		case v != d.ref(k) && (d.passRef == nil || v != d.passRef(k)):
+			return false
+		}
+	}
+	return true
+}
