@@ -69,6 +69,14 @@ func TestHermesServersReadsLikePyYAML(t *testing.T) {
 			},
 		},
 		{
+			file:  "merged-section.yaml",
+			order: []string{"fs", "gh"},
+			want: map[string]serverSummary{
+				"fs": {Command: "/bin/fs", Disabled: true},
+				"gh": {Command: "/bin/gh"},
+			},
+		},
+		{
 			file:  "booleans.yaml",
 			order: []string{"plain-no", "plain-off", "quoted-no", "quoted-false", "zero", "plain-yes", "letter-n", "absent", "nullval"},
 			want: map[string]serverSummary{
