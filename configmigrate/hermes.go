@@ -36,7 +36,8 @@ func HermesServers(configYAML []byte) (servers []Server, problems []error, err e
 	if raw == nil {
 		return nil, nil, nil
 	}
-	section, err := resolve(raw, "mcp_servers", 0)
+	r := resolver{budget: maxResolvedNodes}
+	section, err := r.resolve(raw, "mcp_servers", 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -106,34 +107,42 @@ func checkDuplicates(m *yaml.Node, only, where string) error {
 	return nil
 }
 
-// maxAliasDepth bounds alias expansion; yaml.v3 already rejects an anchor
-// that contains itself, this only guards against pathological nesting.
-const maxAliasDepth = 100
+// maxAliasDepth and maxResolvedNodes bound alias expansion: an anchor
+// that contains itself, or aliases of aliases that multiply ("billion
+// laughs"), must end in an error, not in a hang.
+const (
+	maxAliasDepth    = 100
+	maxResolvedNodes = 100_000
+)
+
+// resolver expands aliases within a budget of nodes.
+type resolver struct{ budget int }
 
 // resolve returns n with aliases replaced by what they point to and merge
 // keys applied as PyYAML applies them: the mapping's own keys win over
 // merged ones, and in a list of merged maps an earlier map wins over a
 // later one. Each mapping written in the file is checked for duplicate
 // keys first; where names it in error messages.
-func resolve(n *yaml.Node, where string, depth int) (*yaml.Node, error) {
-	if depth > maxAliasDepth {
-		return nil, fmt.Errorf("config.yaml: %s nests aliases more than %d deep (line %d); simplify the anchors", where, maxAliasDepth, n.Line)
+func (r *resolver) resolve(n *yaml.Node, where string, depth int) (*yaml.Node, error) {
+	r.budget--
+	if depth > maxAliasDepth || r.budget < 0 {
+		return nil, fmt.Errorf("config.yaml: %s expands its aliases too far (line %d); an anchor may contain itself, or aliases multiply: write the servers out", where, n.Line)
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, fmt.Errorf("config.yaml: alias *%s at line %d has no anchor", n.Value, n.Line)
 		}
-		return resolve(n.Alias, where, depth+1)
+		return r.resolve(n.Alias, where, depth+1)
 	case yaml.SequenceNode:
 		out := *n
 		out.Content = make([]*yaml.Node, len(n.Content))
 		for i, c := range n.Content {
-			r, err := resolve(c, where, depth+1)
+			rc, err := r.resolve(c, where, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out.Content[i] = r
+			out.Content[i] = rc
 		}
 		return &out, nil
 	case yaml.MappingNode:
@@ -144,14 +153,14 @@ func resolve(n *yaml.Node, where string, depth int) (*yaml.Node, error) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if isMergeKey(k) {
-				pairs, err := mergePairs(v, where, depth)
+				pairs, err := r.mergePairs(v, where, depth)
 				if err != nil {
 					return nil, err
 				}
 				merged = append(merged, pairs...)
 				continue
 			}
-			rv, err := resolve(v, where+"."+k.Value, depth+1)
+			rv, err := r.resolve(v, where+"."+k.Value, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -166,8 +175,8 @@ func resolve(n *yaml.Node, where string, depth int) (*yaml.Node, error) {
 
 // mergePairs are the key/value pairs a << merge contributes, ordered so
 // that a later pair overrides an earlier one.
-func mergePairs(v *yaml.Node, where string, depth int) ([]*yaml.Node, error) {
-	rv, err := resolve(v, where, depth+1)
+func (r *resolver) mergePairs(v *yaml.Node, where string, depth int) ([]*yaml.Node, error) {
+	rv, err := r.resolve(v, where, depth+1)
 	if err != nil {
 		return nil, err
 	}

@@ -162,7 +162,7 @@ func TestHermesServersReadsLikePyYAML(t *testing.T) {
 	}
 }
 
-func TestHermesServersRefusesDuplicates(t *testing.T) {
+func TestHermesServersRefuses(t *testing.T) {
 	tests := []struct {
 		file string
 		want []string
@@ -171,6 +171,8 @@ func TestHermesServersRefusesDuplicates(t *testing.T) {
 		{"dup-key.yaml", []string{`key "TOKEN" appears twice`, "lines 5 and 6", "mcp_servers.github.env"}},
 		{"dup-section.yaml", []string{`key "mcp_servers" appears twice`, "lines 1 and 4"}},
 		{"bad-merge.yaml", []string{"<< merge at line 3 needs a mapping"}},
+		{"alias-bomb.yaml", []string{"expands its aliases too far"}},
+		{"alias-cycle.yaml", []string{"expands its aliases too far"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
