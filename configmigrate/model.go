@@ -23,6 +23,10 @@ type Value struct {
 	// Prefix is literal text before a reference, as in "Bearer ${TOKEN}";
 	// only meaningful with Ref.
 	Prefix string
+	// Default is the text after ":-" in ${VAR:-default}, used when VAR is
+	// unset or empty; HasDefault tells ${VAR:-} from ${VAR}.
+	Default    string
+	HasDefault bool
 }
 
 // IsRef reports whether the value is an environment variable reference.
@@ -33,21 +37,30 @@ func (v Value) IsRef() bool { return v.Ref != "" }
 func (v Value) HasEmbeddedRef() bool { return v.Ref == "" && embeddedRefRE.MatchString(v.Literal) }
 
 var (
-	wholeRefRE    = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$|^\$([A-Za-z_][A-Za-z0-9_]*)$`)
-	prefixedRefRE = regexp.MustCompile(`^(.*?\S\s+)\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
-	embeddedRefRE = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
+	wholeRefRE    = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}$|^\$([A-Za-z_][A-Za-z0-9_]*)$`)
+	prefixedRefRE = regexp.MustCompile(`^(.*?\S\s+)\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}$`)
+	embeddedRefRE = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}`)
 )
 
-// ParseValue classifies s: "${VAR}" and "$VAR" are references; "Bearer
-// ${VAR}" is a reference with a prefix; anything else is a literal.
+// ParseValue classifies s: "${VAR}", "${VAR:-default}" and "$VAR" are
+// references; "Bearer ${VAR}" is a reference with a prefix; anything else
+// is a literal.
 func ParseValue(s string) Value {
 	if m := wholeRefRE.FindStringSubmatch(s); m != nil {
-		return Value{Ref: m[1] + m[2]}
+		return withDefault(Value{Ref: m[1] + m[3]}, m[2])
 	}
 	if m := prefixedRefRE.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "$") {
-		return Value{Prefix: m[1], Ref: m[2]}
+		return withDefault(Value{Prefix: m[1], Ref: m[2]}, m[3])
 	}
 	return Value{Literal: s}
+}
+
+// withDefault records the ":-default" part of a reference, if any.
+func withDefault(v Value, colonDash string) Value {
+	if d, ok := strings.CutPrefix(colonDash, ":-"); ok {
+		v.Default, v.HasDefault = d, true
+	}
+	return v
 }
 
 // KeyValue is one named setting (an environment variable, a header), in
@@ -67,7 +80,11 @@ type Server struct {
 	// EnvVars are variable names to pass through from the client's own
 	// environment without writing a value (codex `env_vars`).
 	EnvVars []string
-	Cwd     string
+	// EnvVarsSet are the EnvVars set in the environment the migration ran
+	// in, plus those a toolset needs even when unset then. Clients that
+	// pass an unset reference on as literal text get only these.
+	EnvVarsSet []string
+	Cwd        string
 	// HTTP transport
 	URL     string
 	Headers []KeyValue

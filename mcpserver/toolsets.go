@@ -1,9 +1,12 @@
 package mcpserver
 
 import (
+	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver/browser"
@@ -131,10 +134,11 @@ func inventory() []toolsetEntry {
 // Building them does no I/O beyond reading config.yaml: backends, Chromium
 // and databases are reached on the first call that needs them.
 func Builtin(env Env) (*Toolbox, error) {
-	b := &building{env: env, getenv: env.Getenv, lib: env.Skills}
-	if b.getenv == nil {
-		b.getenv = os.Getenv
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
 	}
+	b := &building{env: env, getenv: literalRefsUnset(getenv, env.Logger), lib: env.Skills}
 	if b.lib == nil {
 		var err error
 		if b.lib, err = NewSkillsLibrary(env); err != nil {
@@ -148,6 +152,31 @@ func Builtin(env Env) (*Toolbox, error) {
 		toolsets[i] = e.build(b)
 	}
 	return &Toolbox{Toolsets: toolsets, browser: b.browser}, nil
+}
+
+// literalRefRE matches a value that is nothing but a variable reference.
+var literalRefRE = regexp.MustCompile(`^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$`)
+
+// literalRefsUnset wraps getenv so that a value still spelled as a
+// reference, "${NAME}" or "$NAME", reads as unset. Gemini CLI hands a
+// server the reference text itself when the variable is unset in its own
+// environment; a tool would otherwise take it for a URL or an API key. The
+// first read of each such variable logs a warning naming it.
+func literalRefsUnset(getenv func(string) string, logger *slog.Logger) func(string) string {
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var warned sync.Map
+	return func(name string) string {
+		v := getenv(name)
+		if !literalRefRE.MatchString(v) {
+			return v
+		}
+		if _, done := warned.LoadOrStore(name, true); !done {
+			logger.Warn("environment variable holds an unexpanded reference; treating it as unset (the MCP client did not expand it: set the variable where the client starts, or rerun hermes-migrate)", "variable", name, "value", v)
+		}
+		return ""
+	}
 }
 
 // EnvVarNames returns, sorted and without duplicates, every environment

@@ -20,8 +20,10 @@
 // their entries, and only some formats have comments), so ownership is
 // decided by name:
 //
-//   - configmigrate.HermesToolsName ("hermes-tools") is always Hermes'
-//     own and is replaced.
+//   - configmigrate.HermesToolsName ("hermes-tools") is Hermes' own when
+//     its entry has the shape Hermes writes (hermes-tools-mcp, Hermes'
+//     arguments and variables); one the user wrote with their own
+//     command, arguments or variables is theirs like any other.
 //   - A name listed in Options.Owned (the names a previous Apply reported
 //     in Result.Written; Job keeps them in hermes-migrate-state.json in
 //     the Hermes home) is Hermes' and is replaced.
@@ -29,7 +31,7 @@
 //     byte for byte as it is, and counts as written.
 //   - Any other entry of the same name is the user's: it is kept, the
 //     server is reported in Skipped with a "user definition wins" note,
-//     unless Options.Overwrite is set.
+//     unless Options.Overwrite (hermes-migrate --force) is set.
 //
 // A server Hermes cannot register any more (disabled, or not expressible
 // in the client) is removed when its existing entry is Hermes' own.
@@ -198,8 +200,11 @@ type Options struct {
 	// an earlier Apply): their entries are Hermes' to replace or remove.
 	Owned []string
 	// Overwrite replaces entries of the same name even when they are
-	// the user's own.
+	// the user's own, hermes-tools included (hermes-migrate --force).
 	Overwrite bool
+	// File is the config file's path, named in notes; empty names the
+	// client's config file instead.
+	File string
 }
 
 // Result is the new file content and what happened to each server.
@@ -248,11 +253,8 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 		return Result{}, err
 	}
 	res := Result{Notes: ed.fileNotes(d)}
-	owned := func(name string) bool {
-		return name == configmigrate.HermesToolsName || slices.Contains(opts.Owned, name)
-	}
 	for _, s := range servers {
-		if err := applyServer(ed, d, s, owned(s.Name), opts.Overwrite, &res); err != nil {
+		if err := applyServer(ed, d, s, slices.Contains(opts.Owned, s.Name), opts, &res); err != nil {
 			return Result{}, err
 		}
 	}
@@ -261,7 +263,7 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 	return res, nil
 }
 
-func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned, overwrite bool, res *Result) error {
+func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned bool, opts Options, res *Result) error {
 	noteAll := func(notes ...string) {
 		for _, n := range notes {
 			res.Notes = append(res.Notes, s.Name+": "+n)
@@ -271,6 +273,14 @@ func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned, overwrit
 	cont, idx, err := ed.lookup(s.Name)
 	if err != nil {
 		return err
+	}
+	var existing []byte
+	if idx >= 0 {
+		v := cont.members[idx].value
+		existing = ed.doc.standard(v.start, v.end)
+	}
+	if s.Name == configmigrate.HermesToolsName && !owned {
+		owned = idx < 0 || hermesWrote(d, s, existing)
 	}
 	if tr.skip != "" {
 		res.Skipped = append(res.Skipped, s.Name)
@@ -283,11 +293,6 @@ func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned, overwrit
 			noteAll("removed the entry Hermes had registered before")
 		}
 		return nil
-	}
-	var existing []byte
-	if idx >= 0 {
-		v := cont.members[idx].value
-		existing = ed.doc.standard(v.start, v.end)
 	}
 	handNotes := tr.keepHand(d, existing)
 	entry := tr.entry
@@ -302,13 +307,21 @@ func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned, overwrit
 		}
 	case ed.sameAs(existing, entry):
 		// Already what Hermes wants; keep the user's formatting.
-	case owned || overwrite:
+	case owned || opts.Overwrite:
 		if err := ed.apply(ed.replace(cont, idx, entry)); err != nil {
 			return err
 		}
 		if !owned {
 			noteAll("replaced an entry of the same name that Hermes had not written (overwrite)")
 		}
+	case s.Name == configmigrate.HermesToolsName:
+		file := opts.File
+		if file == "" {
+			file = d.display + "'s config file"
+		}
+		res.Skipped = append(res.Skipped, s.Name)
+		noteAll(fmt.Sprintf("left your own hermes-tools entry in %s; rerun with --force to replace it", file))
+		return nil
 	default:
 		res.Skipped = append(res.Skipped, s.Name)
 		noteAll(fmt.Sprintf("not registered: %s already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or overwrite to replace it", d.display))

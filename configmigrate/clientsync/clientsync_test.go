@@ -1,6 +1,7 @@
 package clientsync
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,7 +84,7 @@ func TestConfigPathErrors(t *testing.T) {
 
 // TestOwnership walks the ownership rule through Apply.
 func TestOwnership(t *testing.T) {
-	user := []byte(`{"mcpServers": {"github": {"command": "mine"}, "hermes-tools": {"command": "old"}}}`)
+	user := []byte(`{"mcpServers": {"github": {"command": "mine"}, "hermes-tools": {"command": "/old/hermes-tools-mcp"}}}`)
 	gh := fixtureServers["github"]
 	tests := []struct {
 		name             string
@@ -106,7 +107,7 @@ func TestOwnership(t *testing.T) {
 			if got := strings.Join(res.Skipped, " "); got != tt.skipped {
 				t.Errorf("skipped = %q, want %q", got, tt.skipped)
 			}
-			if strings.Contains(string(res.Output), `"old"`) {
+			if strings.Contains(string(res.Output), `/old/`) {
 				t.Errorf("hermes-tools was not replaced:\n%s", res.Output)
 			}
 		})
@@ -168,5 +169,52 @@ func TestServerNotesCarried(t *testing.T) {
 	want := []string{"n: sampling (no equivalent)", "n: cwd dropped: Cursor has no working-directory setting; use absolute paths in command and args"}
 	if strings.Join(res.Notes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("notes = %q, want %q", res.Notes, want)
+	}
+}
+
+// TestHandWrittenHermesTools: a hermes-tools entry the user wrote is
+// theirs, like any other; an outdated one Hermes wrote is replaced.
+func TestHandWrittenHermesTools(t *testing.T) {
+	tests := []struct {
+		name   string
+		client Client
+		entry  string
+		opts   Options
+		ours   bool
+	}{
+		{"outdated, Hermes' shape", ClaudeDesktop, `{"command": "/old/bin/hermes-tools-mcp", "env": {"HERMES_HOME": "/old"}}`, Options{}, true},
+		{"outdated, hand-filled key", ClaudeDesktop, `{"command": "/old/bin/hermes-tools-mcp", "env": {"FAL_KEY": "fal-x"}}`, Options{}, true},
+		{"outdated, Windows binary", ClaudeDesktop, `{"command": "C:\\Hermes\\hermes-tools-mcp.exe"}`, Options{}, true},
+		{"outdated, Gemini references", Gemini, `{"command": "/old/hermes-tools-mcp", "env": {"BROWSER_CDP_URL": "${BROWSER_CDP_URL}"}, "timeout": 600000}`, Options{}, true},
+		{"own args", ClaudeDesktop, `{"command": "/opt/hermes/bin/hermes-tools-mcp", "args": ["--verbose"]}`, Options{}, false},
+		{"own env", ClaudeDesktop, `{"command": "/opt/hermes/bin/hermes-tools-mcp", "env": {"MY_VAR": "1"}}`, Options{}, false},
+		{"own command", ClaudeDesktop, `{"command": "python", "args": ["-m", "agent.transports.hermes_tools_mcp_server"]}`, Options{}, false},
+		{"literal secret in Gemini", Gemini, `{"command": "/opt/hermes/bin/hermes-tools-mcp", "env": {"FAL_KEY": "fal-x"}}`, Options{}, false},
+		{"key Hermes never writes", Cursor, `{"command": "/opt/hermes/bin/hermes-tools-mcp", "disabled": true}`, Options{}, false},
+		{"own args, forced", ClaudeDesktop, `{"command": "/opt/hermes/bin/hermes-tools-mcp", "args": ["--verbose"]}`, Options{Overwrite: true}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := []byte(`{"mcpServers": {"hermes-tools": ` + tt.entry + `}}`)
+			tt.opts.File = "/home/u/claude.json"
+			res, err := Apply(tt.client, in, []configServer{toolsServer}, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replaced := slices.Contains(res.Written, "hermes-tools")
+			if replaced != tt.ours {
+				t.Fatalf("replaced = %v, want %v; notes %q\n%s", replaced, tt.ours, res.Notes, res.Output)
+			}
+			if tt.ours {
+				return
+			}
+			if res.Changed || !slices.Contains(res.Skipped, "hermes-tools") {
+				t.Errorf("user's entry touched: changed=%v skipped=%q", res.Changed, res.Skipped)
+			}
+			want := "hermes-tools: left your own hermes-tools entry in /home/u/claude.json; rerun with --force to replace it"
+			if !slices.Contains(res.Notes, want) {
+				t.Errorf("notes %q lack %q", res.Notes, want)
+			}
+		})
 	}
 }

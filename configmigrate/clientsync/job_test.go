@@ -349,3 +349,40 @@ func TestJobConfigPath(t *testing.T) {
 		t.Errorf("no HOME: err = %v", err)
 	}
 }
+
+// TestJobReadsConfigYAMLAsPyYAML: servers built from anchors and merge
+// keys reach the client, and a duplicated server name stops the run
+// before any file is written, naming both lines.
+func TestJobReadsConfigYAMLAsPyYAML(t *testing.T) {
+	d := newJobDirs(t)
+	writeTestFile(t, d.yaml(), "x-base: &base\n  command: /bin/srv\n  env:\n    LEVEL: ${LEVEL:-info}\nmcp_servers:\n  a: *base\n  b:\n    <<: *base\n    enabled: \"no\"\n")
+	j := d.job()
+	j.UserServers = true
+	res, err := j.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(readTestFile(t, d.cursor())), &got); err != nil {
+		t.Fatal(err)
+	}
+	if a := got.MCPServers["a"]; a == nil || a["command"] != "/bin/srv" || a["env"].(map[string]any)["LEVEL"] != "${env:LEVEL}" {
+		t.Errorf("server a = %v", got.MCPServers["a"])
+	}
+	if _, ok := got.MCPServers["b"]; ok || !slices.Contains(res.Skipped, "b") {
+		t.Errorf("disabled server b registered: %v, skipped %q", got.MCPServers["b"], res.Skipped)
+	}
+
+	d = newJobDirs(t)
+	writeTestFile(t, d.yaml(), "mcp_servers:\n  a:\n    command: x\n  a:\n    command: y\n")
+	j = d.job()
+	j.UserServers = true
+	if _, err := j.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "lines 2 and 4") {
+		t.Fatalf("err = %v, want the duplicate's lines", err)
+	}
+	if readTestFile(t, d.cursor()) != "" {
+		t.Error("a file was written despite the duplicate")
+	}
+}

@@ -26,6 +26,13 @@ type dialect struct {
 	// passRef spells a pass-through variable (Server.EnvVars), which
 	// may be unset; nil means the same as ref.
 	passRef func(name string) string
+	// refDefault spells ${VAR:-default}; nil when the client has no
+	// defaults, and the reference is then written without one.
+	refDefault func(name, def string) string
+	// liveVarsOnly writes only the pass-through variables set where
+	// hermes-migrate runs (Server.EnvVarsSet): the client hands an unset
+	// reference to the server as literal text.
+	liveVarsOnly bool
 	// unsetRef and unsetPass say what the client does when a
 	// referenced variable is unset, where that needs the user's care.
 	unsetRef, unsetPass string
@@ -61,9 +68,10 @@ var dialects = map[Client]*dialect{
 		ref: func(n string) string { return "${" + n + "}" },
 		// An unset ${VAR} makes Claude Code reject the server; a
 		// pass-through is optional, so it gets an empty default.
-		passRef:  func(n string) string { return "${" + n + ":-}" },
-		unsetRef: "Claude Code refuses to load the server while %s unset",
-		expands:  dollarBrace, typeField: true, remote: true,
+		passRef:    func(n string) string { return "${" + n + ":-}" },
+		refDefault: func(n, def string) string { return "${" + n + ":-" + def + "}" },
+		unsetRef:   "Claude Code refuses to load the server while %s unset",
+		expands:    dollarBrace, typeField: true, remote: true,
 	},
 	Cursor: {
 		client: Cursor, display: "Cursor", rootKey: "mcpServers",
@@ -83,25 +91,35 @@ var dialects = map[Client]*dialect{
 		unsetRef:  "Gemini CLI passes the reference on as literal text while %s unset",
 		unsetPass: "Gemini CLI passes the reference on as literal text while %s unset",
 		expands:   geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
+		liveVarsOnly: true,
 	},
 }
 
-// part is a piece of a string: literal text or a variable reference.
-type part struct{ lit, ref string }
+// part is a piece of a string: literal text or a variable reference,
+// with the default of ${VAR:-default} when it has one.
+type part struct {
+	lit, ref string
+	def      string
+	hasDef   bool
+}
 
-var embeddedRefRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var embeddedRefRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
 
 // valueParts splits a value into literal text and references. Hermes
 // expands ${VAR} anywhere in a string, so an embedded reference is kept
 // as a reference too wherever the client can spell one.
 func valueParts(v configmigrate.Value) []part {
 	if v.IsRef() {
-		return []part{{lit: v.Prefix}, {ref: v.Ref}}
+		return []part{{lit: v.Prefix}, {ref: v.Ref, def: v.Default, hasDef: v.HasDefault}}
 	}
 	var parts []part
 	s := v.Literal
 	for _, loc := range embeddedRefRE.FindAllStringSubmatchIndex(s, -1) {
-		parts = append(parts, part{lit: s[:loc[0]]}, part{ref: s[loc[2]:loc[3]]})
+		r := part{ref: s[loc[2]:loc[3]]}
+		if loc[4] >= 0 {
+			r.def, r.hasDef = s[loc[4]:loc[5]], true
+		}
+		parts = append(parts, part{lit: s[:loc[0]]}, r)
 		s = s[loc[1]:]
 	}
 	return append(parts, part{lit: s})
@@ -122,6 +140,12 @@ type translation struct {
 	// noRef names fields left out because they need a reference the
 	// client cannot spell.
 	noRef []string
+	// noDefault names variables whose ${VAR:-default} default the
+	// client cannot spell.
+	noDefault []string
+	// unsetPassed are pass-through variables left out because they are
+	// not set (liveVarsOnly).
+	unsetPassed []string
 }
 
 func (t *translation) note(format string, args ...any) {
@@ -146,6 +170,13 @@ func (t *translation) spell(field string, parts []part) (string, bool) {
 		}
 		if !slices.Contains(t.refs, p.ref) {
 			t.refs = append(t.refs, p.ref)
+		}
+		switch {
+		case p.hasDef && t.d.refDefault != nil:
+			b.WriteString(t.d.refDefault(p.ref, p.def))
+			continue
+		case p.hasDef && !slices.Contains(t.noDefault, p.ref):
+			t.noDefault = append(t.noDefault, p.ref)
 		}
 		b.WriteString(t.d.ref(p.ref))
 	}
@@ -315,6 +346,8 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 			// An explicit env entry already decides this variable.
 		case d.ref == nil:
 			t.noRef = append(t.noRef, name)
+		case d.liveVarsOnly && !slices.Contains(s.EnvVarsSet, name):
+			t.unsetPassed = append(t.unsetPassed, name)
 		default:
 			spell := d.ref
 			if d.passRef != nil {
@@ -437,6 +470,16 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 	if len(t.literalVars) > 0 {
 		t.note("%s contain text that %s reads as a variable reference; written as is, check that it still works", strings.Join(t.literalVars, ", "), d.display)
 	}
+	if len(t.noDefault) > 0 {
+		t.note("the default in ${%s:-...} was dropped: %s has no default values, so set %s where %s starts", strings.Join(t.noDefault, ":-...}, ${"), d.display, strings.Join(t.noDefault, ", "), d.display)
+	}
+	if len(t.unsetPassed) > 0 {
+		what := fmt.Sprintf("%d pass-through variables", len(t.unsetPassed))
+		if len(t.unsetPassed) == 1 {
+			what = "pass-through variable " + t.unsetPassed[0]
+		}
+		t.note("%s not written: unset when hermes-migrate ran, and %s would pass the reference on as literal text; set what you need and run hermes-migrate again", what, d.display)
+	}
 	if len(t.refs) > 0 {
 		t.note("%s", envNote("reads %s from the environment %s is started from", t.refs, d.display, d.unsetRef))
 	}
@@ -455,4 +498,75 @@ func envNote(format string, names []string, display, unset string) string {
 		msg += "; " + fmt.Sprintf(unset, subject)
 	}
 	return msg
+}
+
+// legacyHermesToolsEnv are variables the Python Hermes wrote into its
+// hermes-tools entry.
+func legacyHermesToolsEnv(name string) bool {
+	switch name {
+	case "HERMES_QUIET", "HERMES_REDACT_SECRETS", "PYTHONPATH":
+		return true
+	}
+	return false
+}
+
+// hermesToolsBinary is the callback server's executable name, the mark of
+// a hermes-tools entry Hermes wrote.
+const hermesToolsBinary = "hermes-tools-mcp"
+
+// hermesWrote reports whether an existing hermes-tools entry (plain JSON)
+// has the shape Hermes writes: the hermes-tools-mcp binary (wherever it
+// was installed then), Hermes' arguments, and only the variables Hermes
+// writes, each spelled as Hermes spells it unless the client needs it
+// filled in by hand. The ownership state does not record hermes-tools, so
+// this is what tells Hermes' outdated entry (replace it) from one the
+// user wrote (keep it): a different command, extra arguments, another
+// variable, or a key Hermes never writes make it the user's.
+func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
+	var have map[string]json.RawMessage
+	if json.Unmarshal(existing, &have) != nil {
+		return false
+	}
+	for k := range have {
+		switch k {
+		// trust is what Hermes' own note tells Gemini users to add.
+		case "type", "command", "args", "env", "timeout", "cwd", "trust":
+		default:
+			return false
+		}
+	}
+	var cmd string
+	if json.Unmarshal(have["command"], &cmd) != nil {
+		return false
+	}
+	base := cmd[strings.LastIndexAny(cmd, `/\`)+1:]
+	if cmd != s.Command && strings.TrimSuffix(strings.ToLower(base), ".exe") != hermesToolsBinary {
+		return false
+	}
+	var args []string
+	if raw, ok := have["args"]; ok && json.Unmarshal(raw, &args) != nil {
+		return false
+	}
+	if !slices.Equal(args, s.Args) && !(len(args) == 0 && len(s.Args) == 0) {
+		return false
+	}
+	var env map[string]string
+	if raw, ok := have["env"]; ok && json.Unmarshal(raw, &env) != nil {
+		return false
+	}
+	for k, v := range env {
+		switch {
+		case slices.ContainsFunc(s.Env, func(kv configmigrate.KeyValue) bool { return kv.Key == k }):
+			// HERMES_HOME: its value follows the user's Hermes home.
+		case legacyHermesToolsEnv(k):
+			// Written by earlier Hermes versions.
+		case !slices.Contains(s.EnvVars, k):
+			return false
+		case d.ref == nil:
+			// Filled in by hand, as Hermes asked.
+		case v != d.ref(k) && (d.passRef == nil || v != d.passRef(k)):
+			return false
+		}
+	}
+	return true
 }

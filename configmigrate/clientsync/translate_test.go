@@ -29,6 +29,61 @@ func TestTranslate(t *testing.T) {
 		want   map[Client]expect
 	}{
 		{
+			name: "reference with a default",
+			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{
+				kv("LEVEL", configmigrate.ParseValue("${LOG_LEVEL:-info}")),
+				kv("URL", configmigrate.ParseValue("http://${HOST:-localhost}:8080")),
+			}},
+			want: map[Client]expect{
+				ClaudeDesktop: {
+					want:  `{"command": "/bin/srv"}`,
+					notes: []string{"env LEVEL, URL not written"},
+				},
+				ClaudeCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"LEVEL": "${LOG_LEVEL:-info}", "URL": "http://${HOST:-localhost}:8080"}}`,
+					notes: []string{"reads LOG_LEVEL, HOST from the environment"},
+				},
+				Cursor: {
+					want:  `{"command": "/bin/srv", "env": {"LEVEL": "${env:LOG_LEVEL}", "URL": "http://${env:HOST}:8080"}}`,
+					notes: []string{"the default in ${LOG_LEVEL:-...}, ${HOST:-...} was dropped: Cursor has no default values", "reads LOG_LEVEL, HOST"},
+				},
+				VSCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"LEVEL": "${env:LOG_LEVEL}", "URL": "http://${env:HOST}:8080"}}`,
+					notes: []string{"the default in ${LOG_LEVEL:-...}, ${HOST:-...} was dropped", "reads LOG_LEVEL, HOST"},
+				},
+				Gemini: {
+					want:  `{"command": "/bin/srv", "env": {"LEVEL": "${LOG_LEVEL}", "URL": "http://${HOST}:8080"}}`,
+					notes: []string{"was dropped: Gemini CLI has no default values", "reads LOG_LEVEL, HOST"},
+				},
+			},
+		},
+		{
+			name:   "unset pass-through variables",
+			server: configServer{Command: "/bin/srv", EnvVars: []string{"BROWSER_CDP_URL", "FAL_KEY"}, EnvVarsSet: []string{"FAL_KEY"}},
+			want: map[Client]expect{
+				ClaudeDesktop: {
+					want:  `{"command": "/bin/srv"}`,
+					notes: []string{"env BROWSER_CDP_URL, FAL_KEY not written"},
+				},
+				ClaudeCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"BROWSER_CDP_URL": "${BROWSER_CDP_URL:-}", "FAL_KEY": "${FAL_KEY:-}"}}`,
+					notes: []string{"passes BROWSER_CDP_URL, FAL_KEY through"},
+				},
+				Cursor: {
+					want:  `{"command": "/bin/srv", "env": {"BROWSER_CDP_URL": "${env:BROWSER_CDP_URL}", "FAL_KEY": "${env:FAL_KEY}"}}`,
+					notes: []string{"passes BROWSER_CDP_URL, FAL_KEY through"},
+				},
+				VSCode: {
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"BROWSER_CDP_URL": "${env:BROWSER_CDP_URL}", "FAL_KEY": "${env:FAL_KEY}"}}`,
+					notes: []string{"passes BROWSER_CDP_URL, FAL_KEY through"},
+				},
+				Gemini: {
+					want:  `{"command": "/bin/srv", "env": {"FAL_KEY": "${FAL_KEY}"}}`,
+					notes: []string{"pass-through variable BROWSER_CDP_URL not written: unset when hermes-migrate ran", "passes FAL_KEY through"},
+				},
+			},
+		},
+		{
 			name:   "stdio minimal",
 			server: configServer{Command: "/bin/srv"},
 			want: map[Client]expect{
@@ -80,7 +135,7 @@ func TestTranslate(t *testing.T) {
 		},
 		{
 			name:   "pass-through variables",
-			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{kv("HOME_DIR", lit("/h"))}, EnvVars: []string{"HTTPS_PROXY", "HOME_DIR", "bad-name"}},
+			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{kv("HOME_DIR", lit("/h"))}, EnvVars: []string{"HTTPS_PROXY", "HOME_DIR", "bad-name"}, EnvVarsSet: []string{"HTTPS_PROXY"}},
 			want: map[Client]expect{
 				ClaudeDesktop: {
 					want:  `{"command": "/bin/srv", "env": {"HOME_DIR": "/h"}}`,
