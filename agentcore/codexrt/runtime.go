@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -131,6 +132,11 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("codex runtime: %w", err)
 		}
 		r.tools = tools
+		extra, err := oneToolPerName(cfg, r.ToolNames())
+		if err != nil {
+			return nil, fmt.Errorf("codex runtime: %w", err)
+		}
+		r.cfg.Args = append(slices.Clone(cfg.Args), extra...)
 	}
 	r.newSession = r.bridgeSession
 	return r, nil
