@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -217,6 +218,11 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 		c.notice(fmt.Sprintf("nudge settings ignored: %v", err))
 		ncfg = nudge.DefaultConfig()
 	}
+	if !c.offersSkillManage() {
+		// A skill review asks the model to call skill_manage: without it
+		// the review spends model calls and saves nothing.
+		ncfg.SkillInterval = 0
+	}
 	c.counters = nudge.New(ncfg)
 	// A resumed conversation continues its count, as the original does.
 	c.counters.Rehydrate(nudge.UserTurns(c.history))
@@ -360,6 +366,19 @@ func (c *Conversation) startCodex() error {
 		}
 	})
 	return nil
+}
+
+// offersSkillManage reports whether the model can call skill_manage: from
+// hermes-tools over MCP on the native runtime, from the hermes-tools server
+// codex starts on the codex runtime.
+func (c *Conversation) offersSkillManage() bool {
+	if c.codex != nil {
+		return c.codex.OffersMCPTool(nudge.SkillTool)
+	}
+	if c.mcp == nil {
+		return false
+	}
+	return slices.ContainsFunc(c.mcp.Tools(), func(t mcpclients.Tool) bool { return t.Name == nudge.SkillTool })
 }
 
 // memorySnapshot is the saved memory (MEMORY.md, USER.md) as the session

@@ -61,3 +61,30 @@ func TestNativeMemoryReachesTheNextChat(t *testing.T) {
 		}
 	}
 }
+
+// The skill review runs only when the model can call skill_manage.
+func TestSkillReviewNeedsSkillManage(t *testing.T) {
+	tools := toolsbuild.ServerBinary(t)
+	fake := fakechat.New()
+	defer fake.Close()
+	home := nativeHome(t, fake)
+	for _, tt := range []struct {
+		name string
+		opts Options
+		want bool
+	}{
+		{"hermes-tools offers it", Options{HermesHome: home, Getenv: noEnv, ToolsBinary: tools}, true},
+		{"no hermes-tools", Options{HermesHome: home, Getenv: noEnv, SkipHermesTools: true}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Start(context.Background(), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if got := c.offersSkillManage(); got != tt.want {
+				t.Errorf("offersSkillManage = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -104,3 +104,26 @@ func TestRealCodexOffersEachToolOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestOffersMCPTool(t *testing.T) {
+	for _, tt := range []struct {
+		config string
+		want   bool
+	}{
+		{"[mcp_servers.hermes-tools]\ncommand = \"x\"\n", true},
+		{"[mcp_servers.hermes-tools]\ncommand = \"x\"\ndisabled_tools = [\"skill_manage\"]\n", false},
+		{"[mcp_servers.other]\ncommand = \"x\"\n", false},
+	} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(tt.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r, err := New(Config{Binary: "/bin/true", CodexHome: home, HermesHome: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.OffersMCPTool("skill_manage"); got != tt.want {
+			t.Errorf("config %q: OffersMCPTool = %v, want %v", tt.config, got, tt.want)
+		}
+	}
+}

@@ -98,6 +98,11 @@ type Runtime struct {
 	// newSession makes the codex session; replaced in tests.
 	newSession func(resume string) (session, error)
 
+	// hermesTools says codex starts hermes-tools (config.toml or Args),
+	// with hermesToolsOff switched off there by the user.
+	hermesTools    bool
+	hermesToolsOff []string
+
 	turnMu sync.Mutex // held for a whole turn
 	mu     sync.Mutex
 	sess   session
@@ -132,6 +137,11 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("codex runtime: %w", err)
 		}
 		r.tools = tools
+		disabled, configured, err := configuredHermesTools(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("codex runtime: %w", err)
+		}
+		r.hermesTools, r.hermesToolsOff = configured, disabled
 		extra, err := oneToolPerName(cfg, r.ToolNames())
 		if err != nil {
 			return nil, fmt.Errorf("codex runtime: %w", err)
@@ -179,6 +189,13 @@ func (r *Runtime) bridgeSession(resume string) (session, error) {
 		TurnTimeout:    r.cfg.TurnTimeout,
 		StartTimeout:   r.cfg.StartTimeout,
 	})
+}
+
+// OffersMCPTool reports whether the hermes-tools server codex starts
+// offers tool (as far as its configuration says: a tool the server's own
+// toolsets hide is not known here).
+func (r *Runtime) OffersMCPTool(tool string) bool {
+	return r.hermesTools && !slices.Contains(r.hermesToolsOff, tool)
 }
 
 // ToolNames are the dynamic tools offered to codex.

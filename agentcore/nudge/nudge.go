@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
@@ -165,6 +166,10 @@ func (c *Counters) AfterTurn(res agentcore.Result, calledTools []string) Review 
 		c.itersSinceSkill += res.ToolIterations
 	}
 	for _, name := range calledTools {
+		// Codex's transcript names MCP tools "mcp.<server>.<tool>".
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			name = name[i+1:]
+		}
 		switch name {
 		case MemoryTool:
 			c.turnsSinceMemory = 0

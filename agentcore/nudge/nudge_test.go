@@ -309,3 +309,16 @@ func TestReviewOnNativeRuntime(t *testing.T) {
 		t.Fatalf("last message %q, want the review prompt", fakechat.TextOf(msgs[3]))
 	}
 }
+
+// A skill_manage call through codex's MCP (named mcp.<server>.<tool> in
+// the transcript) restarts the skill count as an in-process one does.
+func TestSkillCountRestartsOnMCPSkillManage(t *testing.T) {
+	for _, name := range []string{"skill_manage", "mcp.hermes-tools.skill_manage"} {
+		c := nudge.New(nudge.Config{SkillInterval: 10})
+		c.AfterTurn(agentcore.Result{FinalResponse: "x", ToolIterations: 6}, nil)
+		c.AfterTurn(agentcore.Result{FinalResponse: "x", ToolIterations: 2}, []string{name})
+		if _, iters := c.State(); iters != 0 {
+			t.Errorf("%s: skill count %d after the call, want 0", name, iters)
+		}
+	}
+}
