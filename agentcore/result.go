@@ -33,5 +33,8 @@ type Result struct {
 	SessionID     string `json:"session_id,omitempty"`
 	CodexThreadID string `json:"codex_thread_id,omitempty"`
 	CodexTurnID   string `json:"codex_turn_id,omitempty"`
+	// Notes are things the user should know about the turn that are not
+	// part of the answer (a tool codex refused, and how to allow it).
+	Notes []string `json:"notes,omitempty"`
 	Usage
 }

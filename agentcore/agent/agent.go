@@ -595,6 +595,9 @@ func (c *Conversation) record(ctx context.Context, res agentcore.Result, added [
 	// The turn's ctx may be cancelled by an interrupt, yet what happened
 	// before it still belongs in the record.
 	ctx = context.WithoutCancel(ctx)
+	for _, n := range res.Notes {
+		c.notice(n)
+	}
 	if c.codex != nil {
 		tid := c.codex.ThreadID()
 		if tid == "" {

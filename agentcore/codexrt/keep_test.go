@@ -5,12 +5,16 @@ package codexrt
 import (
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/codextest"
 	"github.com/hermes-go/hermes/internal/fakeresponses"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 func realRuntime(t *testing.T, fake *fakeresponses.Server) *Runtime {
@@ -85,5 +89,57 @@ func TestRealCodexUsageLimitSaysWhenItResets(t *testing.T) {
 	want := "usage limit reached; resets at " + reset.Local().Format("15:04")
 	if !strings.Contains(res.Error, want) {
 		t.Errorf("error %q, want it to contain %q", res.Error, want)
+	}
+}
+
+// Under approval_policy "never" a writing hermes-tools tool runs when the
+// user chose --tools-approval approve (default_tools_approval_mode), and
+// otherwise fails with a note that names that option.
+func TestRealCodexWritingToolUnderNever(t *testing.T) {
+	t.Parallel()
+	toolsBin := toolsbuild.ServerBinary(t)
+	for _, approve := range []bool{false, true} {
+		fake := fakeresponses.New(t)
+		hermesHome := t.TempDir()
+		server := `mcp_servers.hermes-tools={command=` + strconv.Quote(toolsBin) +
+			`, args=["--hermes-home", ` + strconv.Quote(hermesHome) + `, "--toolsets", "skills"], startup_timeout_sec=30`
+		if approve {
+			server += `, default_tools_approval_mode="approve"`
+		}
+		server += "}"
+		bin := codextest.Binary(t)
+		home := codextest.NewHome(t)
+		r, err := New(Config{
+			Binary: bin, Args: append(fake.CodexArgs(), "-c", server), Environ: ChildEnv(home.Env(codextest.NewProxy(t).URL()), ""),
+			CodexHome: home.CodexHome, HermesHome: hermesHome, SessionID: "never-1", Cwd: t.TempDir(),
+			Model: fakeresponses.DefaultModel, Provider: "openai",
+			ThreadParams: map[string]any{"approvalPolicy": "never"},
+			TurnTimeout:  60 * time.Second, StartTimeout: 60 * time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		skill := "---\nname: deploy-check\ndescription: Check a deploy.\n---\nRun the checks.\n"
+		fake.Enqueue(
+			fakeresponses.Reply{Items: []fakeresponses.Item{fakeresponses.MCPCall("call_save", "hermes-tools", "skill_manage",
+				map[string]any{"action": "create", "name": "deploy-check", "content": skill})}},
+			fakeresponses.Text("Done."),
+		)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		res, err := r.RunTurn(ctx, "save that as a skill")
+		cancel()
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(filepath.Join(hermesHome, "skills", "deploy-check", "SKILL.md"))
+		note := strings.Join(res.Notes, "\n")
+		if approve {
+			if statErr != nil || note != "" {
+				t.Errorf("approve: skill saved err=%v, notes %q", statErr, note)
+			}
+		} else if statErr == nil || !strings.Contains(note, "--tools-approval approve") || !strings.Contains(note, "skill_manage") {
+			t.Errorf("no approval: skill saved err=%v, notes %q (transcript %+v)", statErr, note, res.Messages)
+		}
 	}
 }
