@@ -23,9 +23,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,9 +138,12 @@ type Conversation struct {
 	// Sub-agents for codex's delegate_task, started on first use.
 	subOnce sync.Once
 	subErr  error
-	subCfg  native.Config
-	subMu   sync.Mutex
-	subMCP  *mcpclients.Manager
+	// noNativeModel: config.yaml names no OpenAI-compatible model (a
+	// ChatGPT login only), so reviews and sub-agents run on codex.
+	noNativeModel bool
+	subCfg        native.Config
+	subMu         sync.Mutex
+	subMCP        *mcpclients.Manager
 
 	counters    *nudge.Counters
 	reviews     *nudge.Reviewer
@@ -513,6 +518,9 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 // delegation and stop with the conversation.
 func (c *Conversation) codexSubagent(ctx context.Context, goal, taskContext string) (agentcore.Result, error) {
 	cfg, mgr, err := c.nativeSide(ctx)
+	if err != nil && c.noNativeModel {
+		return c.onCodex(ctx, c.meta.ID+"-sub", delegate.SubagentPrompt+"\n\n"+delegate.UserMessage(goal, taskContext))
+	}
 	if err != nil {
 		return agentcore.Result{}, err
 	}
@@ -523,6 +531,9 @@ func (c *Conversation) codexSubagent(ctx context.Context, goal, taskContext stri
 // conversation; like sub-agents, reviews run on the native runtime.
 func (c *Conversation) codexReview(ctx context.Context, history []agentcore.Message, prompt string) (agentcore.Result, error) {
 	cfg, mgr, err := c.nativeSide(ctx)
+	if err != nil && c.noNativeModel {
+		return c.onCodex(ctx, c.meta.ID, conversationText(history)+prompt)
+	}
 	if err != nil {
 		return agentcore.Result{}, err
 	}
@@ -531,6 +542,49 @@ func (c *Conversation) codexReview(ctx context.Context, history []agentcore.Mess
 		return agentcore.Result{}, err
 	}
 	return run(ctx, history, prompt)
+}
+
+// onCodex runs one turn on a throwaway codex thread (ephemeral: codex keeps
+// no rollout of it) with the conversation's codex setup and in-process
+// tools, for reviews and sub-agents when only a ChatGPT login is
+// configured, as the original switches its review fork to codex. A
+// sub-agent gets no delegate_task, so it stays a leaf.
+func (c *Conversation) onCodex(ctx context.Context, sessionID, text string) (agentcore.Result, error) {
+	o := c.opts
+	params := map[string]any{"ephemeral": true}
+	maps.Copy(params, memoryInstructions(c.memorySnapshot()))
+	rt, err := codexrt.New(codexrt.Config{
+		Binary: o.CodexBinary, Args: o.CodexArgs, Environ: o.Environ, CodexHome: o.CodexHome,
+		HermesHome: o.HermesHome, SessionID: sessionID, Model: c.meta.Model, Provider: c.meta.Provider, Cwd: o.Cwd,
+		Approver: o.Approver, Logger: o.Logger, ThreadParams: params,
+	})
+	if err != nil {
+		return agentcore.Result{}, err
+	}
+	defer rt.Close()
+	return rt.RunTurn(ctx, text)
+}
+
+// conversationText renders history for a codex thread that did not see it:
+// what the user and the assistant said, and which tools ran.
+func conversationText(history []agentcore.Message) string {
+	if len(history) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("The conversation so far:\n\n")
+	for _, m := range history {
+		switch {
+		case m.Role == "user" || (m.Role == "assistant" && m.Content != ""):
+			fmt.Fprintf(&b, "%s: %s\n\n", m.Role, m.Content)
+		case m.Role == "assistant":
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(&b, "assistant called %s(%s)\n\n", tc.Function.Name, tc.Function.Arguments)
+			}
+		}
+	}
+	b.WriteString("---\n\n")
+	return b.String()
 }
 
 // nativeSide starts, once, what a codex conversation needs to run native
@@ -542,6 +596,14 @@ func (c *Conversation) nativeSide(ctx context.Context) (native.Config, *mcpclien
 		cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
 		if err != nil {
 			c.subErr = fmt.Errorf("this runs on the native runtime, which needs model.base_url and api_key (or OPENAI_API_KEY): %w", err)
+			c.noNativeModel = true
+			return
+		}
+		if cfg.APIKey == "" && cfg.BaseURL == native.DefaultBaseURL {
+			// OpenAI's API without a key cannot answer: this user has a
+			// ChatGPT login for codex and no API key.
+			c.subErr = errors.New("this runs on the native runtime, which needs an API key (model.api_key or OPENAI_API_KEY) for OpenAI's API")
+			c.noNativeModel = true
 			return
 		}
 		servers, problems, err := mcpclients.ServersFromConfig(o.HermesHome)

@@ -177,3 +177,98 @@ func TestCodexMemoryReachesTheModel(t *testing.T) {
 		t.Errorf("the model's first request lacks the saved memory:\n%.3000s", body)
 	}
 }
+
+// With only a ChatGPT login (no OpenAI-compatible model in config.yaml) a
+// codex conversation's background review runs on codex itself, in a
+// throwaway thread that is given the conversation, and saves through the
+// in-process memory tool.
+func TestCodexReviewOnCodexWithoutAPIKey(t *testing.T) {
+	bin := codextest.Binary(t)
+	responses := fakeresponses.New(t)
+	responses.Enqueue(
+		fakeresponses.Text("Tabs it is."),
+		fakeresponses.Call("call_mem", "memory", map[string]any{"action": "add", "target": "user", "content": "Prefers tabs over spaces."}),
+		fakeresponses.Text("Saved the preference."),
+	)
+	home := codextest.NewHome(t)
+	hermesHome := t.TempDir()
+	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" +
+		"memory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 0\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
+	c, err := Start(context.Background(), Options{
+		HermesHome: hermesHome, Getenv: func(string) string { return "" }, Environ: env, SkipHermesTools: true,
+		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := c.Turn(ctx, "I prefer tabs over spaces.")
+	if err != nil || !res.Completed {
+		t.Fatalf("codex turn: %+v %v", res, err)
+	}
+	if err := c.Close(); err != nil { // waits for the review
+		t.Fatal(err)
+	}
+	reqs := responses.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want the turn and a two-step review (notices %v)", len(reqs), c.Notices())
+	}
+	review := string(reqs[1].Body)
+	if !strings.Contains(review, "I prefer tabs over spaces.") || !strings.Contains(review, "Tabs it is.") || !strings.Contains(review, "consider saving to memory") {
+		t.Errorf("the review request lacks the conversation or the prompt: %.3000s", review)
+	}
+	user, err := os.ReadFile(filepath.Join(hermesHome, "memories", "USER.md"))
+	if err != nil || !strings.Contains(string(user), "Prefers tabs over spaces.") {
+		t.Errorf("USER.md = %q, %v (notices %v)", user, err, c.Notices())
+	}
+}
+
+// With only a ChatGPT login, delegate_task on the codex runtime runs its
+// sub-agent on codex too, in a thread of its own.
+func TestCodexSubagentOnCodexWithoutAPIKey(t *testing.T) {
+	bin := codextest.Binary(t)
+	responses := fakeresponses.New(t)
+	responses.Enqueue(
+		fakeresponses.Call("call_d", "delegate_task", map[string]any{"goal": "Count the files in the workspace."}),
+		fakeresponses.Text("There are 3 files."),
+		fakeresponses.Text("The sub-agent counted 3 files."),
+	)
+	home := codextest.NewHome(t)
+	hermesHome := t.TempDir()
+	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" +
+		"memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
+	c, err := Start(context.Background(), Options{
+		HermesHome: hermesHome, Getenv: func(string) string { return "" }, Environ: env, SkipHermesTools: true,
+		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := c.Turn(ctx, "How many files are there? Delegate it.")
+	if err != nil || !res.Completed || res.FinalResponse != "The sub-agent counted 3 files." {
+		t.Fatalf("codex turn: %+v %v (notices %v)", res, err, c.Notices())
+	}
+	reqs := responses.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	sub := string(reqs[1].Body)
+	if !strings.Contains(sub, "Count the files in the workspace.") || strings.Contains(sub, "How many files are there?") {
+		t.Errorf("the sub-agent's request: %.2000s", sub)
+	}
+	if out, ok := reqs[2].ToolOutput("call_d"); !ok || !strings.Contains(out, "There are 3 files.") {
+		t.Errorf("delegate_task returned %q (present %v)", out, ok)
+	}
+}
