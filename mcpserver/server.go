@@ -104,10 +104,11 @@ func New(opts Options) *Server {
 		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
 		maps.Copy(methods, ext.Methods())
 		// Skill files are resources, and the extension requires the
-		// resources capability beside its own declaration. Neither
-		// subscriptions nor list_changed notifications are offered.
+		// resources capability beside its own declaration. skill_manage
+		// writes send notifications/resources/list_changed, so that is
+		// declared; per-resource subscriptions are not offered.
 		mcpOpts = append(mcpOpts,
-			server.WithResourceCapabilities(false, false),
+			server.WithResourceCapabilities(false, true),
 			server.WithExtensions(map[string]any{skillsext.ExtensionID: ext.Capability()}),
 		)
 	}
