@@ -154,7 +154,7 @@ func Open(dir, name string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &PathError{Path: name, Target: real, Dir: dir, Err: fmt.Errorf("%w (it is a %s)", ErrNotRegular, kind(fi.Mode()))}
+		return nil, nil, &PathError{Path: name, Target: real, Dir: dir, Err: fmt.Errorf("%w (it is %s)", ErrNotRegular, Describe(fi.Mode()))}
 	}
 	// A directory on the way may have been swapped for a link between
 	// Resolve and the open; the descriptor knows where it really is.
@@ -212,19 +212,24 @@ func ReadLimited(r io.Reader, sizeHint, limit int64) ([]byte, error) {
 	}
 }
 
-func kind(m fs.FileMode) string {
+// Describe names a file type that is not a regular file in words a user
+// recognises, with its article: "a FIFO (named pipe)", "a directory".
+func Describe(m fs.FileMode) string {
 	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "block device"
-	case m&fs.ModeSocket != 0:
-		return "socket"
 	case m.IsDir():
-		return "directory"
-	default:
-		return "special file"
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
 	}
+	return "not a regular file"
 }

@@ -2,30 +2,10 @@ package sqlitestore
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
-)
 
-// describeMode names a non-regular file type in words a user recognises.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeIrregular != 0:
-		return "an irregular file"
-	}
-	return "not a regular file"
-}
+	"github.com/hermes-go/hermes/internal/safefile"
+)
 
 func notRegularError(path, what string) error {
 	return &Error{Kind: NotRegular, Path: path, Op: "open",
@@ -46,7 +26,7 @@ func checkRegular(path string) error {
 	}
 	if !fi.Mode().IsRegular() {
 		// Never opened: opening a device can have side effects of its own.
-		return notRegularError(path, describeMode(fi.Mode()))
+		return notRegularError(path, safefile.Describe(fi.Mode()))
 	}
 	// The path may be swapped between the stat and SQLite's open; opening
 	// it non-blocking and asking the open file closes most of that window
@@ -64,7 +44,7 @@ func checkJournals(path string) error {
 			continue
 		}
 		if !fi.Mode().IsRegular() {
-			return notRegularError(path+s, describeMode(fi.Mode()))
+			return notRegularError(path+s, safefile.Describe(fi.Mode()))
 		}
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // checkOpened opens path without blocking (O_NONBLOCK returns at once even
@@ -24,7 +26,7 @@ func checkOpened(path string) error {
 		fi, err := os.Stat(path)
 		what := "not a regular file"
 		if err == nil {
-			what = describeMode(fi.Mode())
+			what = safefile.Describe(fi.Mode())
 		}
 		return notRegularError(path, what)
 	}
