@@ -93,6 +93,35 @@ func TestReadOnlyAndLinkedConfig(t *testing.T) {
 	}
 }
 
+// home-manager links config.toml into a read-only store: the run must
+// end with the read-only exit code, and put no lock file in the store.
+func TestLinkIntoReadOnlyStore(t *testing.T) {
+	e := newTestEnv(t)
+	store := filepath.Join(filepath.Dir(e.codexHome), "store")
+	target := filepath.Join(store, "config.toml")
+	os.MkdirAll(store, 0o755)
+	if err := os.WriteFile(target, []byte(userTOML), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(store, 0o555)
+	defer os.Chmod(store, 0o755)
+	cfg := filepath.Join(e.codexHome, "config.toml")
+	if err := os.Symlink(target, cfg); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := e.run(t, "--no-plugins")
+	if code != exitNotWritable || !strings.Contains(stderr, "--force") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(store)
+	if len(entries) != 1 {
+		t.Errorf("store holds %d entries, want only config.toml", len(entries))
+	}
+	if _, err := os.Stat(cfg + filelock.Suffix); err != nil {
+		t.Errorf("no lock beside the link: %v", err)
+	}
+}
+
 func TestHelpDocumentsFilesAndExitCodes(t *testing.T) {
 	var errb bytes.Buffer
 	if code := run(context.Background(), []string{"--help"}, &bytes.Buffer{}, &errb, deps{}); code != exitOK {

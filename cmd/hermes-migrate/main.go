@@ -8,8 +8,9 @@
 // alone because it is read-only or not writable (rerun with --force).
 //
 // Symlinked config files are edited in their final target and stay links.
-// Each file is edited under an advisory lock beside its target
-// (<file>.hermes-migrate.lock), so concurrent runs take turns.
+// Each file is edited under an advisory lock beside it (<file>.hermes-
+// migrate.lock, next to the link for a symlinked file), so concurrent runs
+// take turns.
 package main
 
 import (
@@ -132,10 +133,11 @@ Files:
   A symlinked config file is edited in the file the link finally points to;
   the link stays. The previous version is kept as <file>.bak, which always
   holds your own last version, never hermes-migrate's output. Read-only
-  files are left alone unless --force. Each file is edited under an advisory
-  lock, <target>.hermes-migrate.lock, so concurrent runs (another
-  hermes-migrate, hermes switching runtimes) wait for each other; a wait
-  longer than a moment is reported on stderr, and Ctrl-C ends it.
+  files are left alone unless --force. Each file is edited under an
+  advisory lock, <file>.hermes-migrate.lock (beside the link, for a
+  symlinked file), so concurrent runs (another hermes-migrate, hermes
+  switching runtimes) wait for each other; a wait longer than a moment is
+  reported on stderr, and Ctrl-C ends it.
 
 Exit codes:
   0  success (including "already up to date")

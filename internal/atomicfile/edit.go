@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/hermes-go/hermes/internal/filelock"
 )
@@ -38,9 +39,23 @@ type Edit struct {
 	lock *filelock.Lock
 }
 
-// Begin locks path (lock file: its final target + filelock.Suffix) and
-// reads it. The caller computes the new content from Before, then calls
-// Commit, and always Close.
+// LockPath is the lock file guarding path: beside path as named, not
+// beside a symlink's target. Every writer names a file the same way (the
+// codex home's config.toml, a client's config path), and the link's
+// directory is the user's home, where a lock file can always be made;
+// the target's directory may be a dotfiles repository (where it would
+// show up as an untracked file) or a read-only store (home-manager's
+// /nix/store), where it cannot.
+func LockPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	return abs + filelock.Suffix, nil
+}
+
+// Begin locks path (LockPath) and reads it. The caller computes the new
+// content from Before, then calls Commit, and always Close.
 func Begin(ctx context.Context, path string, opts EditOptions) (*Edit, error) {
 	target, err := Resolve(path)
 	if err != nil {
@@ -48,9 +63,11 @@ func Begin(ctx context.Context, path string, opts EditOptions) (*Edit, error) {
 	}
 	e := &Edit{Path: path, Target: target, opts: opts}
 	if !opts.NoLock {
-		// Locking the target, not the link, makes two links to one file
-		// share a lock.
-		if e.lock, err = filelock.Acquire(ctx, target+filelock.Suffix, opts.Lock); err != nil {
+		lock, err := LockPath(path)
+		if err != nil {
+			return nil, err
+		}
+		if e.lock, err = filelock.Acquire(ctx, lock, opts.Lock); err != nil {
 			return nil, err
 		}
 	}

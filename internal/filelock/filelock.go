@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// Suffix names the lock file kept beside the file it guards. Lock files
+// Suffix names the lock file kept beside the file it guards (see
+// atomicfile.LockPath for which side of a symlink). Lock files
 // are never deleted: removing one while another process waits on it would
 // let a third process lock a new file of the same name at the same time.
 const Suffix = ".hermes-migrate.lock"
