@@ -113,6 +113,8 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		Options: atomicfile.Options{Backup: BackupSuffix, Mode: 0o600, Force: j.Force},
 		Lock:    filelock.Options{Waiting: j.lockWait()},
 		NoLock:  j.DryRun,
+		// --remove on a machine without this file creates nothing.
+		ExistingOnly: j.Remove,
 	})
 	if err != nil {
 		return res, err

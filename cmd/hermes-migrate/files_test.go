@@ -122,6 +122,21 @@ func TestLinkIntoReadOnlyStore(t *testing.T) {
 	}
 }
 
+// --remove where nothing was ever migrated must not create a file, a
+// lock or a client's directory.
+func TestRemoveOnEmptyHomeCreatesNothing(t *testing.T) {
+	e := newTestEnv(t)
+	if code, out, stderr := e.run(t, "--client", "all", "--remove"); code != exitOK {
+		t.Fatalf("exit %d: %s%s", code, out, stderr)
+	}
+	if entries, _ := os.ReadDir(e.codexHome); len(entries) != 0 {
+		t.Errorf("codex home holds %v", entries)
+	}
+	if _, err := os.Stat(e.env["HOME"]); !os.IsNotExist(err) {
+		t.Errorf("home was created (%v)", err)
+	}
+}
+
 func TestHelpDocumentsFilesAndExitCodes(t *testing.T) {
 	var errb bytes.Buffer
 	if code := run(context.Background(), []string{"--help"}, &bytes.Buffer{}, &errb, deps{}); code != exitOK {

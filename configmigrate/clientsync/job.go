@@ -103,6 +103,8 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		Options: atomicfile.Options{Backup: configmigrate.BackupSuffix, Mode: 0o600, Force: j.Force},
 		Lock:    filelock.Options{Waiting: j.OnLockWait},
 		NoLock:  j.DryRun,
+		// --remove on a machine without this file creates nothing.
+		ExistingOnly: j.Remove,
 	})
 	if err != nil {
 		return res, err

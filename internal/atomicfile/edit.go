@@ -23,6 +23,11 @@ type EditOptions struct {
 	// NoLock reads without locking, for dry runs: they write nothing, not
 	// even a lock file.
 	NoLock bool
+	// ExistingOnly takes no lock, and so creates neither lock file nor
+	// directory, when the file does not exist; Commit then refuses. For
+	// removals: a missing file has nothing to remove, and a client the
+	// user never installed must not get a directory.
+	ExistingOnly bool
 }
 
 // Edit is a read-modify-write of one file under the lock beside its final
@@ -62,7 +67,13 @@ func Begin(ctx context.Context, path string, opts EditOptions) (*Edit, error) {
 		return nil, err
 	}
 	e := &Edit{Path: path, Target: target, opts: opts}
-	if !opts.NoLock {
+	lock := !opts.NoLock
+	if opts.ExistingOnly {
+		if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
+			lock = false
+		}
+	}
+	if lock {
 		lock, err := LockPath(path)
 		if err != nil {
 			return nil, err
