@@ -161,6 +161,11 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		res.Report = &rep
 	}
 	res.FileChange, err = commit(ed, out, j.DryRun)
+	if err == nil && j.Remove && !j.DryRun {
+		// config.toml is the user's alone again; a lock file left
+		// behind is harmless, so failing to delete it is no error.
+		_ = ed.Forget()
+	}
 	return res, err
 }
 

@@ -252,5 +252,8 @@ func TestConcurrentProcesses(t *testing.T) {
 		if got, _ := os.ReadFile(p); string(got) != content {
 			t.Errorf("after --remove %s:\n%s\nwant\n%s", p, got, content)
 		}
+		if _, err := os.Stat(p + filelock.Suffix); !os.IsNotExist(err) {
+			t.Errorf("--remove left %s (%v)", p+filelock.Suffix, err)
+		}
 	}
 }

@@ -154,7 +154,15 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 	if err != nil || j.DryRun {
 		return res, err
 	}
-	return res, state.record(ctx, res.Path, j.Remove, edit)
+	if err := state.record(ctx, res.Path, j.Remove, edit); err != nil {
+		return res, err
+	}
+	if j.Remove {
+		// The file is the user's alone again; a lock file left behind is
+		// harmless, so failing to delete it is no error.
+		_ = ed.Forget()
+	}
+	return res, nil
 }
 
 // servers are what the client gets: hermes-tools, then the user's servers

@@ -30,8 +30,7 @@ type EditOptions struct {
 	ExistingOnly bool
 }
 
-// Edit is a read-modify-write of one file under the lock beside its final
-// target, so concurrent editors (two hermes-migrate runs, hermes switching
+// Edit is a read-modify-write of one file under the lock beside it, so concurrent editors (two hermes-migrate runs, hermes switching
 // runtimes meanwhile) take turns instead of one overwriting the other's
 // work or backup.
 type Edit struct {
@@ -133,9 +132,22 @@ func (e *Edit) Commit(data []byte) (backup string, err error) {
 	return bak, nil
 }
 
+// Forget deletes the lock file, and with it the record of what Commit
+// wrote, then releases the lock: for when the file is the user's alone
+// again (a removal), so nothing of Hermes' is left beside it. Close is
+// then a no-op.
+func (e *Edit) Forget() error {
+	if e == nil || e.lock == nil {
+		return nil
+	}
+	err := e.lock.Remove()
+	e.lock = nil
+	return err
+}
+
 // Close releases the lock.
 func (e *Edit) Close() error {
-	if e == nil {
+	if e == nil || e.lock == nil {
 		return nil
 	}
 	return e.lock.Release()

@@ -51,10 +51,6 @@ func Acquire(ctx context.Context, lockPath string, opts Options) (*Lock, error) 
 	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
 		return nil, fmt.Errorf("create directory for lock %s: %w", lockPath, err)
 	}
-	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open lock %s: %w", lockPath, err)
-	}
 	notice, poll := opts.WaitNotice, opts.Poll
 	if notice <= 0 {
 		notice = 500 * time.Millisecond
@@ -64,12 +60,22 @@ func Acquire(ctx context.Context, lockPath string, opts Options) (*Lock, error) 
 	}
 	start, told := time.Now(), false
 	for {
-		err := tryLock(f)
-		if err == nil {
-			return &Lock{f: f, path: lockPath}, nil
+		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open lock %s: %w", lockPath, err)
 		}
-		if !errors.Is(err, errBusy) {
+		err = tryLock(f)
+		if err == nil {
+			if current(f, lockPath) {
+				return &Lock{f: f, path: lockPath}, nil
+			}
+			// The holder removed the lock file (Remove) after we opened
+			// it: this lock guards nothing; lock the file now there.
 			f.Close()
+			continue
+		}
+		f.Close()
+		if !errors.Is(err, errBusy) {
 			return nil, fmt.Errorf("lock %s: %w", lockPath, err)
 		}
 		if !told && opts.Waiting != nil && time.Since(start) >= notice {
@@ -80,11 +86,20 @@ func Acquire(ctx context.Context, lockPath string, opts Options) (*Lock, error) 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			f.Close()
 			return nil, fmt.Errorf("waiting for %s, held by another hermes-migrate or hermes run: %w", lockPath, context.Cause(ctx))
 		case <-t.C:
 		}
 	}
+}
+
+// current says whether f is still the file at path.
+func current(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // Path is the lock file's path.
@@ -117,6 +132,21 @@ func (l *Lock) SetNote(note []byte) error {
 		return fmt.Errorf("sync lock %s: %w", l.path, err)
 	}
 	return nil
+}
+
+// Remove deletes the lock file and frees the lock, for when the guarded
+// file is the user's alone again (hermes-migrate --remove). Waiters that
+// opened the old file notice it is gone and lock a new one. Where an open
+// file cannot be deleted (Windows) the lock file stays.
+func (l *Lock) Remove() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := os.Remove(l.path)
+	if rerr := l.Release(); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // Release frees the lock. Closing the descriptor is what releases it, so a

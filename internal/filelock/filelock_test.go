@@ -66,3 +66,39 @@ func TestAcquireWaitHonoursContextAndSaysSo(t *testing.T) {
 	}
 	l.Release()
 }
+
+// Remove while others wait: they must not end up holding locks on
+// different files at once.
+func TestRemoveWhileWaiting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.toml"+Suffix)
+	var inside, maxInside atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := Acquire(context.Background(), path, Options{Poll: time.Millisecond})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if n := inside.Add(1); n > maxInside.Load() {
+				maxInside.Store(n)
+			}
+			time.Sleep(3 * time.Millisecond)
+			inside.Add(-1)
+			if i%2 == 0 {
+				err = l.Remove()
+			} else {
+				err = l.Release()
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if maxInside.Load() != 1 {
+		t.Fatalf("%d holders at once, want 1", maxInside.Load())
+	}
+}
