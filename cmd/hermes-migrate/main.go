@@ -137,7 +137,7 @@ Files:
   advisory lock, <file>.hermes-migrate.lock (beside the link, for a
   symlinked file), so concurrent runs (another hermes-migrate, hermes
   switching runtimes) wait for each other; a wait longer than a moment is
-  reported on stderr, and Ctrl-C ends it.
+  reported on stderr, and Ctrl-C ends it. --remove deletes the lock files.
 
 Exit codes:
   0  success (including "already up to date")
