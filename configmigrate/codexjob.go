@@ -1,12 +1,15 @@
 package configmigrate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
 )
@@ -49,6 +52,15 @@ type CodexJob struct {
 	Remove bool
 	// DryRun writes nothing; the result carries the diff.
 	DryRun bool
+	// Force writes config.toml (and its backup) even when it is read-only
+	// or not writable by this user; the file keeps its mode. Without it
+	// such a file is left alone with an error matching
+	// atomicfile.ErrNotWritable.
+	Force bool
+	// OnLockWait is called when another run (hermes-migrate, or hermes
+	// switching runtimes) holds config.toml's lock for more than a moment;
+	// nil logs it to Logger.
+	OnLockWait func(lockPath string)
 
 	// Getenv, Environ, Executable and LookPath are the job's view of the
 	// process; nil means the real one.
@@ -85,8 +97,11 @@ type CodexResult struct {
 }
 
 // Run migrates (or removes) the block and writes config.toml atomically,
-// keeping the previous file as config.toml.bak. Nothing is written when the
-// file or config.yaml cannot be read, or the result would not parse.
+// keeping the user's last own version as config.toml.bak. Nothing is
+// written when the file or config.yaml cannot be read, or the result would
+// not parse. The whole read-modify-write holds config.toml's lock, so a
+// concurrent run starts from this run's output instead of overwriting it.
+// A symlinked config.toml is written through to the link's target.
 func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 	var res CodexResult
 	dir, err := j.codexHome()
@@ -94,10 +109,18 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		return res, err
 	}
 	res.Path = filepath.Join(dir, "config.toml")
-	existing, err := ReadConfigFile(res.Path)
+	ed, err := atomicfile.Begin(ctx, res.Path, atomicfile.EditOptions{
+		Options: atomicfile.Options{Backup: BackupSuffix, Mode: 0o600, Force: j.Force},
+		Lock:    filelock.Options{Waiting: j.lockWait()},
+		NoLock:  j.DryRun,
+		// --remove on a machine without this file creates nothing.
+		ExistingOnly: j.Remove,
+	})
 	if err != nil {
 		return res, err
 	}
+	defer ed.Close()
+	existing := ed.Before
 
 	var out []byte
 	if j.Remove {
@@ -137,8 +160,40 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		}
 		res.Report = &rep
 	}
-	res.FileChange, err = WriteChange(res.Path, existing, out, j.DryRun)
+	res.FileChange, err = commit(ed, out, j.DryRun)
+	if err == nil && j.Remove && !j.DryRun {
+		// config.toml is the user's alone again; a lock file left
+		// behind is harmless, so failing to delete it is no error.
+		_ = ed.Forget()
+	}
 	return res, err
+}
+
+// commit is WriteChange under the edit's lock, with its backup rule.
+func commit(ed *atomicfile.Edit, out []byte, dryRun bool) (FileChange, error) {
+	if dryRun || bytes.Equal(ed.Before, out) {
+		return WriteChange(ed.Path, ed.Before, out, true)
+	}
+	ch := FileChange{Path: ed.Path, Changed: true}
+	var err error
+	if ch.Backup, err = ed.Commit(out); err != nil {
+		return ch, err
+	}
+	ch.Written = true
+	return ch, nil
+}
+
+func (j CodexJob) lockWait() func(string) {
+	if j.OnLockWait != nil {
+		return j.OnLockWait
+	}
+	logger := j.Logger
+	if logger == nil {
+		return nil
+	}
+	return func(lock string) {
+		logger.Info("waiting for another hermes-migrate or hermes run to finish editing codex's config.toml", "lock", lock)
+	}
 }
 
 // HermesToolsEntry is the hermes-tools callback entry the job writes;

@@ -4,7 +4,13 @@
 // permission profile. Nothing outside the block is touched.
 //
 // Exit codes: 0 success (including "already up to date"); 1 the migration
-// failed (stderr says why in one line); 2 bad flags.
+// failed (stderr says why in one line); 2 bad flags; 3 a file was left
+// alone because it is read-only or not writable (rerun with --force).
+//
+// Symlinked config files are edited in their final target and stay links.
+// Each file is edited under an advisory lock beside it (<file>.hermes-
+// migrate.lock, next to the link for a symlinked file), so concurrent runs
+// take turns.
 package main
 
 import (
@@ -22,7 +28,9 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/buildinfo"
+	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver"
 )
@@ -33,6 +41,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitNotWritable: a config, backup or state file is read-only (no
+	// write bit for its owner) or not writable by this user, and was left
+	// alone; --force writes it anyway.
+	exitNotWritable = 3
 )
 
 func main() {
@@ -52,6 +64,15 @@ type deps struct {
 	// for its installed plugins, running it with env; nil asks the real
 	// codex.
 	discoverPlugins func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error)
+	// stderr is where run reports; set by run.
+	stderr io.Writer
+}
+
+// lockWait tells the user why nothing happens while another run holds a
+// file's lock.
+func (d deps) lockWait(lock string) {
+	fmt.Fprintf(d.stderr, "hermes-migrate: waiting for another hermes-migrate or hermes run to finish with %s (lock %s); Ctrl-C to stop\n",
+		strings.TrimSuffix(lock, filelock.Suffix), lock)
 }
 
 func defaultDeps() deps {
@@ -77,6 +98,7 @@ type options struct {
 	userServers        bool
 	codexBin           string
 	showVersion        bool
+	force              bool
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
@@ -95,6 +117,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions, or "none"`)
 	fs.BoolVar(&o.userServers, "user-servers", false, "other clients: also register the user's Hermes MCP servers (codex always gets them)")
 	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for plugin discovery (default: $CODEX_BIN, else codex on PATH)")
+	fs.BoolVar(&o.force, "force", false, "write config files even when they are read-only or not writable by you (their mode is kept)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `hermes-migrate registers Hermes' tools with MCP clients, editing only Hermes' own entries.
@@ -105,7 +128,24 @@ Usage:
 Flags:
 `)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 success; 1 the migration failed (reason on stderr); 2 bad flags.\n")
+		fmt.Fprint(fs.Output(), `
+Files:
+  A symlinked config file is edited in the file the link finally points to;
+  the link stays. The previous version is kept as <file>.bak, which always
+  holds your own last version, never hermes-migrate's output. Read-only
+  files are left alone unless --force. Each file is edited under an
+  advisory lock, <file>.hermes-migrate.lock (beside the link, for a
+  symlinked file), so concurrent runs (another hermes-migrate, hermes
+  switching runtimes) wait for each other; a wait longer than a moment is
+  reported on stderr, and Ctrl-C ends it. --remove deletes the lock files.
+
+Exit codes:
+  0  success (including "already up to date")
+  1  the migration failed (reason on stderr)
+  2  bad flags
+  3  a file was left alone because it is read-only or not writable;
+     rerun with --force to write it anyway
+`)
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -134,6 +174,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		fmt.Fprintf(stdout, "hermes-migrate %s\n", buildVersion())
 		return exitOK
 	}
+	d.stderr = stderr
 	clients, err := parseClients(o.clients)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
@@ -146,6 +187,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 			rep, err = migrateCodex(ctx, o, d)
 		} else {
 			rep, err = migrateJSONClient(ctx, c, o, d)
+		}
+		if errors.Is(err, atomicfile.ErrNotWritable) {
+			fmt.Fprintf(stderr, "hermes-migrate: %s: %v; rerun with --force to write it anyway\n", c, err)
+			return exitNotWritable
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
@@ -242,6 +287,8 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 		NoPluginDiscovery: o.noPlugins || o.dryRun,
 		Remove:            o.remove,
 		DryRun:            o.dryRun,
+		Force:             o.force,
+		OnLockWait:        d.lockWait,
 		Getenv:            d.getenv,
 		Environ:           d.environ,
 		Executable:        d.executable,
@@ -290,6 +337,8 @@ func migrateJSONClient(ctx context.Context, client string, o options, d deps) (c
 		UserServers: o.userServers,
 		Remove:      o.remove,
 		DryRun:      o.dryRun,
+		Force:       o.force,
+		OnLockWait:  d.lockWait,
 		Getenv:      d.getenv,
 		// The same entry codex gets, built only when the job needs it.
 		HermesTools: func() (configmigrate.Server, error) {

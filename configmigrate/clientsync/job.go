@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
@@ -40,6 +41,14 @@ type Job struct {
 	// DryRun writes neither the config file nor the ownership state; the
 	// result carries the diff.
 	DryRun bool
+	// Force writes the config file, its backup and the state file even
+	// when one is read-only or not writable by this user; modes are kept.
+	// Without it such a file is left alone with an error matching
+	// atomicfile.ErrNotWritable.
+	Force bool
+	// OnLockWait is called when another run holds the lock of the config
+	// or state file for more than a moment; nil waits silently.
+	OnLockWait func(lockPath string)
 
 	// GOOS and Getenv are the job's view of the machine, which decides
 	// where the config file and the Hermes home are. Empty GOOS means
@@ -62,9 +71,10 @@ type JobResult struct {
 	Problems []string
 }
 
-// Run edits the config file atomically, keeping the previous content as a
-// backup (configmigrate.WriteChange), then records the entries it now owns.
-// Nothing is written when a file cannot be read or parsed.
+// Run edits the config file atomically under its lock, through symlinks,
+// keeping the user's last own version as a backup (atomicfile.Edit), then
+// records the entries it now owns. Nothing is written when a file cannot
+// be read or parsed.
 func (j Job) Run(ctx context.Context) (JobResult, error) {
 	var res JobResult
 	getenv := j.Getenv
@@ -85,15 +95,27 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 	if err != nil {
 		return res, err
 	}
-	existing, err := configmigrate.ReadConfigFile(res.Path)
+	// The config file's lock is held from reading it to recording what
+	// was written, so concurrent runs for this client take turns; other
+	// clients' runs only meet at the state file, which record merges
+	// under its own lock.
+	ed, err := atomicfile.Begin(ctx, res.Path, atomicfile.EditOptions{
+		Options: atomicfile.Options{Backup: configmigrate.BackupSuffix, Mode: 0o600, Force: j.Force},
+		Lock:    filelock.Options{Waiting: j.OnLockWait},
+		NoLock:  j.DryRun,
+		// --remove on a machine without this file creates nothing.
+		ExistingOnly: j.Remove,
+	})
 	if err != nil {
 		return res, err
 	}
+	defer ed.Close()
+	existing := ed.Before
 	home, err := hermeshome.Resolve(j.HermesHome, getenv)
 	if err != nil {
 		return res, err
 	}
-	state := stateFile{home: home}
+	state := stateFile{home: home, force: j.Force, wait: j.OnLockWait}
 	owned, err := state.read()
 	if err != nil {
 		return res, err
@@ -122,17 +144,25 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 	if edit.Changed {
 		out = edit.Output
 	}
-	res.FileChange, err = configmigrate.WriteChange(res.Path, existing, out, j.DryRun)
+	if j.DryRun || !edit.Changed {
+		res.FileChange, err = configmigrate.WriteChange(res.Path, existing, out, true)
+	} else {
+		res.FileChange = configmigrate.FileChange{Path: res.Path, Changed: true}
+		res.Backup, err = ed.Commit(out)
+		res.Written = err == nil
+	}
 	if err != nil || j.DryRun {
 		return res, err
 	}
-	// hermes-tools is Hermes' by name; only the other entries need
-	// remembering.
-	written := slices.DeleteFunc(slices.Clone(edit.Written), func(n string) bool { return n == configmigrate.HermesToolsName })
-	if j.Remove {
-		written = nil
+	if err := state.record(ctx, res.Path, j.Remove, edit); err != nil {
+		return res, err
 	}
-	return res, state.record(owned, res.Path, written)
+	if j.Remove {
+		// The file is the user's alone again; a lock file left behind is
+		// harmless, so failing to delete it is no error.
+		_ = ed.Forget()
+	}
+	return res, nil
 }
 
 // servers are what the client gets: hermes-tools, then the user's servers
@@ -175,11 +205,18 @@ const stateFileName = "hermes-migrate-state.json"
 type ownership map[string][]string
 
 // stateFile is the one place ownership is read, merged and written, so
-// that locking it, or merging with another run's changes, has one home.
-type stateFile struct{ home string }
+// that locking it, and merging with other runs' changes, has one home.
+type stateFile struct {
+	home  string
+	force bool
+	wait  func(lockPath string)
+}
 
 func (s stateFile) path() string { return filepath.Join(s.home, stateFileName) }
 
+// read is a snapshot for deciding what to edit. The entry of the config
+// file being edited cannot change meanwhile: only runs holding that
+// file's lock write it.
 func (s stateFile) read() (ownership, error) {
 	data, err := os.ReadFile(s.path())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -187,6 +224,13 @@ func (s stateFile) read() (ownership, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", stateFileName, err)
+	}
+	return s.parse(data)
+}
+
+func (s stateFile) parse(data []byte) (ownership, error) {
+	if len(data) == 0 {
+		return ownership{}, nil
 	}
 	var o ownership
 	if err := json.Unmarshal(data, &o); err != nil {
@@ -198,20 +242,47 @@ func (s stateFile) read() (ownership, error) {
 	return o, nil
 }
 
-// record sets the names owned in configPath and writes the state when that
-// changes it; an empty list forgets the file.
-func (s stateFile) record(o ownership, configPath string, written []string) error {
-	if slices.Equal(o[configPath], written) {
+// record re-reads the state under its lock and changes only configPath's
+// entry, so runs for other clients meanwhile are not forgotten. A name
+// stays owned once written, even when a later run does not write it
+// (--user-servers, then a run without it, leaves those entries in the
+// file), until the edit takes it out or --remove forgets the file.
+func (s stateFile) record(ctx context.Context, configPath string, remove bool, edit Result) error {
+	ed, err := atomicfile.Begin(ctx, s.path(), atomicfile.EditOptions{
+		Options: atomicfile.Options{Mode: 0o600, Force: s.force},
+		Lock:    filelock.Options{Waiting: s.wait},
+	})
+	if err != nil {
+		return err
+	}
+	defer ed.Close()
+	o, err := s.parse(ed.Before)
+	if err != nil {
+		return err
+	}
+	var names []string
+	if !remove {
+		// hermes-tools is Hermes' by name; only the other entries need
+		// remembering.
+		for _, n := range append(slices.Clone(o[configPath]), edit.Written...) {
+			if n != configmigrate.HermesToolsName && !slices.Contains(names, n) &&
+				(slices.Contains(edit.Written, n) || !slices.Contains(edit.Removed, n)) {
+				names = append(names, n)
+			}
+		}
+	}
+	if slices.Equal(o[configPath], names) {
 		return nil
 	}
-	if len(written) == 0 {
+	if len(names) == 0 {
 		delete(o, configPath)
 	} else {
-		o[configPath] = written
+		o[configPath] = names
 	}
 	data, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(s.path(), append(data, '\n'), atomicfile.Options{Mode: 0o600})
+	_, err = ed.Commit(append(data, '\n'))
+	return err
 }

@@ -1,7 +1,9 @@
 // Package atomicfile replaces a file so that readers see either the old or
 // the new content, never a half-written file, and the previous version is
 // kept as a backup. Config files this project edits belong to the user;
-// losing them to a crash or a full disk is not an option.
+// losing them to a crash or a full disk is not an option, and neither is
+// breaking the symlink a dotfile manager put there or overriding a file
+// the user made read-only.
 package atomicfile
 
 import (
@@ -18,16 +20,107 @@ type Options struct {
 	// content kept next to the file (e.g. ".bak"). Nothing is backed up
 	// when the file did not exist.
 	Backup string
-	// Mode is used when the file is new; an existing file keeps its mode.
-	// Zero means 0o644.
+	// Mode is used when the file is new; an existing file keeps its mode
+	// (and, where the process may set it, its owner). Zero means 0o644.
 	Mode fs.FileMode
+	// Force writes a file that is read-only (no owner write bit) or that
+	// this process may not write; without it such a file is left alone
+	// and the error matches ErrNotWritable. The mode is kept either way.
+	Force bool
 }
 
-// Write replaces path with data: a temporary file in the same directory is
-// written, synced and renamed over path, then the directory is synced. The
+// ErrNotWritable is matched (errors.Is) by the error of a write refused
+// because the file is read-only or not writable by this process.
+var ErrNotWritable = errors.New("file is read-only or not writable")
+
+// NotWritableError names the refused file.
+type NotWritableError struct {
+	// Path is the file as the caller named it; Target is where its
+	// symlinks lead (equal to Path for a plain file).
+	Path, Target string
+	Mode         fs.FileMode
+	// Reason is "read-only" (no write bit for the owner) or the access
+	// check's error.
+	Reason string
+}
+
+func (e *NotWritableError) Error() string {
+	name := e.Path
+	if e.Target != e.Path {
+		name = fmt.Sprintf("%s (link to %s)", e.Path, e.Target)
+	}
+	return fmt.Sprintf("%s is %s (mode %v): left unchanged; make it writable (chmod u+w) to let it be edited", name, e.Reason, e.Mode.Perm())
+}
+
+func (e *NotWritableError) Is(target error) bool { return target == ErrNotWritable }
+
+// Resolve follows path's symlink chain to the file it finally names, so a
+// write lands in the link's target and the link survives. A path that does
+// not exist is its own target; a dangling link resolves to where it
+// points, so the first write creates the file the link expects.
+func Resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		return real, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("resolve symlinks of %s: %w", path, err)
+	}
+	// Missing file or dangling link: follow the links by hand as far as
+	// they exist.
+	p := abs
+	for range 255 {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("resolve %s: %w", path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("resolve %s: %w", path, err)
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p), dest)
+		}
+		p = dest
+	}
+	return "", fmt.Errorf("resolve %s: too many levels of symbolic links", path)
+}
+
+// CheckWritable says whether Write would refuse the existing file at
+// target (already resolved) without Force: it is read-only when the owner
+// has no write bit, and not writable when this process may not write it.
+// The mode bits are checked first because root may write anything, and a
+// 0444 file is the user's "leave this alone" even then.
+func CheckWritable(path, target string, fi fs.FileInfo) error {
+	if fi.Mode().Perm()&0o200 == 0 {
+		return &NotWritableError{Path: path, Target: target, Mode: fi.Mode(), Reason: "read-only"}
+	}
+	if err := canWrite(target); err != nil {
+		return &NotWritableError{Path: path, Target: target, Mode: fi.Mode(), Reason: "not writable by this user (" + err.Error() + ")"}
+	}
+	return nil
+}
+
+// Write replaces path with data: a temporary file in the directory of
+// path's final target is written, synced and renamed over the target, then
+// the directory is synced. A symlink at path stays a symlink. The
 // directory is created (0o755) when missing.
 func Write(path string, data []byte, opts Options) (err error) {
-	dir := filepath.Dir(path)
+	target, err := Resolve(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -35,11 +128,16 @@ func Write(path string, data []byte, opts Options) (err error) {
 	if mode == 0 {
 		mode = 0o644
 	}
-	old, statErr := os.Stat(path)
+	old, statErr := os.Stat(target)
 	switch {
 	case statErr == nil:
 		if !old.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file; refusing to replace it", path)
+		}
+		if !opts.Force {
+			if err := CheckWritable(path, target, old); err != nil {
+				return err
+			}
 		}
 		mode = old.Mode().Perm()
 	case !errors.Is(statErr, fs.ErrNotExist):
@@ -47,14 +145,14 @@ func Write(path string, data []byte, opts Options) (err error) {
 	}
 
 	if statErr == nil && opts.Backup != "" {
-		if err := copyFile(path, path+opts.Backup, mode); err != nil {
+		if err := copyFile(target, path+opts.Backup, mode, opts.Force); err != nil {
 			return fmt.Errorf("back up %s: %w", path, err)
 		}
 	}
 
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("create temporary file next to %s: %w", path, err)
+		return fmt.Errorf("create temporary file next to %s: %w", target, err)
 	}
 	defer func() {
 		if err != nil {
@@ -68,14 +166,17 @@ func Write(path string, data []byte, opts Options) (err error) {
 	if err = tmp.Chmod(mode); err != nil {
 		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
+	if statErr == nil {
+		keepOwner(tmp, old)
+	}
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+	if err = os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("replace %s: %w", target, err)
 	}
 	syncDir(dir)
 	return nil
@@ -83,12 +184,12 @@ func Write(path string, data []byte, opts Options) (err error) {
 
 // copyFile writes a durable copy of src at dst (itself atomically, so a
 // crash never leaves a torn backup).
-func copyFile(src, dst string, mode fs.FileMode) error {
+func copyFile(src, dst string, mode fs.FileMode, force bool) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	return Write(dst, data, Options{Mode: mode})
+	return Write(dst, data, Options{Mode: mode, Force: force})
 }
 
 // syncDir makes the rename durable. Not every platform can sync a
