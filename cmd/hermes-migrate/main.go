@@ -45,6 +45,10 @@ const (
 	// write bit for its owner) or not writable by this user, and was left
 	// alone; --force writes it anyway.
 	exitNotWritable = 3
+	// exitMarkers: config.toml's managed-section markers are broken (an
+	// unended section, two sections); nothing was written, stderr names
+	// the lines to fix.
+	exitMarkers = 4
 )
 
 func main() {
@@ -117,7 +121,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions, or "none"`)
 	fs.BoolVar(&o.userServers, "user-servers", false, "other clients: also register the user's Hermes MCP servers (codex always gets them)")
 	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for plugin discovery (default: $CODEX_BIN, else codex on PATH)")
-	fs.BoolVar(&o.force, "force", false, "write config files even when they are read-only or not writable by you (their mode is kept)")
+	fs.BoolVar(&o.force, "force", false, "write config files even when they are read-only or not writable by you (their mode is kept), and replace entries of Hermes' names that you wrote yourself (hermes-tools included)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `hermes-migrate registers Hermes' tools with MCP clients, editing only Hermes' own entries.
@@ -145,6 +149,8 @@ Exit codes:
   2  bad flags
   3  a file was left alone because it is read-only or not writable;
      rerun with --force to write it anyway
+  4  config.toml's Hermes section markers are broken (a section with no
+     end, two sections); nothing was written, the message names the lines
 `)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -191,6 +197,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		if errors.Is(err, atomicfile.ErrNotWritable) {
 			fmt.Fprintf(stderr, "hermes-migrate: %s: %v; rerun with --force to write it anyway\n", c, err)
 			return exitNotWritable
+		}
+		if _, ok := errors.AsType[*configmigrate.MarkerError](err); ok {
+			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
+			return exitMarkers
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)

@@ -152,6 +152,18 @@ func TestMigrateReportsAndRefuses(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 
+	// A section begun and never ended (a hand edit, a merge conflict):
+	// nothing is written, and the message names the line.
+	e4 := newTestEnv(t)
+	broken := "model = \"x\"\n" + configmigrate.BeginMarker + "\n[mcp_servers.mine]\ncommand = \"mine\"\n"
+	path := e4.write(t, filepath.Join(e4.codexHome, "config.toml"), broken)
+	if code, _, stderr := e4.run(t); code != exitMarkers || !strings.Contains(stderr, "line 2") {
+		t.Fatalf("exit %d stderr %q, want %d naming line 2", code, stderr, exitMarkers)
+	}
+	if b, _ := os.ReadFile(path); string(b) != broken {
+		t.Errorf("config.toml changed: %q", b)
+	}
+
 	e3 := newTestEnv(t)
 	e3.pluginErr = errors.New("codex not installed")
 	code, out, _ := e3.run(t, "--json")
@@ -304,7 +316,7 @@ func TestJSONClientReport(t *testing.T) {
 			wantOut: []string{
 				"cursor: wrote %s (previous version in %s.bak)",
 				"  warning: ",
-				"  note: gh: not registered: Cursor already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or overwrite to replace it",
+				"  note: gh: not registered: Cursor already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or rerun with --force to replace it",
 				"  note: kept your own definition of gh",
 			},
 		},
@@ -354,5 +366,30 @@ func TestJSONClientReport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A hermes-tools entry the user wrote by hand is theirs: kept, with a note
+// naming --force, which replaces it.
+func TestOwnHermesToolsEntryWinsUnlessForced(t *testing.T) {
+	e := newTestEnv(t)
+	dir := filepath.Join(e.env["HOME"], ".cursor")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cursor := e.write(t, filepath.Join(dir, "mcp.json"), "{\n  \"mcpServers\": {\n    \"hermes-tools\": {\"command\": \"/opt/my/hermes-tools-wrapper\", \"args\": [\"--toolsets\", \"web\"]}\n  }\n}\n")
+	before, _ := os.ReadFile(cursor)
+	code, out, stderr := e.run(t, "--client", "cursor")
+	if code != exitOK || !strings.Contains(out+stderr, "--force") {
+		t.Fatalf("exit %d, out %q, stderr %q: want the entry kept with a note naming --force", code, out, stderr)
+	}
+	if after, _ := os.ReadFile(cursor); string(after) != string(before) {
+		t.Errorf("the user's entry changed:\n%s", after)
+	}
+	if code, _, stderr := e.run(t, "--client", "cursor", "--force"); code != exitOK {
+		t.Fatalf("--force: exit %d: %s", code, stderr)
+	}
+	if after, _ := os.ReadFile(cursor); !strings.Contains(string(after), e.toolsBin) || strings.Contains(string(after), "hermes-tools-wrapper") {
+		t.Errorf("--force did not replace the entry:\n%s", after)
 	}
 }

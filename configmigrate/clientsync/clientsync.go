@@ -324,7 +324,7 @@ func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned bool, opt
 		return nil
 	default:
 		res.Skipped = append(res.Skipped, s.Name)
-		noteAll(fmt.Sprintf("not registered: %s already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or overwrite to replace it", d.display))
+		noteAll(fmt.Sprintf("not registered: %s already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or rerun with --force to replace it", d.display))
 		return nil
 	}
 	res.Written = append(res.Written, s.Name)
