@@ -386,6 +386,13 @@ func TestOwnHermesToolsEntryWinsUnlessForced(t *testing.T) {
 	if after, _ := os.ReadFile(cursor); string(after) != string(before) {
 		t.Errorf("the user's entry changed:\n%s", after)
 	}
+	// --remove leaves it too.
+	if code, out, stderr := e.run(t, "--client", "cursor", "--remove"); code != exitOK || !strings.Contains(out+stderr, "left your own hermes-tools entry") {
+		t.Fatalf("--remove: exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	if after, _ := os.ReadFile(cursor); string(after) != string(before) {
+		t.Errorf("--remove changed the user's entry:\n%s", after)
+	}
 	if code, _, stderr := e.run(t, "--client", "cursor", "--force"); code != exitOK {
 		t.Fatalf("--force: exit %d: %s", code, stderr)
 	}

@@ -44,9 +44,11 @@ package clientsync
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -364,6 +366,40 @@ func Remove(c Client, existing []byte, names []string) (Result, error) {
 	res.Output = ed.src
 	res.Changed = !bytes.Equal(existing, ed.src)
 	return res, nil
+}
+
+// ownHermesTools reports whether the client file existing holds a
+// hermes-tools entry that Hermes never writes (it does not start
+// hermes-tools-mcp): the user's own, which --remove leaves alone.
+func ownHermesTools(c Client, existing []byte) (bool, error) {
+	d, err := dialectFor(c)
+	if err != nil {
+		return false, err
+	}
+	ed, err := open(d, existing)
+	if err != nil {
+		return false, err
+	}
+	cont, idx, err := ed.lookup(configmigrate.HermesToolsName)
+	if err != nil || idx < 0 {
+		return false, err
+	}
+	v := cont.members[idx].value
+	return !runsHermesTools(ed.doc.standard(v.start, v.end)), nil
+}
+
+// runsHermesTools reports whether a hermes-tools entry (plain JSON) starts
+// the hermes-tools-mcp binary, as every entry Hermes writes does, wherever
+// it was installed then.
+func runsHermesTools(entry []byte) bool {
+	var e struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(entry, &e) != nil {
+		return false
+	}
+	base := filepath.Base(strings.ReplaceAll(e.Command, "\\", "/"))
+	return strings.TrimSuffix(base, ".exe") == hermesToolsBinary
 }
 
 func open(d *dialect, existing []byte) (*editor, error) {

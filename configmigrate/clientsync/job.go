@@ -126,8 +126,19 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		if existing == nil {
 			return res, nil
 		}
-		names := append([]string{configmigrate.HermesToolsName}, owned[res.Path]...)
+		names := owned[res.Path]
+		var own bool
+		if own, err = ownHermesTools(j.Client, existing); err != nil {
+			return res, err
+		}
+		if !own || j.Force {
+			names = append([]string{configmigrate.HermesToolsName}, names...)
+		}
 		edit, err = Remove(j.Client, existing, names)
+		if own && !j.Force {
+			edit.Skipped = append(edit.Skipped, configmigrate.HermesToolsName)
+			edit.Notes = append(edit.Notes, configmigrate.HermesToolsName+": left your own hermes-tools entry (it does not start hermes-tools-mcp); rerun with --force to remove it")
+		}
 		res.Removed = len(edit.Removed) > 0
 	} else {
 		var servers []configmigrate.Server
