@@ -494,6 +494,9 @@ func codexServer(s Server) (lines []string, notes []string) {
 				if !slices.Contains(envVars, e.Key) {
 					envVars = append(envVars, e.Key)
 				}
+				if e.Value.HasDefault {
+					note("env %s: codex forwards the variable but has no defaults, so the default after :- is dropped; set %s where codex runs", e.Key, e.Key)
+				}
 			case e.Value.IsRef():
 				note("env %s (its value refers to ${%s}; codex passes variables only under their own name: set %s in codex's environment instead)", e.Key, e.Value.Ref, e.Key)
 			case e.Value.HasEmbeddedRef():

@@ -160,3 +160,15 @@ func TestParseValue(t *testing.T) {
 		t.Error("HasEmbeddedRef wrong")
 	}
 }
+
+// ${VAR:-default} reaches codex as a forwarded variable, and the dropped
+// default is said.
+func TestCodexNotesDroppedDefault(t *testing.T) {
+	_, notes := codexServer(Server{Name: "gh", Command: "gh-mcp", Env: []KeyValue{{Key: "GH_HOST", Value: ParseValue("${GH_HOST:-github.com}")}}})
+	if len(notes) != 1 || !strings.Contains(notes[0], "default after :- is dropped") {
+		t.Errorf("notes %q", notes)
+	}
+	if _, notes := codexServer(Server{Name: "gh", Command: "gh-mcp", Env: []KeyValue{{Key: "GH_HOST", Value: ParseValue("${GH_HOST}")}}}); len(notes) != 0 {
+		t.Errorf("a plain reference got notes %q", notes)
+	}
+}
