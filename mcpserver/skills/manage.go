@@ -590,7 +590,8 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 		return nil, asRefusal(fileRefusal(filepath.ToSlash(rel), err))
 	}
 	content := string(data)
-	n := strings.Count(content, oldString)
+	spans := findMatches(content, oldString)
+	n := len(spans)
 	if n == 0 {
 		preview := truncateRunes(content, 500)
 		if preview != content {
@@ -601,12 +602,18 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 	if n > 1 && !replaceAll {
 		return nil, refusef("Found %d matches for old_string. Provide more context to make it unique, or use replace_all=True.", n)
 	}
-	var updated string
-	if replaceAll {
-		updated = strings.ReplaceAll(content, oldString, newString)
-	} else {
-		updated, n = strings.Replace(content, oldString, newString, 1), 1
+	if !replaceAll {
+		spans = spans[:1]
 	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(content[last:sp[0]])
+		b.WriteString(newString)
+		last = sp[1]
+	}
+	b.WriteString(content[last:])
+	updated := b.String()
 	// The original also holds supporting files to SKILL.md's character
 	// limit when patched (not when written); here each file has its own
 	// limit, the one the library reads it under.
@@ -631,6 +638,62 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 		"success": true,
 		"message": fmt.Sprintf("Patched %s in skill '%s' (%d replacement%s).", label, name, n, plural),
 	}, nil
+}
+
+// findMatches finds old in content as the original's patch does before its
+// fuzzier strategies: the exact text first; failing that, whole lines that
+// equal old's lines once leading and trailing whitespace is ignored (a
+// model often gets indentation or trailing blanks wrong). It returns the
+// byte spans, in order and not overlapping.
+func findMatches(content, old string) [][2]int {
+	var spans [][2]int
+	for i := 0; ; {
+		j := strings.Index(content[i:], old)
+		if j < 0 || old == "" {
+			break
+		}
+		spans = append(spans, [2]int{i + j, i + j + len(old)})
+		i += j + len(old)
+	}
+	if len(spans) > 0 {
+		return spans
+	}
+	want := strings.Split(strings.TrimRight(old, "\n"), "\n")
+	for i := range want {
+		want[i] = strings.TrimSpace(want[i])
+	}
+	if strings.Join(want, "") == "" {
+		return nil
+	}
+	// Line starts of content, and the end of the last line.
+	starts := []int{0}
+	for i := 0; i < len(content); i++ {
+		if content[i] == '\n' && i+1 < len(content) {
+			starts = append(starts, i+1)
+		}
+	}
+	lineEnd := func(k int) int { // end of line k, without its newline
+		if k+1 < len(starts) {
+			return starts[k+1] - 1
+		}
+		return len(content)
+	}
+	for k := 0; k+len(want) <= len(starts); {
+		ok := true
+		for m, w := range want {
+			if strings.TrimSpace(content[starts[k+m]:lineEnd(k+m)]) != w {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			k++
+			continue
+		}
+		spans = append(spans, [2]int{starts[k], lineEnd(k + len(want) - 1)})
+		k += len(want)
+	}
+	return spans
 }
 
 // asRefusal turns the library's model-facing read errors into refusals.
