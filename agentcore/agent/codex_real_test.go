@@ -137,30 +137,10 @@ func TestCodexConversationResumesThread(t *testing.T) {
 // On the codex runtime the saved memory reaches the model as developer
 // instructions of the thread.
 func TestCodexMemoryReachesTheModel(t *testing.T) {
-	bin := codextest.Binary(t)
 	responses := fakeresponses.New(t)
 	responses.Enqueue(fakeresponses.Text("Bonjour."))
-	home := codextest.NewHome(t)
-	hermesHome := t.TempDir()
-	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" +
-		"memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n"
-	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(hermesHome, "memories"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(hermesHome, "memories", "USER.md"), []byte("Prefers answers in French.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
-	c, err := Start(context.Background(), Options{
-		HermesHome: hermesHome, Getenv: func(string) string { return "" }, Environ: env, SkipHermesTools: true,
-		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := codexOnlyConversation(t, responses, "memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n",
+		map[string]string{"memories/USER.md": "Prefers answers in French.\n"})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -183,28 +163,13 @@ func TestCodexMemoryReachesTheModel(t *testing.T) {
 // throwaway thread that is given the conversation, and saves through the
 // in-process memory tool.
 func TestCodexReviewOnCodexWithoutAPIKey(t *testing.T) {
-	bin := codextest.Binary(t)
 	responses := fakeresponses.New(t)
 	responses.Enqueue(
 		fakeresponses.Text("Tabs it is."),
 		fakeresponses.Call("call_mem", "memory", map[string]any{"action": "add", "target": "user", "content": "Prefers tabs over spaces."}),
 		fakeresponses.Text("Saved the preference."),
 	)
-	home := codextest.NewHome(t)
-	hermesHome := t.TempDir()
-	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" +
-		"memory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 0\n"
-	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
-	c, err := Start(context.Background(), Options{
-		HermesHome: hermesHome, Getenv: func(string) string { return "" }, Environ: env, SkipHermesTools: true,
-		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, hermesHome := codexOnlyConversation(t, responses, "memory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 0\n", map[string]string{})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	res, err := c.Turn(ctx, "I prefer tabs over spaces.")
@@ -231,28 +196,13 @@ func TestCodexReviewOnCodexWithoutAPIKey(t *testing.T) {
 // With only a ChatGPT login, delegate_task on the codex runtime runs its
 // sub-agent on codex too, in a thread of its own.
 func TestCodexSubagentOnCodexWithoutAPIKey(t *testing.T) {
-	bin := codextest.Binary(t)
 	responses := fakeresponses.New(t)
 	responses.Enqueue(
 		fakeresponses.Call("call_d", "delegate_task", map[string]any{"goal": "Count the files in the workspace."}),
 		fakeresponses.Text("There are 3 files."),
 		fakeresponses.Text("The sub-agent counted 3 files."),
 	)
-	home := codextest.NewHome(t)
-	hermesHome := t.TempDir()
-	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" +
-		"memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n"
-	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
-	c, err := Start(context.Background(), Options{
-		HermesHome: hermesHome, Getenv: func(string) string { return "" }, Environ: env, SkipHermesTools: true,
-		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := codexOnlyConversation(t, responses, "memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n", map[string]string{})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -271,4 +221,34 @@ func TestCodexSubagentOnCodexWithoutAPIKey(t *testing.T) {
 	if out, ok := reqs[2].ToolOutput("call_d"); !ok || !strings.Contains(out, "There are 3 files.") {
 		t.Errorf("delegate_task returned %q (present %v)", out, ok)
 	}
+}
+
+// codexOnlyConversation starts a conversation on the codex runtime (real
+// codex, responses as the model) for a user with a ChatGPT login only: no
+// API key anywhere. extra is appended to config.yaml; files are written
+// into the Hermes home first.
+func codexOnlyConversation(t *testing.T, responses *fakeresponses.Server, extra string, files map[string]string) (*Conversation, string) {
+	t.Helper()
+	bin := codextest.Binary(t)
+	home := codextest.NewHome(t)
+	hermesHome := t.TempDir()
+	files["config.yaml"] = "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" + extra
+	for name, body := range files {
+		path := filepath.Join(hermesHome, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := codexrt.ChildEnv(home.Env(codextest.NewProxy(t).URL()), "")
+	c, err := Start(context.Background(), Options{
+		HermesHome: hermesHome, Getenv: func(string) string { return "" }, Environ: env, SkipHermesTools: true,
+		CodexBinary: bin, CodexHome: home.CodexHome, CodexArgs: responses.CodexArgs(), Cwd: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, hermesHome
 }
