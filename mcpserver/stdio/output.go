@@ -207,6 +207,12 @@ func (o *output) notificationLine(n mcp.JSONRPCNotification) ([]byte, bool) {
 		meta[mcp.MetaKeySubscriptionID] = raw
 		n.Params.Meta = meta
 	}
+	if raw, ok := clientID(n.Params.AdditionalFields["progressToken"]); ok {
+		// The request's own token, exactly (see wrapProgressToken).
+		fields := maps.Clone(n.Params.AdditionalFields)
+		fields["progressToken"] = raw
+		n.Params.AdditionalFields = fields
+	}
 	line, err := marshalLine(n)
 	if err != nil {
 		o.log.Error("marshal notification", "method", n.Method, "err", err)

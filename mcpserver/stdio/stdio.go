@@ -405,8 +405,44 @@ func mcpLine(m members, id json.RawMessage) []byte {
 	add("jsonrpc", m["jsonrpc"])
 	add("id", id)
 	add("method", m["method"])
-	add("params", m["params"])
+	add("params", wrapProgressToken(m["params"]))
 	return append(b, '}')
+}
+
+// wrapProgressToken hands mcp-go the request's progress token as a string
+// holding the client's exact token, as internalID does for the id: mcp-go
+// reads a numeric token into float64 and would echo it changed in
+// notifications/progress (notificationLine turns it back). Params without
+// a token, or that do not decode, pass as they are.
+func wrapProgressToken(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(`"progressToken"`)) {
+		return params
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return params
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(p["_meta"], &meta) != nil || meta == nil {
+		return params
+	}
+	tok, ok := meta["progressToken"]
+	if !ok {
+		return params
+	}
+	wrapped, err := json.Marshal(internalPrefix + string(bytes.TrimSpace(tok)))
+	if err != nil {
+		return params
+	}
+	meta["progressToken"] = wrapped
+	if p["_meta"], err = json.Marshal(meta); err != nil {
+		return params
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
 }
 
 func (c *conn) replyError(id requestID, code int, message string) {

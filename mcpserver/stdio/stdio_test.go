@@ -550,3 +550,36 @@ func TestSkippedSlotDoesNotHoldBackEarlierLines(t *testing.T) {
 		}
 	}
 }
+
+// A progress token comes back in notifications/progress exactly as the
+// client wrote it, a number past 2^53 or with an exponent included.
+func TestProgressTokenEchoedExactly(t *testing.T) {
+	srv := newTestServer(tool("tick", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		err := server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress", map[string]any{
+			"progressToken": req.Params.Meta.ProgressToken, "progress": 1,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return mcp.NewToolResultText("done"), nil
+	}))
+	c := startServe(t, context.Background(), srv)
+	c.send(initLine)
+	c.untilID(`"init"`)
+	for i, tok := range []string{`9007199254740993`, `1180591620717411303424`, `1e3`, `-7`, `"p-1"`, `"hermes-stdio-id:x"`} {
+		id := fmt.Sprint(i + 1)
+		c.send(callLine(i+1, "tick", `{"progressToken":`+tok+`}`))
+		before, _ := c.untilID(id)
+		if len(before) != 1 {
+			t.Fatalf("token %s: %d notifications", tok, len(before))
+		}
+		var m struct {
+			Params struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(before[0], &m); err != nil || string(m.Params.ProgressToken) != tok {
+			t.Errorf("token %s came back as %s (%v)", tok, m.Params.ProgressToken, err)
+		}
+	}
+}
