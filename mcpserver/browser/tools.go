@@ -130,6 +130,7 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 
 		hctx, stop := c.interruptible(callCtx)
 		defer stop()
+		ran := c.t
 		res, err := fn(onTab(hctx, c.t), c, args)
 		interrupted := errors.Is(context.Cause(hctx), errDialogOpened)
 		if !interrupted && ctx.Err() == nil {
@@ -166,6 +167,11 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 				msg += " " + r
 			}
 			res = tooldef.Errorf("%s Take a snapshot to see where it stands, or navigate elsewhere.", msg)
+		case err != nil && ran != c.t && ran.gone():
+			// The page closed itself in answer (a button that calls
+			// window.close()): the call did what it was asked, and the
+			// note says which tab is current now.
+			res = tooldef.OK(map[string]any{"success": true, "url": c.url(callCtx)})
 		case err != nil:
 			// Protocol failures a model can work around (a crashed page, a
 			// detached frame) are reported to it rather than as server
