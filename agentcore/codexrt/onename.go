@@ -26,17 +26,15 @@ const hermesToolsServer = "hermes-tools"
 // the server's copies are switched off with disabled_tools, added to what
 // the user disabled there already.
 //
-// It returns the extra codex arguments, none when hermes-tools is not
-// configured for this codex: a -c on a server that does not exist would
-// create a server with no command, which codex refuses.
-func oneToolPerName(cfg Config, dynamic []string) ([]string, error) {
-	if len(dynamic) == 0 {
-		return nil, nil
+// It returns the extra codex arguments for what configuredHermesTools
+// found, none when hermes-tools is not configured for this codex: a -c on
+// a server that does not exist would create a server with no command,
+// which codex refuses.
+func oneToolPerName(configured bool, disabled, dynamic []string) []string {
+	if len(dynamic) == 0 || !configured {
+		return nil
 	}
-	disabled, ok, err := configuredHermesTools(cfg)
-	if err != nil || !ok {
-		return nil, err
-	}
+	disabled = slices.Clone(disabled)
 	for _, name := range dynamic {
 		if !slices.Contains(disabled, name) {
 			disabled = append(disabled, name)
@@ -46,7 +44,7 @@ func oneToolPerName(cfg Config, dynamic []string) ([]string, error) {
 	for i, d := range disabled {
 		quoted[i] = strconv.Quote(d)
 	}
-	return []string{"-c", "mcp_servers." + hermesToolsServer + ".disabled_tools=[" + strings.Join(quoted, ",") + "]"}, nil
+	return []string{"-c", "mcp_servers." + hermesToolsServer + ".disabled_tools=[" + strings.Join(quoted, ",") + "]"}
 }
 
 // configuredHermesTools reports whether codex will start hermes-tools (in

@@ -41,10 +41,11 @@ func TestOneToolPerNameArgs(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := oneToolPerName(Config{CodexHome: home, Args: tt.args}, dynamic)
+			disabled, configured, err := configuredHermesTools(Config{CodexHome: home, Args: tt.args})
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := oneToolPerName(configured, disabled, dynamic)
 			switch {
 			case tt.want == "" && len(got) != 0:
 				t.Errorf("args %q, want none", got)

@@ -142,10 +142,7 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("codex runtime: %w", err)
 		}
 		r.hermesTools, r.hermesToolsOff = configured, disabled
-		extra, err := oneToolPerName(cfg, r.ToolNames())
-		if err != nil {
-			return nil, fmt.Errorf("codex runtime: %w", err)
-		}
+		extra := oneToolPerName(configured, disabled, r.ToolNames())
 		r.cfg.Args = append(slices.Clone(cfg.Args), extra...)
 	}
 	r.newSession = r.bridgeSession
