@@ -319,7 +319,8 @@ func (w watchedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func (p *Proxy) report(target string, reason error) {
-	p.log.Info("egress refused", "target", target, "reason", reason)
+	// The receiver of OnBlocked logs what it reports; this is detail.
+	p.log.Debug("egress refused", "target", target, "reason", reason)
 	if p.cfg.OnBlocked != nil {
 		p.cfg.OnBlocked(Blocked{Target: target, Reason: reason})
 	}
@@ -352,18 +353,8 @@ func (p *Proxy) refuseOrFail(w http.ResponseWriter, r *http.Request, target stri
 	http.Error(w, "upstream: "+err.Error(), http.StatusBadGateway)
 }
 
-// redactedURL is a URL safe to log and report: no query, no userinfo, and
-// no secret in the path.
-func redactedURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	q := ""
-	if c.RawQuery != "" {
-		q = "?…"
-	}
-	c.RawQuery, c.Fragment = "", ""
-	return urlguard.RedactURL(c.String()) + q
-}
+// redactedURL is a URL safe to log and report.
+func redactedURL(u *url.URL) string { return urlguard.RedactTarget(u) }
 
 func (p *Proxy) track(conns ...net.Conn) bool {
 	p.mu.Lock()

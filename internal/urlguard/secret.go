@@ -1,6 +1,7 @@
 package urlguard
 
 import (
+	"net/url"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/redact"
@@ -69,6 +70,20 @@ func RedactURL(raw string) string {
 		s = redact.String(unescapeOnce(s))
 	}
 	return s
+}
+
+// RedactTarget is a refused request's URL as it may be logged and shown:
+// no userinfo, the query replaced by "?…", and any secret in the rest
+// redacted.
+func RedactTarget(u *url.URL) string {
+	c := *u
+	c.User = nil
+	q := ""
+	if c.RawQuery != "" {
+		q = "?…"
+	}
+	c.RawQuery, c.Fragment = "", ""
+	return RedactURL(c.String()) + q
 }
 
 // authority locates a URL's authority leniently, so it works on URLs Go

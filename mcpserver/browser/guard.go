@@ -191,13 +191,7 @@ func safeTarget(raw string) string {
 	if err != nil {
 		return "(an unparsable URL)"
 	}
-	u.User = nil
-	q := ""
-	if u.RawQuery != "" {
-		q = "?…"
-	}
-	u.RawQuery, u.Fragment = "", ""
-	return urlguard.RedactURL(u.String()) + q
+	return urlguard.RedactTarget(u)
 }
 
 // blockedSummary is what a result says about refusals during the call.

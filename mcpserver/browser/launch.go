@@ -202,7 +202,7 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 	if rb.attached {
 		t, err = rb.openBlank(sctx)
 	} else {
-		if t, err = firstTab(rb.browserCtx, rb.log, rb.guard); err == nil {
+		if t, err = firstTab(rb.browserCtx, rb.log); err == nil {
 			rb.tabMu.Lock()
 			rb.tabs = append(rb.tabs, t)
 			rb.tabMu.Unlock()

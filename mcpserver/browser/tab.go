@@ -35,7 +35,7 @@ type tab struct {
 	id     target.ID
 	opener target.ID     // the tab whose page opened this one; empty for tabs we opened
 	log    *slog.Logger  // receives panics recovered on its goroutines
-	guard  *requestGuard // checks every request its pages make
+	guard  *requestGuard // checks its pages' requests in an attached browser; nil when the proxy carries them
 
 	// ready closes when attaching ends; ctx, cancel, owned, detached and
 	// attachErr are set before and read only after.
@@ -85,12 +85,14 @@ func newTabState(id, opener target.ID, log *slog.Logger, guard *requestGuard) *t
 // firstTab watches the tab the browser started with, which browserCtx is
 // already attached to. Its events before this call are lost; nothing has
 // happened in it yet.
-func firstTab(browserCtx context.Context, log *slog.Logger, guard *requestGuard) (*tab, error) {
+func firstTab(browserCtx context.Context, log *slog.Logger) (*tab, error) {
 	c := chromedp.FromContext(browserCtx)
 	if c == nil || c.Target == nil {
 		return nil, errors.New("the browser has no tab")
 	}
-	t := newTabState(c.Target.TargetID, "", log, guard)
+	// Only a browser we launched starts with a tab we drive, and the
+	// proxy carries its requests: no request guard.
+	t := newTabState(c.Target.TargetID, "", log, nil)
 	t.ctx, t.cancel, t.abort = browserCtx, func() {}, func() {}
 	if err := chromedp.Listen(browserCtx, contain.Func(log, "a tab event listener", t.onEvent)); err != nil {
 		return nil, fmt.Errorf("watch the tab: %w", err)
@@ -131,14 +133,14 @@ func (t *tab) attach(browserCtx context.Context) {
 }
 
 // watch starts what every attached tab has: the detach signal, the
-// request guard and the console buffer.
+// request guard (attached browsers only) and the console buffer.
 func (t *tab) watch() error {
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
 		t.detached = ch
 	}
-	// Every request the tab's pages make is checked, not only the URLs
-	// the tools are given. The guard answers paused requests on the tab's
-	// own context for as long as the tab lives.
+	// In a browser the proxy does not carry, every request the tab's
+	// pages make is checked here. The guard answers paused requests on
+	// the tab's own context for as long as the tab lives.
 	if err := t.guard.install(t.ctx); err != nil {
 		return err
 	}
