@@ -170,10 +170,11 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 	return res, err
 }
 
-// commit is WriteChange under the edit's lock, with its backup rule.
+// commit writes out under the edit's lock, with its backup rule; a dry run
+// or an unchanged file only plans (PlanChange).
 func commit(ed *atomicfile.Edit, out []byte, dryRun bool) (FileChange, error) {
 	if dryRun || bytes.Equal(ed.Before, out) {
-		return WriteChange(ed.Path, ed.Before, out, true)
+		return PlanChange(ed.Path, ed.Before, out), nil
 	}
 	ch := FileChange{Path: ed.Path, Changed: true}
 	var err error

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/unidiff"
 )
 
@@ -39,29 +38,14 @@ type FileChange struct {
 	Diff string
 }
 
-// WriteChange replaces path's content (before, nil when the file is missing)
-// with after. The write is atomic and keeps before as path+BackupSuffix; a
-// new file gets mode 0600 because client configs can hold secrets. A dry
-// run writes nothing and returns the diff instead.
-func WriteChange(path string, before, after []byte, dryRun bool) (FileChange, error) {
+// PlanChange is what replacing path's content (before, nil when the file is
+// missing) with after would do, with the diff when it changes anything:
+// a dry run's answer, and an unchanged file's. Writes go through
+// atomicfile.Edit, under the file's lock.
+func PlanChange(path string, before, after []byte) FileChange {
 	ch := FileChange{Path: path, Changed: string(before) != string(after)}
-	if !ch.Changed {
-		return ch, nil
-	}
-	if dryRun {
+	if ch.Changed {
 		ch.Diff = unidiff.Diff(path, path+" (migrated)", before, after)
-		return ch, nil
 	}
-	opts := atomicfile.Options{Mode: 0o600}
-	if before != nil {
-		opts.Backup = BackupSuffix
-	}
-	if err := atomicfile.Write(path, after, opts); err != nil {
-		return ch, err
-	}
-	if before != nil {
-		ch.Backup = path + BackupSuffix
-	}
-	ch.Written = true
-	return ch, nil
+	return ch
 }

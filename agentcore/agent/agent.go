@@ -138,6 +138,9 @@ type Conversation struct {
 	// Sub-agents for codex's delegate_task, started on first use.
 	subOnce sync.Once
 	subErr  error
+	// memory is the saved-memory snapshot, read once (memorySnapshot).
+	memoryOnce sync.Once
+	memory     string
 	// noNativeModel: config.yaml names no OpenAI-compatible model (a
 	// ChatGPT login only), so reviews and sub-agents run on codex.
 	noNativeModel bool
@@ -390,11 +393,14 @@ func (c *Conversation) offersSkillManage() bool {
 // starts, framed as Hermes frames it in its system prompt. It is read once
 // per conversation: the memory tool's writes show in the next one.
 func (c *Conversation) memorySnapshot() string {
-	snap, err := memory.Snapshot(c.opts.HermesHome, "")
-	if err != nil {
-		c.notice(fmt.Sprintf("saved memory left out of this session: %v", err))
-	}
-	return snap
+	c.memoryOnce.Do(func() {
+		snap, err := memory.Snapshot(c.opts.HermesHome, "")
+		if err != nil {
+			c.notice(fmt.Sprintf("saved memory left out of this session: %v", err))
+		}
+		c.memory = snap
+	})
+	return c.memory
 }
 
 // memoryInstructions carries the snapshot to codex, which keeps its own

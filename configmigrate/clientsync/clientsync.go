@@ -48,7 +48,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -395,11 +394,7 @@ func runsHermesTools(entry []byte) bool {
 	var e struct {
 		Command string `json:"command"`
 	}
-	if json.Unmarshal(entry, &e) != nil {
-		return false
-	}
-	base := filepath.Base(strings.ReplaceAll(e.Command, "\\", "/"))
-	return strings.TrimSuffix(base, ".exe") == hermesToolsBinary
+	return json.Unmarshal(entry, &e) == nil && isHermesToolsBinary(e.Command)
 }
 
 func open(d *dialect, existing []byte) (*editor, error) {

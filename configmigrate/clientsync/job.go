@@ -156,7 +156,7 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		out = edit.Output
 	}
 	if j.DryRun || !edit.Changed {
-		res.FileChange, err = configmigrate.WriteChange(res.Path, existing, out, true)
+		res.FileChange = configmigrate.PlanChange(res.Path, existing, out)
 	} else {
 		res.FileChange = configmigrate.FileChange{Path: res.Path, Changed: true}
 		res.Backup, err = ed.Commit(out)

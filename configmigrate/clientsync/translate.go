@@ -522,6 +522,13 @@ const hermesToolsBinary = "hermes-tools-mcp"
 // this is what tells Hermes' outdated entry (replace it) from one the
 // user wrote (keep it): a different command, extra arguments, another
 // variable, or a key Hermes never writes make it the user's.
+// isHermesToolsBinary reports whether cmd starts hermes-tools-mcp, wherever
+// it was installed (Windows paths compared without case).
+func isHermesToolsBinary(cmd string) bool {
+	base := cmd[strings.LastIndexAny(cmd, `/\`)+1:]
+	return strings.TrimSuffix(strings.ToLower(base), ".exe") == hermesToolsBinary
+}
+
 func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 	var have map[string]json.RawMessage
 	if json.Unmarshal(existing, &have) != nil {
@@ -539,8 +546,7 @@ func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 	if json.Unmarshal(have["command"], &cmd) != nil {
 		return false
 	}
-	base := cmd[strings.LastIndexAny(cmd, `/\`)+1:]
-	if cmd != s.Command && strings.TrimSuffix(strings.ToLower(base), ".exe") != hermesToolsBinary {
+	if cmd != s.Command && !isHermesToolsBinary(cmd) {
 		return false
 	}
 	var args []string

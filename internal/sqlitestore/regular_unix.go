@@ -13,22 +13,17 @@ import (
 // checkOpened opens path without blocking (O_NONBLOCK returns at once even
 // for a FIFO with no writer) and checks what was actually opened.
 func checkOpened(path string) error {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return &os.PathError{Op: "open", Path: path, Err: err}
+		return err
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		fi, err := os.Stat(path)
-		what := "not a regular file"
-		if err == nil {
-			what = safefile.Describe(fi.Mode())
-		}
-		return notRegularError(path, what)
+	if !fi.Mode().IsRegular() {
+		return notRegularError(path, safefile.Describe(fi.Mode()))
 	}
 	return nil
 }
