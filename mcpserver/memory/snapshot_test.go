@@ -41,6 +41,11 @@ func TestSnapshot(t *testing.T) {
 			absent: []string{"second entry"},
 		},
 		{
+			name:   "a link out of the memories directory is refused; the other store still shows",
+			memory: "LINK", user: "Prefers short answers.\n",
+			want: []string{"USER PROFILE", "Prefers short answers."}, absent: []string{"OUTSIDE-SECRET"}, wantErr: "outside",
+		},
+		{
 			name:   "a FIFO is refused without blocking; the other store still shows",
 			memory: "FIFO", user: "Prefers short answers.\n",
 			want: []string{"USER PROFILE", "Prefers short answers."}, wantErr: "not a regular file",
@@ -59,6 +64,14 @@ func TestSnapshot(t *testing.T) {
 			for file, body := range map[string]string{"MEMORY.md": tt.memory, "USER.md": tt.user} {
 				switch body {
 				case "":
+				case "LINK":
+					outside := filepath.Join(t.TempDir(), "notes.md")
+					if err := os.WriteFile(outside, []byte("OUTSIDE-SECRET\n"), 0o600); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(outside, filepath.Join(dir, file)); err != nil {
+						t.Fatal(err)
+					}
 				case "FIFO":
 					if err := syscall.Mkfifo(filepath.Join(dir, file), 0o600); err != nil {
 						t.Fatal(err)
