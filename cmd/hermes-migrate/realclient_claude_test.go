@@ -18,7 +18,6 @@ import (
 // skills_list call the fake model makes, sends its real result back, and
 // prints the model's final answer.
 func TestRealClaudeCodeCallsMigratedTool(t *testing.T) {
-	claude := npmFile(t, "@anthropic-ai/claude-code/bin/claude.exe")
 	h := newClientHome(t)
 	report := h.migrate(t, "claude-code")
 	if !strings.Contains(report, "claude-code: wrote "+filepath.Join(h.home, ".claude.json")) {
@@ -32,30 +31,7 @@ func TestRealClaudeCodeCallsMigratedTool(t *testing.T) {
 		fakeanthropic.Reply{ToolUses: []fakeanthropic.ToolUse{{ID: "toolu_01", Name: tool, Input: `{}`}}},
 		fakeanthropic.Reply{Text: final},
 	)
-	env := h.env(
-		"ANTHROPIC_BASE_URL="+fake.URL(),
-		"ANTHROPIC_API_KEY=sk-ant-hermes-test",
-		// Offline: no update checks, telemetry, error reports, surveys or
-		// other calls beside the model's.
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
-		// Otherwise MCP tools are deferred behind a ToolSearch tool the
-		// model must call first, and are not in the request's tools.
-		"ENABLE_TOOL_SEARCH=false",
-	)
-	stdout, stderr, err := h.runClient(t, env, claude,
-		"-p", "List the Hermes skills.",
-		"--allowedTools", tool,
-		"--output-format", "text",
-	)
-	t.Logf("claude stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	checkOffline(t, h.proxy, fake.Unexpected())
-	if err != nil {
-		t.Fatalf("claude -p: %v", err)
-	}
+	stdout := runClaude(t, h, fake, nil, "-p", "List the Hermes skills.", "--allowedTools", tool)
 
 	reqs := fake.Requests()
 	if len(reqs) != 2 {
@@ -84,4 +60,34 @@ func TestRealClaudeCodeCallsMigratedTool(t *testing.T) {
 	if !strings.Contains(string(after), `"hermes-tools"`) {
 		t.Errorf("~/.claude.json lost the entry after the run:\n%s", after)
 	}
+}
+
+// runClaude runs the pinned Claude Code in print mode as h's user, with
+// the model at fake and nothing else reachable, and returns its stdout.
+// It fails t when the run fails or asked for anything unscripted.
+func runClaude(t *testing.T, h *clientHome, fake *fakeanthropic.Server, extraEnv []string, args ...string) string {
+	t.Helper()
+	claude := npmFile(t, "@anthropic-ai/claude-code/bin/claude.exe")
+	env := h.env(append([]string{
+		"ANTHROPIC_BASE_URL=" + fake.URL(),
+		"ANTHROPIC_API_KEY=sk-ant-hermes-test",
+		// Offline: no update checks, telemetry, error reports, surveys or
+		// other calls beside the model's. Without the first, Claude Code
+		// connects to api.anthropic.com:443 even with a base URL set.
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+		// Otherwise MCP tools are deferred behind a ToolSearch tool the
+		// model must call first, and are not in the request's tools.
+		"ENABLE_TOOL_SEARCH=false",
+	}, extraEnv...)...)
+	stdout, stderr, err := h.runClient(t, env, claude, append(args, "--output-format", "text")...)
+	t.Logf("claude stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	checkOffline(t, h.proxy, fake.Unexpected())
+	if err != nil {
+		t.Fatalf("claude %q: %v", args, err)
+	}
+	return stdout
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,26 +27,9 @@ const geminiModel = "gemini-2.5-flash"
 // runs the call the fake model makes, sends the real result back as a
 // functionResponse, and prints the model's final answer.
 func TestRealGeminiCLICallsMigratedTool(t *testing.T) {
-	gemini := npmFile(t, "@google/gemini-cli/bundle/gemini.js")
-	node := nodeBinary(t)
 	h := newClientHome(t)
-
-	// The user's own settings, as a Gemini API-key user has them; they
-	// must survive the migration. Usage statistics and update checks are
-	// off so the CLI has no reason to go online.
-	settingsPath := filepath.Join(h.home, ".gemini", "settings.json")
-	user := map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-		"privacy":  map[string]any{"usageStatisticsEnabled": false},
-		"general":  map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-	}
-	b, _ := json.MarshalIndent(user, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settingsPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The user's own settings, which must survive the migration.
+	settingsPath := writeGeminiUserSettings(t, h, nil)
 	report := h.migrate(t, "gemini")
 	if !strings.Contains(report, "gemini: wrote "+settingsPath) {
 		t.Fatalf("hermes-migrate report:\n%s", report)
@@ -63,27 +47,9 @@ func TestRealGeminiCLICallsMigratedTool(t *testing.T) {
 		fakegemini.Reply{FunctionCalls: []fakegemini.FunctionCall{{Name: tool, Args: `{}`}}},
 		fakegemini.Reply{Text: final},
 	)
-	env := h.env(
-		"GOOGLE_GEMINI_BASE_URL="+fake.URL(),
-		"GEMINI_API_KEY=hermes-test-key",
-		// The CLI would restart itself under a bigger heap: one process
-		// less to own.
-		"GEMINI_CLI_NO_RELAUNCH=true",
-	)
-	stdout, stderr, err := h.runClient(t, env, node, gemini,
-		"-p", "List the Hermes skills.",
-		"-m", geminiModel,
-		// Headless runs refuse an untrusted folder, and offer only the
-		// tools that need no confirmation unless allowed by name.
-		"--skip-trust",
-		"--allowed-tools", tool,
-		"--output-format", "text",
-	)
-	t.Logf("gemini stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	checkOffline(t, h.proxy, fake.Unexpected())
-	if err != nil {
-		t.Fatalf("gemini -p: %v", err)
-	}
+	// Headless runs offer only the tools that need no confirmation,
+	// unless allowed by name.
+	stdout := runGemini(t, h, fake, nil, "-p", "List the Hermes skills.", "--allowed-tools", tool)
 
 	reqs := fake.Requests()
 	if len(reqs) != 2 {
@@ -126,4 +92,55 @@ func nodeBinary(t *testing.T) string {
 		t.Skipf("node not found (%v): install Node.js 20 or later", err)
 	}
 	return p
+}
+
+// writeGeminiUserSettings writes ~/.gemini/settings.json as a Gemini
+// API-key user has it, with usage statistics and update checks off so the
+// CLI has no reason to go online, plus the extra top-level keys; it
+// returns the path.
+func writeGeminiUserSettings(t *testing.T, h *clientHome, extra map[string]any) string {
+	t.Helper()
+	p := filepath.Join(h.home, ".gemini", "settings.json")
+	settings := map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"privacy":  map[string]any{"usageStatisticsEnabled": false},
+		"general":  map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+	}
+	maps.Copy(settings, extra)
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runGemini runs the pinned Gemini CLI headless as h's user, with the
+// model at fake and nothing else reachable, and returns its stdout. It
+// fails t when the run fails or asked for anything unscripted.
+func runGemini(t *testing.T, h *clientHome, fake *fakegemini.Server, extraEnv []string, args ...string) string {
+	t.Helper()
+	gemini := npmFile(t, "@google/gemini-cli/bundle/gemini.js")
+	env := h.env(append([]string{
+		"GOOGLE_GEMINI_BASE_URL=" + fake.URL(),
+		"GEMINI_API_KEY=hermes-test-key",
+		// The CLI would restart itself under a bigger heap: one process
+		// less to own.
+		"GEMINI_CLI_NO_RELAUNCH=true",
+	}, extraEnv...)...)
+	// Headless runs refuse an untrusted folder, and Gemini CLI starts no
+	// stdio MCP server in one.
+	args = append([]string{gemini}, append(args, "-m", geminiModel, "--skip-trust", "--output-format", "text")...)
+	stdout, stderr, err := h.runClient(t, env, nodeBinary(t), args...)
+	t.Logf("gemini stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	checkOffline(t, h.proxy, fake.Unexpected())
+	if err != nil {
+		t.Fatalf("gemini %q: %v", args[1:], err)
+	}
+	return stdout
 }
