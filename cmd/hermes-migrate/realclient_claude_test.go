@@ -18,6 +18,7 @@ import (
 // skills_list call the fake model makes, sends its real result back, and
 // prints the model's final answer.
 func TestRealClaudeCodeCallsMigratedTool(t *testing.T) {
+	npmFile(t, claudeBin) // skip before any work when it is not installed
 	h := newClientHome(t)
 	report := h.migrate(t, "claude-code")
 	if !strings.Contains(report, "claude-code: wrote "+filepath.Join(h.home, ".claude.json")) {
@@ -62,12 +63,15 @@ func TestRealClaudeCodeCallsMigratedTool(t *testing.T) {
 	}
 }
 
+// claudeBin is Claude Code's native binary in the npm package.
+const claudeBin = "@anthropic-ai/claude-code/bin/claude.exe"
+
 // runClaude runs the pinned Claude Code in print mode as h's user, with
 // the model at fake and nothing else reachable, and returns its stdout.
 // It fails t when the run fails or asked for anything unscripted.
 func runClaude(t *testing.T, h *clientHome, fake *fakeanthropic.Server, extraEnv []string, args ...string) string {
 	t.Helper()
-	claude := npmFile(t, "@anthropic-ai/claude-code/bin/claude.exe")
+	claude := npmFile(t, claudeBin)
 	env := h.env(append([]string{
 		"ANTHROPIC_BASE_URL=" + fake.URL(),
 		"ANTHROPIC_API_KEY=sk-ant-hermes-test",

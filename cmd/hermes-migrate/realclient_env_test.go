@@ -69,6 +69,7 @@ func TestRealClientEnvExpansion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.client, func(t *testing.T) {
+			npmFile(t, map[string]string{"claude-code": claudeBin, "gemini": geminiJS}[tt.client])
 			h := newClientHome(t)
 			dump := filepath.Join(h.tmp, "probe-env")
 			probe := map[string]any{

@@ -21,12 +21,16 @@ import (
 // that has nothing to do with the tools.
 const geminiModel = "gemini-2.5-flash"
 
+// geminiJS is Gemini CLI's entry point in the npm package.
+const geminiJS = "@google/gemini-cli/bundle/gemini.js"
+
 // TestRealGeminiCLICallsMigratedTool: after `hermes-migrate --client
 // gemini`, the real Gemini CLI (headless -p) loads our entry from
 // ~/.gemini/settings.json, offers hermes-tools' skills_list to the model,
 // runs the call the fake model makes, sends the real result back as a
 // functionResponse, and prints the model's final answer.
 func TestRealGeminiCLICallsMigratedTool(t *testing.T) {
+	npmFile(t, geminiJS) // skip before any work when it is not installed
 	h := newClientHome(t)
 	// The user's own settings, which must survive the migration.
 	settingsPath := writeGeminiUserSettings(t, h, nil)
@@ -125,7 +129,7 @@ func writeGeminiUserSettings(t *testing.T, h *clientHome, extra map[string]any) 
 // fails t when the run fails or asked for anything unscripted.
 func runGemini(t *testing.T, h *clientHome, fake *fakegemini.Server, extraEnv []string, args ...string) string {
 	t.Helper()
-	gemini := npmFile(t, "@google/gemini-cli/bundle/gemini.js")
+	gemini := npmFile(t, geminiJS)
 	env := h.env(append([]string{
 		"GOOGLE_GEMINI_BASE_URL=" + fake.URL(),
 		"GEMINI_API_KEY=hermes-test-key",
