@@ -96,10 +96,11 @@ func (h *clientHome) env(extra ...string) []string {
 	return append(env, extra...)
 }
 
-// migrate runs hermes-migrate --client client as its own process: this
-// test binary acting as hermes-migrate (see childEnv), installed beside
-// the real hermes-tools-mcp, in the user's environment.
-func (h *clientHome) migrate(t *testing.T, client string) string {
+// migrate runs hermes-migrate --client client [flags] as its own process:
+// this test binary acting as hermes-migrate (see childEnv), installed
+// beside the real hermes-tools-mcp, in the user's environment plus the
+// VAR=value items among flagsAndEnv.
+func (h *clientHome) migrate(t *testing.T, client string, flagsAndEnv ...string) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -107,12 +108,21 @@ func (h *clientHome) migrate(t *testing.T, client string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "--client", client)
-	cmd.Env = h.env(childEnv + "=" + h.toolsBin)
+	args := []string{"--client", client}
+	extra := []string{childEnv + "=" + h.toolsBin}
+	for _, a := range flagsAndEnv {
+		if strings.HasPrefix(a, "-") {
+			args = append(args, a)
+		} else {
+			extra = append(extra, a)
+		}
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = h.env(extra...)
 	cmd.Dir = h.work
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("hermes-migrate --client %s: %v\n%s", client, err, out)
+		t.Fatalf("hermes-migrate %q: %v\n%s", args, err, out)
 	}
 	return string(out)
 }
