@@ -1,0 +1,222 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/codextest"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
+)
+
+// The real-client tests: hermes-migrate writes a client's config in a
+// throwaway home exactly as a user would run it, then the client itself,
+// pinned in .ci/npm, runs headless against a fake model on 127.0.0.1, loads
+// our hermes-tools entry, calls a tool and answers. Each client process
+// gets an environment built from nothing (no variable of the developer's
+// leaks in) in which every proxy variable names a black hole, so a request
+// to anything but the fake fails the test instead of leaving the machine.
+
+// clientTimeout bounds one client run; the process group is killed then.
+const clientTimeout = 60 * time.Second
+
+// npmFile returns a file of the pinned npm packages, skipping the test when
+// it is not installed, or failing it under CI, where it must be.
+func npmFile(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join(codextest.RepoRoot(t), ".ci", "npm", "node_modules", filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s missing (%v): %s", rel, err, codextest.InstallHint)
+		}
+		t.Skipf("%s missing (%v): %s", rel, err, codextest.InstallHint)
+	}
+	return p
+}
+
+// clientHome is a throwaway user: HOME with the XDG directories in it, a
+// Hermes home at the default ~/.hermes holding skills, and an empty working
+// directory to start the client in.
+type clientHome struct {
+	home, work, tmp string
+	toolsBin        string
+	proxy           *blackHole
+}
+
+func newClientHome(t *testing.T) *clientHome {
+	t.Helper()
+	root := t.TempDir()
+	h := &clientHome{
+		home:     filepath.Join(root, "home"),
+		work:     filepath.Join(root, "work"),
+		tmp:      filepath.Join(root, "tmp"),
+		toolsBin: toolsbuild.ServerBinary(t),
+		proxy:    newBlackHole(t),
+	}
+	for _, d := range []string{h.home, h.work, h.tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.CopyFS(filepath.Join(h.home, ".hermes"), os.DirFS("../hermes-tools-mcp/testdata/home")); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// env is the whole environment of a process run as this user, plus extra.
+func (h *clientHome) env(extra ...string) []string {
+	env := []string{
+		"HOME=" + h.home,
+		"USER=hermes-test",
+		"PATH=/usr/bin:/bin",
+		"LANG=C.UTF-8",
+		"TMPDIR=" + h.tmp,
+		"XDG_CONFIG_HOME=" + filepath.Join(h.home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(h.home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(h.home, ".local", "state"),
+		"XDG_CACHE_HOME=" + filepath.Join(h.home, ".cache"),
+	}
+	for _, k := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"} {
+		env = append(env, k+"="+h.proxy.URL())
+	}
+	env = append(env, "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1")
+	return append(env, extra...)
+}
+
+// migrate runs hermes-migrate --client client [flags] as its own process:
+// this test binary acting as hermes-migrate (see childEnv), installed
+// beside the real hermes-tools-mcp, in the user's environment plus the
+// VAR=value items among flagsAndEnv.
+func (h *clientHome) migrate(t *testing.T, client string, flagsAndEnv ...string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	args := []string{"--client", client}
+	extra := []string{childEnv + "=" + h.toolsBin}
+	for _, a := range flagsAndEnv {
+		if strings.HasPrefix(a, "-") {
+			args = append(args, a)
+		} else {
+			extra = append(extra, a)
+		}
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = h.env(extra...)
+	cmd.Dir = h.work
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("hermes-migrate %q: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// runClient runs a client in its own process group with the user's
+// environment and returns its stdout and stderr. On timeout, and after it
+// exits, the whole group is killed, so neither the client nor an MCP
+// server it started outlives the test.
+func (h *clientHome) runClient(t *testing.T, env []string, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
+	cmd.Dir = h.work
+	cmd.Stdin = nil // headless: stdin is /dev/null
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	err = cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if ctx.Err() != nil {
+		err = errors.Join(err, ctx.Err())
+	}
+	return out.String(), errb.String(), err
+}
+
+// blackHole is an HTTP proxy on 127.0.0.1 that refuses every request and
+// records it: a client that honours the proxy variables cannot reach any
+// other host, and the test sees that it tried.
+type blackHole struct {
+	ln      net.Listener
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	targets []string
+}
+
+func newBlackHole(t *testing.T) *blackHole {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &blackHole{ln: ln}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				defer conn.Close()
+				_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+				line, _ := bufio.NewReader(conn).ReadString('\n')
+				p.mu.Lock()
+				p.targets = append(p.targets, strings.TrimSpace(line))
+				p.mu.Unlock()
+				_, _ = conn.Write([]byte("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *blackHole) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Targets returns the request lines the proxy refused.
+func (p *blackHole) Targets() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.targets...)
+}
+
+// checkOffline fails t when the client asked for anything but the fake's
+// scripted requests.
+func checkOffline(t *testing.T, p *blackHole, unexpected []string) {
+	t.Helper()
+	if got := p.Targets(); len(got) > 0 {
+		t.Errorf("the client tried to reach other hosts (refused by the test's proxy): %q", got)
+	}
+	if len(unexpected) > 0 {
+		t.Errorf("the fake model got requests it was not scripted for: %q", unexpected)
+	}
+}
