@@ -3,7 +3,6 @@ package configmigrate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -90,7 +89,7 @@ func TestCodexJobConcurrentRunsKeepUsersBackup(t *testing.T) {
 				job := f.job(nil, nil)
 				job.DiscoverPlugins = nil
 				job.NoPluginDiscovery = true
-				job.DefaultPermissions = fmt.Sprintf("profile-%d-%d", round, i)
+				job.DefaultPermissions = BuiltinPermissions[(round+i)%len(BuiltinPermissions)]
 				if _, err := job.Run(context.Background()); err != nil {
 					t.Error(err)
 				}

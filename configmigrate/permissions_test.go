@@ -1,0 +1,51 @@
+package configmigrate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestCheckPermissions: default_permissions takes what codex accepts
+// (codex-app-server.md §11.5) and refuses the rest before any byte is
+// written, naming the values that would work.
+func TestCheckPermissions(t *testing.T) {
+	own := "[permissions.lab]\nextends = \":workspace\"\n"
+	tests := []struct {
+		profile, configTOML string
+		ok                  bool
+	}{
+		{"", "", true},
+		{":read-only", "", true},
+		{":workspace", "", true},
+		{":danger-full-access", "", true},
+		{"workspace", "", true}, // the ':' is added for a built-in name
+		{"read-only", "", true},
+		{":bogus", "", false},
+		{":danger-no-sandbox", "", false}, // named in old docs, not in codex
+		{":lab", own, false},              // a user's profile has no ':'
+		{"lab", own, true},
+		{"lab", "", false},
+		{"labs", own, false},
+		{"Workspace", "", false},
+		{" :workspace", "", false},
+	}
+	for _, tt := range tests {
+		_, _, err := MigrateCodex([]byte(tt.configTOML), CodexInput{DefaultPermissions: tt.profile})
+		if tt.ok != (err == nil) {
+			t.Errorf("%q with %q: err %v, want ok=%v", tt.profile, tt.configTOML, err, tt.ok)
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, ErrUnknownPermissions) {
+			t.Errorf("%q: %v does not match ErrUnknownPermissions", tt.profile, err)
+		}
+		for _, want := range append([]string{`"` + tt.profile + `"`, `"none"`, "[permissions.<id>]"}, BuiltinPermissions...) {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%q: message %q does not name %s", tt.profile, err, want)
+			}
+		}
+	}
+}
