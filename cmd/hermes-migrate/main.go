@@ -103,13 +103,14 @@ type options struct {
 	codexBin           string
 	showVersion        bool
 	force              bool
+	verbose            bool
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("hermes-migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.clients, "client", "codex", "client to configure: codex, claude-desktop, claude-code, cursor, vscode, gemini, or all (comma-separated)")
+	fs.StringVar(&o.clients, "client", "", "client to configure: codex, claude-desktop, claude-code, cursor, vscode, gemini, or all (comma-separated); default codex when it is installed, else the clients found here are listed and nothing is written")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of what would change; write nothing")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.remove, "remove", false, "take Hermes' entries out again")
@@ -123,6 +124,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for plugin discovery (default: $CODEX_BIN, else codex on PATH)")
 	fs.BoolVar(&o.force, "force", false, "write config files even when they are read-only or not writable by you (their mode is kept), and replace entries of Hermes' names that you wrote yourself (hermes-tools included)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
+	fs.BoolVar(&o.verbose, "verbose", false, "also print how each entry was translated (dropped timeouts, every variable name passed on)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `hermes-migrate registers Hermes' tools with MCP clients, editing only Hermes' own entries.
 
@@ -181,7 +183,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		return exitOK
 	}
 	d.stderr = stderr
-	clients, err := parseClients(o.clients)
+	if err := checkFlags(o, d); err != nil {
+		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
+		return exitUsage
+	}
+	clients, err := chooseClients(o, d, stdout)
+	if errors.Is(err, errListed) {
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
 		return exitUsage
@@ -197,6 +206,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		if errors.Is(err, atomicfile.ErrNotWritable) {
 			fmt.Fprintf(stderr, "hermes-migrate: %s: %v; rerun with --force to write it anyway\n", c, err)
 			return exitNotWritable
+		}
+		if errors.Is(err, configmigrate.ErrUnknownPermissions) {
+			fmt.Fprintf(stderr, "hermes-migrate: %s: --default-permissions: %v\n", c, err)
+			return exitUsage
 		}
 		if _, ok := errors.AsType[*configmigrate.MarkerError](err); ok {
 			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
@@ -217,9 +230,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		}
 		return exitOK
 	}
-	for _, r := range reports {
-		writeHuman(stdout, r)
+	h := humanReport{verbose: o.verbose, home: d.getenv("HOME"), toolsEntry: !o.remove}
+	if h.toolsEntry {
+		h.vars = setVariables(d.getenv)
 	}
+	writeReports(stdout, reports, h)
 	return exitOK
 }
 
@@ -240,6 +255,11 @@ type clientReport struct {
 	PluginError  string   `json:"plugin_error,omitempty"`
 	Problems     []string `json:"problems,omitempty"`
 	Notes        []string `json:"notes,omitempty"`
+	// Skipped names servers left unregistered because the user's own
+	// entry of that name was kept; Notes say why.
+	Skipped []string `json:"skipped,omitempty"`
+	// codexNotInstalled: PluginError only says no codex is installed.
+	codexNotInstalled bool
 }
 
 func parseClients(s string) ([]string, error) {
@@ -332,6 +352,7 @@ func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) 
 	rep.setChange(res.FileChange)
 	rep.Removed, rep.Codex = res.Removed, res.Report
 	rep.PluginSource, rep.PluginError, rep.Problems = res.PluginSource, res.PluginError, res.Problems
+	rep.codexNotInstalled = res.CodexNotInstalled
 	return rep, nil
 }
 
@@ -364,66 +385,12 @@ func migrateJSONClient(ctx context.Context, client string, o options, d deps) (c
 		return rep, err
 	}
 	rep.setChange(res.FileChange)
-	rep.Removed, rep.Problems, rep.Notes = res.Removed, res.Problems, res.Notes
-	for _, s := range res.Skipped {
-		rep.Notes = append(rep.Notes, "kept your own definition of "+s)
-	}
+	rep.Removed, rep.Problems, rep.Notes, rep.Skipped = res.Removed, res.Problems, res.Notes, res.Skipped
 	return rep, nil
 }
 
 func (r *clientReport) setChange(ch configmigrate.FileChange) {
 	r.Path, r.Changed, r.Written, r.Backup, r.Diff = ch.Path, ch.Changed, ch.Written, ch.Backup, ch.Diff
-}
-
-func writeHuman(w io.Writer, r clientReport) {
-	switch {
-	case r.DryRun && r.Diff != "":
-		fmt.Fprint(w, r.Diff)
-		fmt.Fprintf(w, "%s: would update %s (dry run; nothing written)\n", r.Client, r.Path)
-	case r.DryRun:
-		fmt.Fprintf(w, "%s: %s is already up to date\n", r.Client, r.Path)
-	case r.Written:
-		fmt.Fprintf(w, "%s: wrote %s", r.Client, r.Path)
-		if r.Backup != "" {
-			fmt.Fprintf(w, " (previous version in %s)", r.Backup)
-		}
-		fmt.Fprintln(w)
-	default:
-		fmt.Fprintf(w, "%s: %s is already up to date\n", r.Client, r.Path)
-	}
-	if r.Removed {
-		fmt.Fprintln(w, "  removed Hermes' managed section")
-	}
-	if c := r.Codex; c != nil {
-		for _, s := range c.Servers {
-			state := "MCP server"
-			if !s.Written {
-				state = "MCP server (kept your own definition)"
-			}
-			fmt.Fprintf(w, "  %s %s\n", state, s.Name)
-			for _, n := range s.Notes {
-				fmt.Fprintf(w, "    dropped: %s\n", n)
-			}
-		}
-		for _, p := range c.Plugins {
-			fmt.Fprintf(w, "  plugin %s (from %s)\n", p, r.PluginSource)
-		}
-		if c.DefaultPermissions != "" {
-			fmt.Fprintf(w, "  default_permissions = %q\n", c.DefaultPermissions)
-		}
-		for _, u := range c.UserDefined {
-			fmt.Fprintf(w, "  kept your own %s\n", u)
-		}
-	}
-	if r.PluginError != "" {
-		fmt.Fprintf(w, "  plugin discovery failed (continuing): %s\n", r.PluginError)
-	}
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  warning: %s\n", p)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
 }
 
 func buildVersion() string { return buildinfo.Version(version) }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/hermes-go/hermes/bridge"
+	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/configmigrate/clientsync"
+)
+
+// errListed says the run printed what it found and wrote nothing: the
+// outcome of a plain hermes-migrate on a machine without codex.
+var errListed = errors.New("listed the clients found; nothing written")
+
+// checkFlags refuses flag values that are wrong whatever the files hold,
+// before any file is read, naming the flag and the values that work. A
+// user's own profile is checked against config.toml by the job.
+func checkFlags(o options, d deps) error {
+	if p := o.defaultPermissions; p != "none" && strings.HasPrefix(p, ":") {
+		if err := configmigrate.CheckPermissions(p, nil); err != nil {
+			return fmt.Errorf("--default-permissions: %w", err)
+		}
+	}
+	if o.codexBin != "" {
+		// Named on the command line, so a typo is a flag error here
+		// rather than a plugin-discovery warning that blames $CODEX_BIN.
+		if _, err := d.lookPath(o.codexBin); err != nil {
+			return fmt.Errorf("--codex-bin %q: not an executable file (%w); give the path of the codex binary, or leave the flag out to use $%s or codex on PATH", o.codexBin, err, bridge.BinaryEnv)
+		}
+	}
+	return nil
+}
+
+// chooseClients returns the clients to configure. --client names them;
+// without it codex is configured when it is installed. When it is not,
+// nothing is written: the clients found here are listed with the command
+// for each, so the user picks rather than getting a config.toml for a
+// program they do not have.
+func chooseClients(o options, d deps, stdout io.Writer) ([]string, error) {
+	if o.clients != "" {
+		return parseClients(o.clients)
+	}
+	if codexPresent(o, d) {
+		return []string{"codex"}, nil
+	}
+	writeDetected(stdout, detectClients(d), d.getenv("HOME"))
+	return nil, errListed
+}
+
+// codexPresent says whether codex counts as installed: a codex binary (--codex-bin, $CODEX_BIN, PATH), a codex home the user
+// named (--codex-home, $CODEX_HOME), or an existing ~/.codex (the codex IDE
+// extensions bring their own binary, off PATH, and use it too).
+func codexPresent(o options, d deps) bool {
+	if o.codexBin != "" || o.codexHome != "" || d.getenv("CODEX_HOME") != "" || d.getenv(bridge.BinaryEnv) != "" {
+		return true
+	}
+	if _, err := d.lookPath("codex"); err == nil {
+		return true
+	}
+	home := d.getenv("HOME")
+	if home == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(home, ".codex"))
+	return err == nil && fi.IsDir()
+}
+
+// detected is a client whose config file, or the directory it goes in,
+// exists.
+type detected struct {
+	client clientsync.Client
+	path   string
+}
+
+// detectClients finds the MCP clients used here. A client counts when its
+// config file exists, or the directory it goes in does (the client is
+// installed but has no MCP servers yet) unless that directory is the home
+// itself, which every user has.
+func detectClients(d deps) []detected {
+	home := d.getenv("HOME")
+	env := clientsync.Env{GOOS: runtime.GOOS, Home: home, AppData: d.getenv("APPDATA"), XDGConfigHome: d.getenv("XDG_CONFIG_HOME")}
+	var out []detected
+	for _, c := range clientsync.Clients() {
+		p, err := clientsync.ConfigPath(c, env)
+		if err != nil {
+			continue
+		}
+		found := false
+		if _, err := os.Stat(p); err == nil {
+			found = true
+		} else if dir := filepath.Dir(p); filepath.Clean(dir) != filepath.Clean(home) {
+			fi, err := os.Stat(dir)
+			found = err == nil && fi.IsDir()
+		}
+		if found {
+			out = append(out, detected{c, p})
+		}
+	}
+	return out
+}
+
+func writeDetected(w io.Writer, found []detected, home string) {
+	fmt.Fprintf(w, "codex is not installed here (no codex on PATH, no ~/.codex), so nothing was written.\n")
+	if len(found) == 0 {
+		fmt.Fprintf(w, "No other MCP client's config was found either. Name a client to configure: hermes-migrate --client <name> (%s).\n", strings.Join(knownClients(), ", "))
+		return
+	}
+	fmt.Fprintln(w, "MCP clients found here; to give one Hermes' tools, run:")
+	width := 0
+	for _, f := range found {
+		width = max(width, len(f.client))
+	}
+	for _, f := range found {
+		fmt.Fprintf(w, "  hermes-migrate --client %-*s  # %s, %s\n", width, f.client, f.client.DisplayName(), tilde(f.path, home))
+	}
+	fmt.Fprintf(w, "For codex, install it (%s) and run hermes-migrate again.\n", bridge.InstallHint)
+}
+
+func knownClients() []string {
+	known := []string{"codex"}
+	for _, c := range clientsync.Clients() {
+		known = append(known, string(c))
+	}
+	return known
+}

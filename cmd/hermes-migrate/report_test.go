@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/mcpserver"
+)
+
+// firstRunBudget bounds what a first `hermes-migrate --client all` prints
+// on testdata/realistic-home. It printed 7.4 KB when every client listed
+// every variable name hermes-tools reads; one line per client and the
+// variables once fit in well under this.
+const firstRunBudget = 1200
+
+// realHome is a copy of testdata/realistic-home (a used ~/.codex, a Hermes
+// home with an OpenRouter model and two MCP servers, Claude Desktop,
+// Cursor, VS Code and Gemini CLI configs) with an environment where only
+// OPENROUTER_API_KEY is set and codex is not installed.
+type realHome struct {
+	home, toolsBin string
+	env            map[string]string
+	pluginErr      error
+	// onPath are the names lookPath finds (as /usr/bin/<name>).
+	onPath []string
+}
+
+func newRealHome(t *testing.T) *realHome {
+	t.Helper()
+	dir := t.TempDir()
+	h := &realHome{
+		home:      filepath.Join(dir, "home"),
+		toolsBin:  filepath.Join(dir, "bin", "hermes-tools-mcp"),
+		pluginErr: fmt.Errorf("%w (no codex on PATH)", configmigrate.ErrCodexNotInstalled),
+	}
+	h.env = map[string]string{"HOME": h.home, "OPENROUTER_API_KEY": "sk-or-test"}
+	if err := os.CopyFS(h.home, os.DirFS("testdata/realistic-home")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(h.toolsBin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.toolsBin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func (h *realHome) deps() deps {
+	return deps{
+		getenv:     func(k string) string { return h.env[k] },
+		environ:    func() []string { return nil },
+		executable: func() (string, error) { return h.toolsBin, nil },
+		lookPath: func(name string) (string, error) {
+			if slices.Contains(h.onPath, name) {
+				return "/usr/bin/" + name, nil
+			}
+			return "", errors.New("not on PATH")
+		},
+		discoverPlugins: func(context.Context, string, string, []string) ([]configmigrate.Plugin, error) {
+			return nil, h.pluginErr
+		},
+	}
+}
+
+func (h *realHome) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb, h.deps())
+	return code, out.String(), errb.String()
+}
+
+// snapshot is every file under the home, by path.
+func (h *realHome) snapshot(t *testing.T) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(h.home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		files[strings.TrimPrefix(p, h.home)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestFirstRunOnRealisticHomeIsShort(t *testing.T) {
+	h := newRealHome(t)
+	code, out, stderr := h.run(t, "--client", "all")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	golden.File(t, "testdata/realistic-home-first-run.golden", []byte(out))
+	if n := len(out); n > firstRunBudget {
+		t.Errorf("first run printed %d characters, budget %d:\n%s", n, firstRunBudget, out)
+	}
+	// One line per client, naming the file; the rest only what to act on.
+	for _, c := range knownClients() {
+		if n := len(regexp.MustCompile(`(?m)^`+c+`: wrote ~/`).FindAllString(out, -1)); n != 1 {
+			t.Errorf("%d lines for %s, want 1:\n%s", n, c, out)
+		}
+	}
+	// The variable that is set is named where the user must act: once in
+	// the summary and once for the client that cannot pass it on. No other
+	// variable name appears: none is set and none needs the user.
+	if n := strings.Count(out, "OPENROUTER_API_KEY"); n != 2 {
+		t.Errorf("OPENROUTER_API_KEY named %d times, want 2:\n%s", n, out)
+	}
+	if !strings.Contains(out, "claude-desktop cannot pass variables on: add OPENROUTER_API_KEY") {
+		t.Errorf("Claude Desktop's hand step is missing:\n%s", out)
+	}
+	for _, v := range mcpserver.EnvVarNames() {
+		if v != "OPENROUTER_API_KEY" && strings.Contains(out, v) {
+			t.Errorf("unset variable %s is named:\n%s", v, out)
+		}
+	}
+	if strings.Contains(out, "warning") || strings.Contains(out, "failed") {
+		t.Errorf("a home without codex is no fault:\n%s", out)
+	}
+	if strings.Count(out, "plugins were not looked up") != 1 {
+		t.Errorf("want one quiet note that codex plugins were not looked up:\n%s", out)
+	}
+
+	// A rerun changes nothing and says so in one line per client, without
+	// the plugin note.
+	before := h.snapshot(t)
+	code, again, _ := h.run(t, "--client", "all")
+	if code != exitOK || strings.Contains(again, "plugins were not looked up") || strings.Count(again, "already up to date") != len(knownClients()) {
+		t.Errorf("rerun (exit %d):\n%s", code, again)
+	}
+	if after := h.snapshot(t); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Error("rerun changed files")
+	}
+
+	// --verbose brings back the translation details, the plugin note
+	// included.
+	_, verbose, _ := h.run(t, "--client", "all", "--verbose")
+	for _, want := range []string{"timeouts dropped", "TAVILY_API_KEY", "plugins were not looked up"} {
+		if !strings.Contains(verbose, want) {
+			t.Errorf("--verbose lacks %q:\n%s", want, verbose)
+		}
+	}
+	if strings.Contains(verbose, "more note") {
+		t.Errorf("--verbose still hides notes:\n%s", verbose)
+	}
+}
+
+// TestVariableSummary: the variables line names what is set, or points at
+// doctor when nothing is; a client that cannot pass variables gets the hand
+// step, one that can does not.
+func TestVariableSummary(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		client  string
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "nothing set", client: "cursor",
+			want:    []string{"None of the variables hermes-tools reads is set here", "hermes-tools-mcp doctor"},
+			notWant: []string{"cannot pass"},
+		},
+		{
+			name: "two set, a client that passes them", client: "cursor",
+			env:     map[string]string{"EXA_API_KEY": "x", "OPENROUTER_API_KEY": "y"},
+			want:    []string{"hermes-tools reads EXA_API_KEY, OPENROUTER_API_KEY (set here)", "where they are set"},
+			notWant: []string{"cannot pass", "TAVILY"},
+		},
+		{
+			name: "set, Claude Desktop", client: "claude-desktop",
+			env:  map[string]string{"EXA_API_KEY": "x"},
+			want: []string{"claude-desktop cannot pass variables on: add EXA_API_KEY to hermes-tools' env in ~/.config/Claude/claude_desktop_config.json"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newRealHome(t)
+			h.env = map[string]string{"HOME": h.home}
+			for k, v := range tt.env {
+				h.env[k] = v
+			}
+			code, out, stderr := h.run(t, "--client", tt.client)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestPluginDiscoveryNotes: no codex installed is one quiet note on the run
+// that writes the block; a codex that is there but fails is a warning on
+// every run.
+func TestPluginDiscoveryNotes(t *testing.T) {
+	h := newRealHome(t)
+	_, first, _ := h.run(t, "--client", "codex")
+	_, second, _ := h.run(t, "--client", "codex")
+	if strings.Count(first, "note: no codex on PATH") != 1 || strings.Contains(second, "codex on PATH") {
+		t.Errorf("codex not installed: first run\n%s\nsecond run\n%s", first, second)
+	}
+	h.pluginErr = errors.New("codex app-server exited: status 1")
+	for range 2 {
+		_, out, _ := h.run(t, "--client", "codex")
+		if !strings.Contains(out, "warning: could not ask codex for its plugins") || !strings.Contains(out, "status 1") {
+			t.Errorf("a failing codex must warn on every run:\n%s", out)
+		}
+	}
+}
+
+func TestTilde(t *testing.T) {
+	tests := []struct{ path, home, want string }{
+		{"/home/u/.cursor/mcp.json", "/home/u", "~/.cursor/mcp.json"},
+		{"/home/u/.cursor/mcp.json", "/home/u/", "~/.cursor/mcp.json"},
+		{"/home/user2/x", "/home/u", "/home/user2/x"},
+		{"/home/u", "/home/u", "/home/u"},
+		{"/etc/x", "", "/etc/x"},
+		{"/etc/x", "relative", "/etc/x"},
+		{"/home/u/..x/y", "/home/u", "~/..x/y"},
+	}
+	for _, tt := range tests {
+		if got := tilde(tt.path, tt.home); got != tt.want {
+			t.Errorf("tilde(%q, %q) = %q, want %q", tt.path, tt.home, got, tt.want)
+		}
+	}
+}
