@@ -6,12 +6,17 @@ import (
 	"testing"
 )
 
-// TestCheckPermissions: default_permissions takes what codex accepts
-// (codex-app-server.md §11.5) and refuses the rest before any byte is
-// written, naming the values that would work.
-func TestCheckPermissions(t *testing.T) {
-	own := "[permissions.lab]\nextends = \":workspace\"\n"
-	tests := []struct {
+// ownProfile is a config.toml defining a permission profile of the user's.
+const ownProfile = "[permissions.lab]\nextends = \":workspace\"\n"
+
+// permissionCases are default_permissions values and whether codex takes
+// them; TestRealCodexPermissions holds the real codex to the same table.
+var permissionCases = func() []struct {
+	profile, configTOML string
+	ok                  bool
+} {
+	own := ownProfile
+	return []struct {
 		profile, configTOML string
 		ok                  bool
 	}{
@@ -30,7 +35,13 @@ func TestCheckPermissions(t *testing.T) {
 		{"Workspace", "", false},
 		{" :workspace", "", false},
 	}
-	for _, tt := range tests {
+}()
+
+// TestCheckPermissions: default_permissions takes what codex accepts
+// (codex-app-server.md §11.5) and refuses the rest before any byte is
+// written, naming the values that would work.
+func TestCheckPermissions(t *testing.T) {
+	for _, tt := range permissionCases {
 		_, _, err := MigrateCodex([]byte(tt.configTOML), CodexInput{DefaultPermissions: tt.profile})
 		if tt.ok != (err == nil) {
 			t.Errorf("%q with %q: err %v, want ok=%v", tt.profile, tt.configTOML, err, tt.ok)
