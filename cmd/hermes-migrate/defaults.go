@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,20 +13,25 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
 // errListed says the run printed what it found and wrote nothing: the
 // outcome of a plain hermes-migrate on a machine without codex.
 var errListed = errors.New("listed the clients found; nothing written")
 
-// checkFlags refuses flag values that are wrong whatever the files hold,
-// before any file is read, naming the flag and the values that work. A
-// user's own profile is checked against config.toml by the job.
+// checkFlags refuses settings that cannot work, before any file is
+// written, naming where the value came from (the flag or the variable)
+// and what would work. A user's own permission profile is checked against
+// config.toml by the job.
 func checkFlags(o options, d deps) error {
 	if p := o.defaultPermissions; p != "none" && strings.HasPrefix(p, ":") {
 		if err := configmigrate.CheckPermissions(p, nil); err != nil {
 			return fmt.Errorf("--default-permissions: %w", err)
 		}
+	}
+	if err := checkHomes(o, d); err != nil {
+		return err
 	}
 	if o.codexBin != "" {
 		// Named on the command line, so a typo is a flag error here
@@ -37,19 +43,60 @@ func checkFlags(o options, d deps) error {
 	return nil
 }
 
+// checkHomes refuses a codex or Hermes home the user named that cannot be
+// one: a file rather than a directory, or (for the Hermes home, whose
+// config.yaml and whose path go into every client's entry) a directory
+// that does not exist, which is a typo far more often than a plan.
+// Otherwise the run would fail on a path that names neither the flag nor
+// the variable, or silently register no servers.
+func checkHomes(o options, d deps) error {
+	source := func(flag, value, env string) (string, string) {
+		if value != "" {
+			return "--" + flag, value
+		}
+		return "$" + env, d.getenv(env)
+	}
+	if src, dir := source("codex-home", o.codexHome, "CODEX_HOME"); dir != "" {
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			return fmt.Errorf("%s %q is a file; it must name codex's home directory, the one holding config.toml", src, dir)
+		}
+	}
+	if o.remove {
+		return nil
+	}
+	src, dir := source("hermes-home", o.hermesHome, hermeshome.EnvVar)
+	if dir == "" {
+		return nil
+	}
+	home, err := hermeshome.Resolve(o.hermesHome, d.getenv)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", src, dir, err)
+	}
+	fi, err := os.Stat(home)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %q: %s does not exist; name the directory holding Hermes' config.yaml (or leave %s out for ~/.hermes)", src, dir, home, src)
+	case err != nil:
+		return fmt.Errorf("%s %q: %w", src, dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s %q is a file; it must name the directory holding Hermes' config.yaml", src, dir)
+	}
+	return nil
+}
+
 // chooseClients returns the clients to configure. --client names them;
 // without it codex is configured when it is installed. When it is not,
 // nothing is written: the clients found here are listed with the command
-// for each, so the user picks rather than getting a config.toml for a
-// program they do not have.
-func chooseClients(o options, d deps, stdout io.Writer) ([]string, error) {
+// for each on listing, so the user picks rather than getting a
+// config.toml for a program they do not have.
+func chooseClients(o options, d deps, listing io.Writer) ([]string, error) {
 	if o.clients != "" {
 		return parseClients(o.clients)
 	}
 	if codexPresent(o, d) {
 		return []string{"codex"}, nil
 	}
-	writeDetected(stdout, detectClients(d), d.getenv("HOME"))
+	writeDetected(listing, detectClients(d), d.getenv("HOME"))
 	return nil, errListed
 }
 

@@ -104,6 +104,17 @@ func TestDefaultClients(t *testing.T) {
 	}
 }
 
+// TestDefaultClientsJSON: with --json and no codex, stdout stays JSON (no
+// reports) and the listing goes to stderr.
+func TestDefaultClientsJSON(t *testing.T) {
+	h := newRealHome(t)
+	removeAll(t, filepath.Join(h.home, ".codex"))
+	code, out, stderr := h.run(t, "--json")
+	if code != exitOK || out != "[]\n" || !strings.Contains(stderr, "hermes-migrate --client cursor") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
 // TestBadCodexFlags: flag values codex would not accept are refused with
 // exit 2 before any file is written, and the message blames the flag the
 // value came from.
@@ -160,6 +171,49 @@ func TestBadCodexFlags(t *testing.T) {
 			}
 			if tt.args[1] == "none" && strings.Contains(string(got), "default_permissions") {
 				t.Errorf("--default-permissions none wrote one:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestHomeErrorsNameTheirSource: a home that cannot be one is refused with
+// exit 2, blaming the flag or the variable it actually came from. (No '$'
+// in the case names: they become temporary paths, and Hermes expands
+// variables in a home's path.)
+func TestHomeErrorsNameTheirSource(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    map[string]string // %f is a file, %h the realistic home
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"CODEX_HOME is a file", map[string]string{"CODEX_HOME": "%f"}, nil, exitUsage, `hermes-migrate: $CODEX_HOME "%f" is a file`},
+		{"--codex-home is a file", nil, []string{"--codex-home", "%f"}, exitUsage, `hermes-migrate: --codex-home "%f" is a file`},
+		{"HERMES_HOME does not exist", map[string]string{"HERMES_HOME": "%h/nope"}, nil, exitUsage, `hermes-migrate: $HERMES_HOME "%h/nope": %h/nope does not exist`},
+		{"HERMES_HOME is a file", map[string]string{"HERMES_HOME": "%f"}, nil, exitUsage, `hermes-migrate: $HERMES_HOME "%f" is a file`},
+		{"--hermes-home wins, and is the one blamed", map[string]string{"HERMES_HOME": "%h/.hermes"}, []string{"--hermes-home", "%h/nope"}, exitUsage, `hermes-migrate: --hermes-home "%h/nope": %h/nope does not exist`},
+		{"a bad HERMES_HOME is not used when --hermes-home is given", map[string]string{"HERMES_HOME": "%h/nope"}, []string{"--hermes-home", "%h/.hermes"}, exitOK, ""},
+		{"--remove needs no Hermes home", map[string]string{"HERMES_HOME": "%h/nope"}, []string{"--remove"}, exitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newRealHome(t)
+			file := filepath.Join(h.home, "a-file")
+			if err := os.WriteFile(file, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			expand := strings.NewReplacer("%f", file, "%h", h.home).Replace
+			for k, v := range tt.env {
+				h.env[k] = expand(v)
+			}
+			args := []string{"--client", "codex"}
+			for _, a := range tt.args {
+				args = append(args, expand(a))
+			}
+			code, _, stderr := h.run(t, args...)
+			if want := expand(tt.stderr); code != tt.code || !strings.HasPrefix(stderr, want) || (want == "") != (stderr == "") {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, want)
 			}
 		})
 	}

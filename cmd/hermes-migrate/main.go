@@ -187,8 +187,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
 		return exitUsage
 	}
-	clients, err := chooseClients(o, d, stdout)
+	listing := stdout
+	if o.jsonOut {
+		listing = stderr
+	}
+	clients, err := chooseClients(o, d, listing)
 	if errors.Is(err, errListed) {
+		if o.jsonOut {
+			fmt.Fprintln(stdout, "[]")
+		}
 		return exitOK
 	}
 	if err != nil {
