@@ -240,6 +240,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 	h := humanReport{verbose: o.verbose, home: d.getenv("HOME"), toolsEntry: !o.remove}
 	if h.toolsEntry {
 		h.vars = setVariables(d.getenv)
+		h.needs, h.needsErr = needsFor(o, d)
 	}
 	writeReports(stdout, reports, h)
 	return exitOK

@@ -22,6 +22,10 @@ type humanReport struct {
 	// toolsEntry says the run registered hermes-tools somewhere, so the
 	// variables it reads are worth one line.
 	toolsEntry bool
+	// needs are the tools of enabled toolsets waiting for an unset
+	// variable; needsErr is why they could not be found.
+	needs    []toolNeed
+	needsErr error
 }
 
 // setVariables are the variables hermes-tools' toolsets read that are set
@@ -177,8 +181,17 @@ func cannotPassVars(r clientReport, vars []string) bool {
 }
 
 func writeVariables(w io.Writer, h humanReport, noVars []clientReport) {
+	if len(h.needs) > 0 {
+		var groups []string
+		for _, n := range h.needs {
+			groups = append(groups, fmt.Sprintf("%s (%s)", andList(n.tools), orList(n.vars)))
+		}
+		fmt.Fprintf(w, "hermes-tools hides these tools until a variable is set: %s; `hermes-tools-mcp doctor` says more.\n", strings.Join(groups, "; "))
+	}
+	if h.needsErr != nil {
+		fmt.Fprintf(w, "warning: could not check which hermes-tools tools wait for a variable: %v\n", h.needsErr)
+	}
 	if len(h.vars) == 0 {
-		fmt.Fprintln(w, "None of the variables hermes-tools reads is set here (API keys, endpoints); `hermes-tools-mcp doctor` shows which tools wait for one.")
 		return
 	}
 	them := "it"
