@@ -28,7 +28,6 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
-	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermeshome"
@@ -210,21 +209,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		} else {
 			rep, err = migrateJSONClient(ctx, c, o, d)
 		}
-		if errors.Is(err, atomicfile.ErrNotWritable) {
-			fmt.Fprintf(stderr, "hermes-migrate: %s: %v; rerun with --force to write it anyway\n", c, err)
-			return exitNotWritable
-		}
-		if errors.Is(err, configmigrate.ErrUnknownPermissions) {
-			fmt.Fprintf(stderr, "hermes-migrate: %s: --default-permissions: %v\n", c, err)
-			return exitUsage
-		}
-		if _, ok := errors.AsType[*configmigrate.MarkerError](err); ok {
-			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
-			return exitMarkers
-		}
 		if err != nil {
-			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
-			return exitFailure
+			if !o.jsonOut {
+				// The clients before this one were written: say so.
+				writeReports(stdout, reports, humanReport{verbose: o.verbose, home: d.getenv("HOME")})
+			}
+			return failure(stderr, c, err)
 		}
 		reports = append(reports, rep)
 	}

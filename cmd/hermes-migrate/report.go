@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/mcpserver"
 )
 
@@ -138,6 +140,24 @@ func writeClient(w io.Writer, r clientReport, h humanReport) (hidden int) {
 		}
 	}
 	return hidden
+}
+
+// failure reports a client's error in one line and returns the exit code
+// that says what kind of error it is.
+func failure(stderr io.Writer, client string, err error) int {
+	switch {
+	case errors.Is(err, atomicfile.ErrNotWritable):
+		fmt.Fprintf(stderr, "hermes-migrate: %s: %v; rerun with --force to write it anyway\n", client, err)
+		return exitNotWritable
+	case errors.Is(err, configmigrate.ErrUnknownPermissions):
+		fmt.Fprintf(stderr, "hermes-migrate: %s: --default-permissions: %v\n", client, err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", client, err)
+	if _, ok := errors.AsType[*configmigrate.MarkerError](err); ok {
+		return exitMarkers
+	}
+	return exitFailure
 }
 
 // codexSummary names what the managed block holds.

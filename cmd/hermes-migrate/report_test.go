@@ -36,7 +36,7 @@ type realHome struct {
 	onPath []string
 }
 
-func newRealHome(t *testing.T) *realHome {
+func newRealHome(t testing.TB) *realHome {
 	t.Helper()
 	dir := t.TempDir()
 	h := &realHome{
@@ -257,5 +257,21 @@ func TestTilde(t *testing.T) {
 		if got := tilde(tt.path, tt.home); got != tt.want {
 			t.Errorf("tilde(%q, %q) = %q, want %q", tt.path, tt.home, got, tt.want)
 		}
+	}
+}
+
+// TestFailureAfterWrites: when one client fails, the clients written
+// before it are still reported, and the failure is one line on stderr.
+func TestFailureAfterWrites(t *testing.T) {
+	h := newRealHome(t)
+	if err := os.WriteFile(filepath.Join(h.home, ".cursor", "mcp.json"), []byte("{\"mcpServers\": {"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := h.run(t, "--client", "codex,claude-desktop,cursor,vscode")
+	if code != exitFailure || !strings.HasPrefix(stderr, "hermes-migrate: cursor: ") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(out, "codex: wrote ~/.codex/config.toml") || !strings.Contains(out, "claude-desktop: wrote ~/") || strings.Contains(out, "vscode") {
+		t.Errorf("want codex and claude-desktop reported, vscode not reached:\n%s", out)
 	}
 }
