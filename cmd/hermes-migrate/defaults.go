@@ -96,7 +96,7 @@ func chooseClients(o options, d deps, listing io.Writer) ([]string, error) {
 	if codexPresent(o, d) {
 		return []string{"codex"}, nil
 	}
-	writeDetected(listing, detectClients(d), d.getenv("HOME"))
+	writeDetected(listing, detectClients(d), d.getenv("HOME"), o)
 	return nil, errListed
 }
 
@@ -152,21 +152,32 @@ func detectClients(d deps) []detected {
 	return out
 }
 
-func writeDetected(w io.Writer, found []detected, home string) {
+// writeDetected lists the clients found, each with the command that
+// configures it; the commands keep --remove and --dry-run when given.
+func writeDetected(w io.Writer, found []detected, home string, o options) {
+	mode, purpose := "", "to give one Hermes' tools"
+	if o.remove {
+		mode, purpose = " --remove", "to take Hermes' entries out of one"
+	}
+	if o.dryRun {
+		mode += " --dry-run"
+	}
 	fmt.Fprintf(w, "codex is not installed here (no codex on PATH, no ~/.codex), so nothing was written.\n")
 	if len(found) == 0 {
-		fmt.Fprintf(w, "No other MCP client's config was found either. Name a client to configure: hermes-migrate --client <name> (%s).\n", strings.Join(knownClients(), ", "))
+		fmt.Fprintf(w, "No other MCP client's config was found either. Name a client: hermes-migrate --client <name>%s (%s).\n", mode, strings.Join(knownClients(), ", "))
 		return
 	}
-	fmt.Fprintln(w, "MCP clients found here; to give one Hermes' tools, run:")
+	fmt.Fprintf(w, "MCP clients found here; %s, run:\n", purpose)
 	width := 0
 	for _, f := range found {
-		width = max(width, len(f.client))
+		width = max(width, len(string(f.client)+mode))
 	}
 	for _, f := range found {
-		fmt.Fprintf(w, "  hermes-migrate --client %-*s  # %s, %s\n", width, f.client, f.client.DisplayName(), tilde(f.path, home))
+		fmt.Fprintf(w, "  hermes-migrate --client %-*s  # %s, %s\n", width, string(f.client)+mode, f.client.DisplayName(), tilde(f.path, home))
 	}
-	fmt.Fprintf(w, "For codex, install it (%s) and run hermes-migrate again.\n", bridge.InstallHint)
+	if !o.remove {
+		fmt.Fprintf(w, "For codex, install it (%s) and run hermes-migrate again.\n", bridge.InstallHint)
+	}
 }
 
 func knownClients() []string {

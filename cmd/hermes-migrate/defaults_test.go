@@ -67,7 +67,7 @@ func TestDefaultClients(t *testing.T) {
 					removeAll(t, filepath.Join(h.home, d))
 				}
 			},
-			want: []string{"No other MCP client's config was found either. Name a client to configure: hermes-migrate --client <name> (codex, claude-desktop, claude-code, cursor, vscode, gemini)."},
+			want: []string{"No other MCP client's config was found either. Name a client: hermes-migrate --client <name> (codex, claude-desktop, claude-code, cursor, vscode, gemini)."},
 		},
 	}
 	for _, tt := range tests {
@@ -101,6 +101,18 @@ func TestDefaultClients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDefaultClientsKeepMode: the commands listed keep --remove and
+// --dry-run, so running one does what the user asked for.
+func TestDefaultClientsKeepMode(t *testing.T) {
+	h := newRealHome(t)
+	removeAll(t, filepath.Join(h.home, ".codex"))
+	code, out, _ := h.run(t, "--remove", "--dry-run")
+	if code != exitOK || !strings.Contains(out, "to take Hermes' entries out of one, run:\n") ||
+		!strings.Contains(out, "  hermes-migrate --client cursor --remove --dry-run  ") || strings.Contains(out, "install it") {
+		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
 

@@ -118,7 +118,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.noPlugins, "no-plugins", false, "do not ask codex for installed plugins (keep those the block already lists)")
 	fs.StringVar(&o.hermesToolsCommand, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes-migrate, else on PATH)")
 	fs.StringVar(&o.toolsApproval, "tools-approval", "auto", `codex approval for hermes-tools calls: "auto" (codex decides from each tool's annotations) or "approve" (never ask)`)
-	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions, or "none"`)
+	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions: :read-only, :workspace, :danger-full-access, a profile config.toml defines as [permissions.<id>], or "none"`)
 	fs.BoolVar(&o.userServers, "user-servers", false, "other clients: also register the user's Hermes MCP servers (codex always gets them)")
 	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for plugin discovery (default: $CODEX_BIN, else codex on PATH)")
 	fs.BoolVar(&o.force, "force", false, "write config files even when they are read-only or not writable by you (their mode is kept), and replace entries of Hermes' names that you wrote yourself (hermes-tools included)")
