@@ -52,14 +52,18 @@ func setVariables(getenv func(string) string) []string {
 func writeReports(w io.Writer, reports []clientReport, h humanReport) {
 	hidden := 0
 	var noVars []clientReport // clients that cannot hand variables on
+	var rerun []string        // clients that list only the variables set now
 	for _, r := range reports {
 		hidden += writeClient(w, r, h)
 		if len(h.vars) > 0 && cannotPassVars(r, h.vars) {
 			noVars = append(noVars, r)
 		}
+		if len(h.needs) > 0 && listsOnlySetVars(r) {
+			rerun = append(rerun, r.Client)
+		}
 	}
 	if h.toolsEntry {
-		writeVariables(w, h, noVars)
+		writeVariables(w, h, noVars, rerun)
 	}
 	if hidden > 0 {
 		s := "s"
@@ -200,13 +204,26 @@ func cannotPassVars(r clientReport, vars []string) bool {
 	return false
 }
 
-func writeVariables(w io.Writer, h humanReport, noVars []clientReport) {
+// listsOnlySetVars reports whether a client's hermes-tools entry names only
+// the variables set now (Gemini CLI would hand on an unset one's reference
+// as text), so setting one later needs another run.
+func listsOnlySetVars(r clientReport) bool {
+	return slices.ContainsFunc(r.Notes, func(n string) bool {
+		return strings.HasPrefix(n, configmigrate.HermesToolsName+": ") && strings.Contains(n, "run hermes-migrate again")
+	})
+}
+
+func writeVariables(w io.Writer, h humanReport, noVars []clientReport, rerun []string) {
 	if len(h.needs) > 0 {
 		var groups []string
 		for _, n := range h.needs {
 			groups = append(groups, fmt.Sprintf("%s (%s)", andList(n.tools), orList(n.vars)))
 		}
-		fmt.Fprintf(w, "hermes-tools hides these tools until a variable is set: %s; `hermes-tools-mcp doctor` says more.\n", strings.Join(groups, "; "))
+		fmt.Fprintf(w, "hermes-tools hides these tools until a variable is set: %s; `hermes-tools-mcp doctor` says more.", strings.Join(groups, "; "))
+		if len(rerun) > 0 {
+			fmt.Fprintf(w, " After setting one, run hermes-migrate --client %s again.", strings.Join(rerun, ","))
+		}
+		fmt.Fprintln(w)
 	}
 	if h.needsErr != nil {
 		fmt.Fprintf(w, "warning: could not check which hermes-tools tools wait for a variable: %v\n", h.needsErr)

@@ -132,7 +132,8 @@ func TestFirstRunOnRealisticHomeIsShort(t *testing.T) {
 			rest = append(rest, l)
 		}
 	}
-	if len(needs) != 1 || !strings.Contains(needs[0], "web_search (") || strings.Contains(needs[0], "kanban") {
+	if len(needs) != 1 || !strings.Contains(needs[0], "web_search (") || strings.Contains(needs[0], "kanban") ||
+		!strings.HasSuffix(needs[0], " After setting one, run hermes-migrate --client gemini again.") {
 		t.Errorf("want one line of tools waiting for a variable, web_search among them and no kanban tool: %q", needs)
 	}
 	for _, v := range mcpserver.EnvVarNames() {
@@ -192,6 +193,14 @@ func TestVariableSummary(t *testing.T) {
 			env:     map[string]string{"EXA_API_KEY": "x", "OPENROUTER_API_KEY": "y"},
 			want:    []string{"hermes-tools reads EXA_API_KEY, OPENROUTER_API_KEY (set here)", "where they are set"},
 			notWant: []string{"cannot pass", "TAVILY"},
+		},
+		{
+			name: "Gemini CLI lists only what is set", client: "gemini",
+			want: []string{"After setting one, run hermes-migrate --client gemini again."},
+		},
+		{
+			name: "Cursor passes whatever is set later", client: "cursor",
+			notWant: []string{"After setting one"},
 		},
 		{
 			name: "set, Claude Desktop", client: "claude-desktop",
