@@ -26,10 +26,12 @@ const (
 // none: sandboxed writes inside the workspace, no prompt on every edit.
 const DefaultPermissions = ":workspace"
 
-// BuiltinPermissions are codex's built-in permission profiles, the ids
+// BuiltinPermissions returns codex's built-in permission profiles, the ids
 // default_permissions accepts besides the user's own [permissions.<id>]
 // tables (codex-app-server.md §11.5; there is no ":danger-no-sandbox").
-var BuiltinPermissions = []string{":read-only", ":workspace", ":danger-full-access"}
+func BuiltinPermissions() []string {
+	return []string{":read-only", ":workspace", ":danger-full-access"}
+}
 
 // ErrUnknownPermissions marks a default_permissions profile codex would
 // not start with: not built in and not defined in config.toml.
@@ -46,10 +48,10 @@ func CheckPermissions(profile string, user map[string]any) error {
 	if id == "" {
 		return nil
 	}
-	if slices.Contains(BuiltinPermissions, id) || isBuiltinProfile(id) {
+	if slices.Contains(BuiltinPermissions(), id) || isBuiltinProfile(id) {
 		return nil
 	}
-	want := fmt.Sprintf("use one of %s, a profile of your own defined as [permissions.<id>] in config.toml, or \"none\" to set no default", strings.Join(BuiltinPermissions, ", "))
+	want := fmt.Sprintf("use one of %s, a profile of your own defined as [permissions.<id>] in config.toml, or \"none\" to set no default", strings.Join(BuiltinPermissions(), ", "))
 	if strings.HasPrefix(id, ":") {
 		return fmt.Errorf("%w %q: codex has no such built-in profile; %s", ErrUnknownPermissions, profile, want)
 	}

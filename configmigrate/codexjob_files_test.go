@@ -89,7 +89,8 @@ func TestCodexJobConcurrentRunsKeepUsersBackup(t *testing.T) {
 				job := f.job(nil, nil)
 				job.DiscoverPlugins = nil
 				job.NoPluginDiscovery = true
-				job.DefaultPermissions = BuiltinPermissions[(round+i)%len(BuiltinPermissions)]
+				profiles := BuiltinPermissions()
+				job.DefaultPermissions = profiles[(round+i)%len(profiles)]
 				if _, err := job.Run(context.Background()); err != nil {
 					t.Error(err)
 				}

@@ -53,7 +53,7 @@ func TestCheckPermissions(t *testing.T) {
 		if !errors.Is(err, ErrUnknownPermissions) {
 			t.Errorf("%q: %v does not match ErrUnknownPermissions", tt.profile, err)
 		}
-		for _, want := range append([]string{`"` + tt.profile + `"`, `"none"`, "[permissions.<id>]"}, BuiltinPermissions...) {
+		for _, want := range append([]string{`"` + tt.profile + `"`, `"none"`, "[permissions.<id>]"}, BuiltinPermissions()...) {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%q: message %q does not name %s", tt.profile, err, want)
 			}

@@ -195,6 +195,12 @@ func TestVariableSummary(t *testing.T) {
 			notWant: []string{"cannot pass", "TAVILY"},
 		},
 		{
+			// The issue: Claude Desktop was told to add all 33 names by
+			// hand although none was set.
+			name: "nothing set, Claude Desktop", client: "claude-desktop",
+			notWant: []string{"cannot pass", "by hand", "OPENROUTER_API_KEY"},
+		},
+		{
 			name: "Gemini CLI lists only what is set", client: "gemini",
 			want: []string{"After setting one, run hermes-migrate --client gemini again."},
 		},
