@@ -2,6 +2,7 @@ package configmigrate
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,4 +60,39 @@ func TestCheckPermissions(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzDefaultPermissions: whatever profile is asked for, MigrateCodex either
+// refuses it with ErrUnknownPermissions and nothing else, or writes a
+// default_permissions that is a built-in or the profile config.toml
+// defines: never a value codex would refuse to load.
+func FuzzDefaultPermissions(f *testing.F) {
+	for _, c := range permissionCases {
+		f.Add(c.profile)
+	}
+	f.Add("\":workspace")
+	f.Add("lab\n")
+	f.Fuzz(func(t *testing.T, profile string) {
+		out, rep, err := MigrateCodex([]byte(ownProfile), CodexInput{DefaultPermissions: profile})
+		if err != nil {
+			if !errors.Is(err, ErrUnknownPermissions) {
+				t.Fatalf("%q: %v", profile, err)
+			}
+			return
+		}
+		m, err := parseTOML(out)
+		if err != nil {
+			t.Fatalf("%q: output does not parse: %v", profile, err)
+		}
+		got, _ := m["default_permissions"].(string)
+		if profile == "" {
+			if got != "" {
+				t.Fatalf("no profile asked for, %q written", got)
+			}
+			return
+		}
+		if got != rep.DefaultPermissions || !slices.Contains(append(BuiltinPermissions(), "lab"), got) {
+			t.Fatalf("%q: wrote %q (report %q)", profile, got, rep.DefaultPermissions)
+		}
+	})
 }

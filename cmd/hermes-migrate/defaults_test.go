@@ -90,6 +90,9 @@ func TestDefaultClients(t *testing.T) {
 			if _, ok := after["/"+tt.writes]; tt.writes != "" && !ok {
 				t.Errorf("%s not written", tt.writes)
 			}
+			if _, err := os.Stat(filepath.Join(h.home, ".codex")); tt.writes == "" && err == nil {
+				t.Error("~/.codex was created where codex is not installed")
+			}
 			for _, w := range tt.want {
 				if !strings.Contains(out, w) {
 					t.Errorf("output lacks %q:\n%s", w, out)
