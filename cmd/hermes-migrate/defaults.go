@@ -112,7 +112,11 @@ func codexPresent(o options, d deps) bool {
 	}
 	home := d.getenv("HOME")
 	if home == "" {
-		return false
+		// As the codex job finds ~/.codex (Windows has no $HOME).
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return false
+		}
 	}
 	fi, err := os.Stat(filepath.Join(home, ".codex"))
 	return err == nil && fi.IsDir()
