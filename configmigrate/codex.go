@@ -26,6 +26,43 @@ const (
 // none: sandboxed writes inside the workspace, no prompt on every edit.
 const DefaultPermissions = ":workspace"
 
+// BuiltinPermissions returns codex's built-in permission profiles, the ids
+// default_permissions accepts besides the user's own [permissions.<id>]
+// tables (codex-app-server.md §11.5; there is no ":danger-no-sandbox").
+func BuiltinPermissions() []string {
+	return []string{":read-only", ":workspace", ":danger-full-access"}
+}
+
+// ErrUnknownPermissions marks a default_permissions profile codex would
+// not start with: not built in and not defined in config.toml.
+var ErrUnknownPermissions = errors.New("unknown codex permission profile")
+
+// CheckPermissions reports whether codex accepts profile as
+// default_permissions: a built-in (the leading ':' may be left out) or a
+// profile config.toml defines as [permissions.<id>]. user is config.toml
+// parsed, nil when only the built-ins are known yet. Codex refuses to load
+// a config naming an unknown profile, so writing one would break codex for
+// every session rather than fail this run.
+func CheckPermissions(profile string, user map[string]any) error {
+	id := profile
+	if id == "" {
+		return nil
+	}
+	if slices.Contains(BuiltinPermissions(), id) || isBuiltinProfile(id) {
+		return nil
+	}
+	want := fmt.Sprintf("use one of %s, a profile of your own defined as [permissions.<id>] in config.toml, or \"none\" to set no default", strings.Join(BuiltinPermissions(), ", "))
+	if strings.HasPrefix(id, ":") {
+		return fmt.Errorf("%w %q: codex has no such built-in profile; %s", ErrUnknownPermissions, profile, want)
+	}
+	if own, _ := user["permissions"].(map[string]any); own != nil {
+		if _, ok := own[id]; ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q: it is not a built-in profile and config.toml has no [permissions.%s] table; %s", ErrUnknownPermissions, profile, tomlKey(id), want)
+}
+
 // Plugin is an installed codex plugin to keep enabled in the block.
 type Plugin struct {
 	Name        string
@@ -45,7 +82,8 @@ type CodexInput struct {
 	// Plugins discovered through codex.
 	Plugins []Plugin
 	// DefaultPermissions is the profile for default_permissions; empty
-	// writes none. A missing leading ':' is added for built-in names.
+	// writes none. A missing leading ':' is added for built-in names. Any
+	// other profile must be defined in config.toml (CheckPermissions).
 	DefaultPermissions string
 }
 
@@ -91,6 +129,9 @@ func MigrateCodex(existing []byte, in CodexInput) ([]byte, CodexReport, error) {
 	}
 	user, err := doc.parseUser()
 	if err != nil {
+		return nil, rep, err
+	}
+	if err := CheckPermissions(in.DefaultPermissions, user); err != nil {
 		return nil, rep, err
 	}
 	block := renderBlock(in, user, &rep, doc.newline)

@@ -3,6 +3,7 @@ package configmigrate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -93,6 +94,10 @@ type CodexResult struct {
 	PluginSource string
 	// PluginError is why discovery failed; the job went on without it.
 	PluginError string
+	// CodexNotInstalled says discovery did not run because no codex is
+	// installed (PluginError then matches ErrCodexNotInstalled): a note,
+	// not a failure.
+	CodexNotInstalled bool
 	// Problems are Hermes servers that could not be translated.
 	Problems []string
 }
@@ -153,7 +158,11 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		for _, p := range problems {
 			res.Problems = append(res.Problems, p.Error())
 		}
-		in.Plugins, res.PluginSource, res.PluginError = j.plugins(ctx, dir, existing)
+		var perr error
+		in.Plugins, res.PluginSource, perr = j.plugins(ctx, dir, existing)
+		if perr != nil {
+			res.PluginError, res.CodexNotInstalled = perr.Error(), errors.Is(perr, ErrCodexNotInstalled)
+		}
 		var rep CodexReport
 		out, rep, err = MigrateCodex(existing, in)
 		if err != nil {
@@ -243,7 +252,7 @@ func (j CodexJob) codexHome() (string, error) {
 // plugins asks codex for its installed plugins. When that is not done or
 // fails, the plugins the current block lists are kept, so a run never drops
 // what an earlier run discovered.
-func (j CodexJob) plugins(ctx context.Context, codexHome string, existing []byte) (plugins []Plugin, source, errText string) {
+func (j CodexJob) plugins(ctx context.Context, codexHome string, existing []byte) (plugins []Plugin, source string, err error) {
 	keep := func() ([]Plugin, string) {
 		if previous := BlockPlugins(existing); len(previous) > 0 {
 			return previous, "previous block"
@@ -252,7 +261,7 @@ func (j CodexJob) plugins(ctx context.Context, codexHome string, existing []byte
 	}
 	if j.NoPluginDiscovery {
 		p, s := keep()
-		return p, s, ""
+		return p, s, nil
 	}
 	discover, environ := j.DiscoverPlugins, j.Environ
 	if discover == nil {
@@ -266,9 +275,9 @@ func (j CodexJob) plugins(ctx context.Context, codexHome string, existing []byte
 	found, err := discover(ctx, codexHome, j.CodexBinary, environ())
 	if err != nil {
 		p, s := keep()
-		return p, s, err.Error()
+		return p, s, err
 	}
-	return found, "codex", ""
+	return found, "codex", nil
 }
 
 // kanbanWorkerVars are the dispatcher's worker variables among vars.

@@ -3,7 +3,6 @@ package configmigrate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -90,7 +89,8 @@ func TestCodexJobConcurrentRunsKeepUsersBackup(t *testing.T) {
 				job := f.job(nil, nil)
 				job.DiscoverPlugins = nil
 				job.NoPluginDiscovery = true
-				job.DefaultPermissions = fmt.Sprintf("profile-%d-%d", round, i)
+				profiles := BuiltinPermissions()
+				job.DefaultPermissions = profiles[(round+i)%len(profiles)]
 				if _, err := job.Run(context.Background()); err != nil {
 					t.Error(err)
 				}

@@ -2,6 +2,8 @@ package configmigrate
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -12,6 +14,12 @@ import (
 // discoverTimeout bounds one start → initialize → plugin/list → close.
 const discoverTimeout = 20 * time.Second
 
+// ErrCodexNotInstalled marks a discovery that could not start because no
+// codex is installed: none was named (binary, $CODEX_BIN) and none is on
+// PATH. That is the normal state of a machine without codex, not a fault,
+// so callers mention it quietly instead of warning.
+var ErrCodexNotInstalled = errors.New("codex is not installed")
+
 // DiscoverPlugins asks `codex app-server` for the plugins installed in
 // codexHome. Codex runs with env (the user's own: its real HOME holds the
 // personal plugin marketplace) with CODEX_HOME pointed at codexHome; binary
@@ -19,6 +27,9 @@ const discoverTimeout = 20 * time.Second
 // "keep what the block already lists", never as a failed migration.
 func DiscoverPlugins(ctx context.Context, binary, codexHome string, env []string, log *slog.Logger) ([]Plugin, error) {
 	bin, err := bridge.FindBinary(binary)
+	if err != nil && binary == "" && envValue(env, bridge.BinaryEnv) == "" {
+		return nil, fmt.Errorf("%w (no codex on PATH), so its plugins were not looked up: %w", ErrCodexNotInstalled, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -44,4 +55,16 @@ func DiscoverPlugins(ctx context.Context, binary, codexHome string, env []string
 		out = append(out, Plugin{Name: p.Name, Marketplace: p.Marketplace, Enabled: p.Enabled})
 	}
 	return out, nil
+}
+
+// envValue is name's value in env (KEY=value entries), the last one winning
+// as in exec.Cmd.
+func envValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
 }

@@ -28,7 +28,6 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
-	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermeshome"
@@ -103,13 +102,14 @@ type options struct {
 	codexBin           string
 	showVersion        bool
 	force              bool
+	verbose            bool
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("hermes-migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.clients, "client", "codex", "client to configure: codex, claude-desktop, claude-code, cursor, vscode, gemini, or all (comma-separated)")
+	fs.StringVar(&o.clients, "client", "", "client to configure: codex, claude-desktop, claude-code, cursor, vscode, gemini, or all (comma-separated); default codex when it is installed, else the clients found here are listed and nothing is written")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of what would change; write nothing")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.remove, "remove", false, "take Hermes' entries out again")
@@ -118,11 +118,12 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.noPlugins, "no-plugins", false, "do not ask codex for installed plugins (keep those the block already lists)")
 	fs.StringVar(&o.hermesToolsCommand, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes-migrate, else on PATH)")
 	fs.StringVar(&o.toolsApproval, "tools-approval", "auto", `codex approval for hermes-tools calls: "auto" (codex decides from each tool's annotations) or "approve" (never ask)`)
-	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions, or "none"`)
+	fs.StringVar(&o.defaultPermissions, "default-permissions", configmigrate.DefaultPermissions, `codex permission profile to set as default_permissions: :read-only, :workspace, :danger-full-access, a profile config.toml defines as [permissions.<id>], or "none"`)
 	fs.BoolVar(&o.userServers, "user-servers", false, "other clients: also register the user's Hermes MCP servers (codex always gets them)")
 	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for plugin discovery (default: $CODEX_BIN, else codex on PATH)")
 	fs.BoolVar(&o.force, "force", false, "write config files even when they are read-only or not writable by you (their mode is kept), and replace entries of Hermes' names that you wrote yourself (hermes-tools included)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
+	fs.BoolVar(&o.verbose, "verbose", false, "also print how each entry was translated (dropped timeouts, every variable name passed on)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `hermes-migrate registers Hermes' tools with MCP clients, editing only Hermes' own entries.
 
@@ -181,7 +182,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		return exitOK
 	}
 	d.stderr = stderr
-	clients, err := parseClients(o.clients)
+	if err := checkFlags(o, d); err != nil {
+		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
+		return exitUsage
+	}
+	listing := stdout
+	if o.jsonOut {
+		listing = stderr
+	}
+	clients, err := chooseClients(o, d, listing)
+	if errors.Is(err, errListed) {
+		if o.jsonOut {
+			fmt.Fprintln(stdout, "[]")
+		}
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
 		return exitUsage
@@ -194,17 +209,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		} else {
 			rep, err = migrateJSONClient(ctx, c, o, d)
 		}
-		if errors.Is(err, atomicfile.ErrNotWritable) {
-			fmt.Fprintf(stderr, "hermes-migrate: %s: %v; rerun with --force to write it anyway\n", c, err)
-			return exitNotWritable
-		}
-		if _, ok := errors.AsType[*configmigrate.MarkerError](err); ok {
-			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
-			return exitMarkers
-		}
 		if err != nil {
-			fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", c, err)
-			return exitFailure
+			if !o.jsonOut {
+				// The clients before this one were written: say so.
+				writeReports(stdout, reports, humanReport{verbose: o.verbose, home: d.getenv("HOME")})
+			}
+			return failure(stderr, c, err)
 		}
 		reports = append(reports, rep)
 	}
@@ -217,9 +227,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		}
 		return exitOK
 	}
-	for _, r := range reports {
-		writeHuman(stdout, r)
+	h := humanReport{verbose: o.verbose, home: d.getenv("HOME"), toolsEntry: !o.remove}
+	if h.toolsEntry {
+		h.vars = setVariables(d.getenv)
+		h.needs, h.needsErr = needsFor(o, d)
 	}
+	writeReports(stdout, reports, h)
 	return exitOK
 }
 
@@ -240,6 +253,11 @@ type clientReport struct {
 	PluginError  string   `json:"plugin_error,omitempty"`
 	Problems     []string `json:"problems,omitempty"`
 	Notes        []string `json:"notes,omitempty"`
+	// Skipped names servers left unregistered because the user's own
+	// entry of that name was kept; Notes say why.
+	Skipped []string `json:"skipped,omitempty"`
+	// codexNotInstalled: PluginError only says no codex is installed.
+	codexNotInstalled bool
 }
 
 func parseClients(s string) ([]string, error) {
@@ -332,6 +350,7 @@ func migrateCodex(ctx context.Context, o options, d deps) (clientReport, error) 
 	rep.setChange(res.FileChange)
 	rep.Removed, rep.Codex = res.Removed, res.Report
 	rep.PluginSource, rep.PluginError, rep.Problems = res.PluginSource, res.PluginError, res.Problems
+	rep.codexNotInstalled = res.CodexNotInstalled
 	return rep, nil
 }
 
@@ -364,66 +383,12 @@ func migrateJSONClient(ctx context.Context, client string, o options, d deps) (c
 		return rep, err
 	}
 	rep.setChange(res.FileChange)
-	rep.Removed, rep.Problems, rep.Notes = res.Removed, res.Problems, res.Notes
-	for _, s := range res.Skipped {
-		rep.Notes = append(rep.Notes, "kept your own definition of "+s)
-	}
+	rep.Removed, rep.Problems, rep.Notes, rep.Skipped = res.Removed, res.Problems, res.Notes, res.Skipped
 	return rep, nil
 }
 
 func (r *clientReport) setChange(ch configmigrate.FileChange) {
 	r.Path, r.Changed, r.Written, r.Backup, r.Diff = ch.Path, ch.Changed, ch.Written, ch.Backup, ch.Diff
-}
-
-func writeHuman(w io.Writer, r clientReport) {
-	switch {
-	case r.DryRun && r.Diff != "":
-		fmt.Fprint(w, r.Diff)
-		fmt.Fprintf(w, "%s: would update %s (dry run; nothing written)\n", r.Client, r.Path)
-	case r.DryRun:
-		fmt.Fprintf(w, "%s: %s is already up to date\n", r.Client, r.Path)
-	case r.Written:
-		fmt.Fprintf(w, "%s: wrote %s", r.Client, r.Path)
-		if r.Backup != "" {
-			fmt.Fprintf(w, " (previous version in %s)", r.Backup)
-		}
-		fmt.Fprintln(w)
-	default:
-		fmt.Fprintf(w, "%s: %s is already up to date\n", r.Client, r.Path)
-	}
-	if r.Removed {
-		fmt.Fprintln(w, "  removed Hermes' managed section")
-	}
-	if c := r.Codex; c != nil {
-		for _, s := range c.Servers {
-			state := "MCP server"
-			if !s.Written {
-				state = "MCP server (kept your own definition)"
-			}
-			fmt.Fprintf(w, "  %s %s\n", state, s.Name)
-			for _, n := range s.Notes {
-				fmt.Fprintf(w, "    dropped: %s\n", n)
-			}
-		}
-		for _, p := range c.Plugins {
-			fmt.Fprintf(w, "  plugin %s (from %s)\n", p, r.PluginSource)
-		}
-		if c.DefaultPermissions != "" {
-			fmt.Fprintf(w, "  default_permissions = %q\n", c.DefaultPermissions)
-		}
-		for _, u := range c.UserDefined {
-			fmt.Fprintf(w, "  kept your own %s\n", u)
-		}
-	}
-	if r.PluginError != "" {
-		fmt.Fprintf(w, "  plugin discovery failed (continuing): %s\n", r.PluginError)
-	}
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  warning: %s\n", p)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
 }
 
 func buildVersion() string { return buildinfo.Version(version) }

@@ -272,7 +272,7 @@ func TestSyncJSONClients(t *testing.T) {
 	// --remove reaches the job. What it takes out, and the ownership that
 	// decides it, is clientsync's to test (TestJobRuns).
 	code, out, stderr = e.run(t, "--client", "cursor", "--remove")
-	if code != exitOK || out != "cursor: wrote "+cursor+" (previous version in "+cursor+".bak)\n  removed Hermes' managed section\n" {
+	if code != exitOK || out != "cursor: wrote ~/.cursor/mcp.json (previous version in ~/.cursor/mcp.json.bak)\n  removed Hermes' managed section\n" {
 		t.Fatalf("exit %d: %q %s", code, out, stderr)
 	}
 	got, _ = os.ReadFile(cursor)
@@ -291,7 +291,7 @@ func TestJSONClientReport(t *testing.T) {
 		state      string
 		args       []string
 		code       int
-		wantOut    []string // lines of stdout, in order; %s is the config path
+		wantOut    []string // lines of stdout, in order; %s is the config path, %~ the same under ~
 		wantStderr string   // %s is the Hermes home
 	}{
 		{
@@ -299,14 +299,14 @@ func TestJSONClientReport(t *testing.T) {
 			args: []string{"--dry-run"},
 			wantOut: []string{
 				"--- %s", "+++ %s (migrated)", "@@ -0,0 +1,", "+{",
-				"cursor: would update %s (dry run; nothing written)",
+				"cursor: would update %~ (dry run; nothing written)",
 			},
 		},
 		{
 			name:    "nothing to do",
 			cursor:  "{}",
 			args:    []string{"--remove"},
-			wantOut: []string{"cursor: %s is already up to date"},
+			wantOut: []string{"cursor: %~ is already up to date"},
 		},
 		{
 			name:   "the user's definition is kept and said so; untranslatable servers are warnings",
@@ -314,10 +314,9 @@ func TestJSONClientReport(t *testing.T) {
 			yaml:   "mcp_servers:\n  gh:\n    command: npx\n  bad:\n    foo: 1\n",
 			args:   []string{"--user-servers"},
 			wantOut: []string{
-				"cursor: wrote %s (previous version in %s.bak)",
+				"cursor: wrote %~ (previous version in %~.bak)",
 				"  warning: ",
 				"  note: gh: not registered: Cursor already has a server of this name that Hermes did not write; kept it (user definition wins). Rename one of them, or rerun with --force to replace it",
-				"  note: kept your own definition of gh",
 			},
 		},
 		{
@@ -353,7 +352,7 @@ func TestJSONClientReport(t *testing.T) {
 			}
 			rest := out
 			for _, w := range tt.wantOut {
-				w = strings.ReplaceAll(w, "%s", cursor)
+				w = strings.ReplaceAll(strings.ReplaceAll(w, "%~", "~/.cursor/mcp.json"), "%s", cursor)
 				i := strings.Index(rest, w)
 				if i < 0 {
 					t.Fatalf("stdout lacks %q after what came before:\n%s", w, out)
