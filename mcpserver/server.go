@@ -21,6 +21,7 @@ import (
 
 	"github.com/hermes-go/hermes/mcpserver/argschema"
 	"github.com/hermes-go/hermes/mcpserver/memory"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
@@ -145,15 +146,24 @@ func (s *Server) MCP() *server.MCPServer {
 	return s.mcp
 }
 
-// ServeStdio serves one client on in/out until EOF or ctx is done.
+// ServeStdio serves one client on in/out until EOF or ctx is done. The
+// connection is one session: what tools keep per session (an unnamed todo
+// list) lasts as long as it.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return stdio.Serve(ctx, s.mcp, in, out, stdio.Options{
+	st := sessionstate.New("stdio")
+	defer st.Close()
+	return stdio.Serve(sessionstate.NewContext(ctx, st), s.mcp, in, out, s.streamOptions())
+}
+
+// streamOptions are how the stdio loop serves this server.
+func (s *Server) streamOptions() stdio.Options {
+	return stdio.Options{
 		Logger:     s.log,
 		Methods:    s.methods,
 		ServerInfo: mcp.Implementation{Name: ServerName, Version: s.version},
 		Ready:      s.ready,
 		Prepare:    s.startRegistration,
-	})
+	}
 }
 
 // Instructions describes the exposed tools for the client to show the model.
