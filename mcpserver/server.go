@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/mcpserver/argschema"
+	"github.com/hermes-go/hermes/mcpserver/httpmcp"
 	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 	"github.com/hermes-go/hermes/mcpserver/skills"
@@ -155,7 +156,17 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return stdio.Serve(sessionstate.NewContext(ctx, st), s.mcp, in, out, s.streamOptions())
 }
 
-// streamOptions are how the stdio loop serves this server.
+// HTTPHandler returns the Streamable HTTP transport for this server; each
+// of its sessions has its own session state. Shut it down to end them.
+func (s *Server) HTTPHandler(opts httpmcp.Options) *httpmcp.Handler {
+	if opts.Logger == nil {
+		opts.Logger = s.log
+	}
+	return httpmcp.New(s.mcp, s.streamOptions(), opts)
+}
+
+// streamOptions are how the stdio loop serves this server, on stdin or on
+// each POST of an HTTP session.
 func (s *Server) streamOptions() stdio.Options {
 	return stdio.Options{
 		Logger:     s.log,
