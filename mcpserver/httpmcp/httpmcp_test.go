@@ -396,21 +396,80 @@ func TestGetStream(t *testing.T) {
 		t.Errorf("second GET: %d", r.status)
 	}
 	e.f.srv.SendNotificationToAllClients("notifications/resources/list_changed", nil)
-	sc := bufio.NewScanner(resp.Body)
-	sawBeat := false
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, ":") {
-			sawBeat = true
+	got := make(chan []string, 1)
+	go func() {
+		var lines []string
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if strings.Contains(sc.Text(), "notifications/resources/list_changed") {
+				break
+			}
 		}
-		if strings.Contains(line, "notifications/resources/list_changed") {
-			break
+		got <- lines
+	}()
+	select {
+	case lines := <-got:
+		last := lines[len(lines)-1]
+		if !strings.HasPrefix(last, "data: ") || !strings.Contains(last, "list_changed") {
+			t.Fatalf("GET stream: %q", lines)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the notification never reached the GET stream")
+	}
+}
+
+// 2026-07-28 requests need no session: each carries its version and
+// capabilities, and its tools keep nothing between requests.
+func TestModernRequests(t *testing.T) {
+	e := newEnv(t, Options{})
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	count := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{},` + meta + `}}`
+	hdr := func(method, name string) map[string]string {
+		m := map[string]string{headerProtocol: "2026-07-28", "Mcp-Method": method}
+		if name != "" {
+			m["Mcp-Name"] = name
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		hdr  map[string]string
+		want int
+		text string
+	}{
+		{"discover", discover, hdr("server/discover", ""), 200, "supportedVersions"},
+		{"no Mcp-Method", discover, map[string]string{headerProtocol: "2026-07-28"}, 400, "Mcp-Method"},
+		{"call", count, hdr("tools/call", "count"), 200, `"text":"1"`},
+		{"again: no state kept", count, hdr("tools/call", "count"), 200, `"text":"1"`},
+		{"wrong Mcp-Name", count, hdr("tools/call", "other"), 400, "Mcp-Name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do("POST", "", tc.body, tc.hdr)
+			if r.status != tc.want || !strings.Contains(r.raw, tc.text) {
+				t.Errorf("status %d, want %d with %q: %s", r.status, tc.want, tc.text, r.raw)
+			}
+		})
+	}
+	if n := e.h.Sessions(); n != 0 {
+		t.Errorf("%d sessions opened by stateless requests", n)
+	}
+}
+
+// A keep-alive connection reused after a stream's write deadline has
+// passed still serves the next request (net/http clears the deadline a
+// handler set once the request is done; the per-write deadlines rely on it).
+func TestDeadlineNotInherited(t *testing.T) {
+	e := newEnv(t, Options{WriteTimeout: 50 * time.Millisecond})
+	sid := e.open(nil)
+	for i := range 3 {
+		time.Sleep(120 * time.Millisecond)
+		if r := e.post(sid, call(i, "count", nil, nil)); r.status != 200 || len(r.msgs) != 1 {
+			t.Fatalf("request %d on a reused connection: %d %s", i, r.status, r.raw)
 		}
 	}
-	if sc.Err() != nil {
-		t.Fatal(sc.Err())
-	}
-	_ = sawBeat // the heartbeat may or may not come first
 }
 
 // Shutdown lets a call finish within the bound, then cancels it; the GET
