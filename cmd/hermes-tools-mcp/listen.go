@@ -94,6 +94,7 @@ func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger,
 	go func() { httpDone <- hs.Shutdown(sctx) }()
 	if err := h.Shutdown(sctx); err != nil {
 		log.Warn("shutdown", "err", err)
+		hs.Close() // a stream blocked on a client that does not read
 	}
 	if err := <-httpDone; err != nil {
 		log.Warn("HTTP shutdown", "err", err)

@@ -189,7 +189,8 @@ func New(srv *server.MCPServer, stream stdio.Options, opts Options) *Handler {
 // Shutdown drains the handler: GET streams end at once, new requests get
 // 503, and POSTs in flight may finish until ctx is done; then the calls
 // still running are cancelled, and every session is ended. It returns
-// ctx's error when calls had to be cancelled.
+// ctx's error when calls had to be cancelled; the caller should then close
+// the connections (http.Server.Close).
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.drainOne.Do(func() {
 		h.mu.Lock()
@@ -215,7 +216,13 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		h.end(id, "server shutdown")
 	}
 	h.sweeper.Wait()
-	<-done // cancelled calls return promptly: their streams write nothing more
+	if err == nil {
+		return nil
+	}
+	// Cancelled calls return promptly, but a POST may still be blocked
+	// writing to a client that does not read, until its write deadline;
+	// closing the server's connections (http.Server.Close) ends that at
+	// once, so it is not waited for here.
 	return err
 }
 

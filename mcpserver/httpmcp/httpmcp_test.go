@@ -29,17 +29,26 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 type fixture struct {
 	srv     *server.MCPServer
 	blocked chan struct{} // a "block" call has started
+	burst   chan struct{} // a "progress" call has started
 	ended   chan error    // a "block" call's context ended, with its error
 }
 
 func newFixture() *fixture {
-	f := &fixture{blocked: make(chan struct{}, 8), ended: make(chan error, 8)}
+	f := &fixture{blocked: make(chan struct{}, 8), burst: make(chan struct{}, 64), ended: make(chan error, 8)}
 	s := server.NewMCPServer("fixture", "1", server.WithToolCapabilities(false), server.WithLogging(), server.WithResourceCapabilities(false, true))
-	s.AddTool(mcp.NewTool("progress", mcp.WithNumber("n")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(mcp.NewTool("progress", mcp.WithNumber("n"), mcp.WithNumber("pad")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		n := int(req.GetFloat("n", 10))
+		select {
+		case f.burst <- struct{}{}:
+		default:
+		}
 		tok := req.Params.Meta.ProgressToken
-		for i := 1; i <= n; i++ {
-			_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress", map[string]any{"progressToken": tok, "progress": i, "total": n})
+		for i := 1; i <= n && ctx.Err() == nil; i++ {
+			p := map[string]any{"progressToken": tok, "progress": i, "total": n}
+			if pad := int(req.GetFloat("pad", 0)); pad > 0 {
+				p["message"] = strings.Repeat("x", pad)
+			}
+			_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress", p)
 		}
 		return mcp.NewToolResultText(fmt.Sprint(n)), nil
 	})
@@ -543,4 +552,31 @@ func FuzzPost(f *testing.F) {
 			t.Fatalf("200 with a body that is not JSON: %q", w.Body.String())
 		}
 	})
+}
+
+// A client that stops reading its stream is cut off after WriteTimeout:
+// the POST ends, and so does its call, instead of holding them forever.
+func TestSlowReaderCutOff(t *testing.T) {
+	f := newFixture()
+	h := New(f.srv, stdio.Options{}, Options{WriteTimeout: 200 * time.Millisecond})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	e := &env{t: t, f: f, h: h, url: ts.URL + Endpoint, ts: ts}
+	sid := e.open(nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Megabytes of progress, more than the socket buffers hold, and the
+	// client reads none of it.
+	body := call(1, "progress", map[string]any{"n": 100000, "pad": 32 << 10}, "tok")
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n%s: %s\r\nContent-Length: %d\r\n\r\n%s",
+		Endpoint, headerSession, sid, len(body), body)
+	<-f.burst
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatalf("the POST of a client that stopped reading was still running: %v", err)
+	}
 }
