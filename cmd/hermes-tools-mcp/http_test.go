@@ -144,7 +144,7 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 	const clients = 40
 	script := filepath.Join(env.repoRoot, "cmd", "hermes-tools-mcp", "testdata", "interop", "sdk-http-client.mjs")
 	stdout, stderr, err := env.run(t, env.node, script, "--url", srv.url, "--token", token,
-		"--clients", fmt.Sprint(clients), "--plan", string(planJSON), "--progress", string(progressJSON))
+		"--clients", fmt.Sprint(clients), "--plan", string(planJSON), "--progress", string(progressJSON), "--memory-add", "interop client")
 	if err != nil {
 		t.Fatalf("sdk-http-client.mjs: %v\nstderr:\n%s\nserver:\n%s", err, stderr, srv.stderr)
 	}
@@ -155,6 +155,7 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 		Clients         []struct {
 			SessionID string
 			Error     string
+			MemoryAdd *toolResult
 			Calls     []struct {
 				Name   string
 				Result *toolResult
@@ -206,6 +207,19 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 		}
 		if m := c.Calls[len(calls)]; m.Error != "" || m.Result == nil || m.Result.IsError {
 			t.Errorf("client %d: memory read: %+v", n, m)
+		}
+		if c.MemoryAdd == nil || c.MemoryAdd.IsError {
+			t.Errorf("client %d: memory add: %+v", n, c.MemoryAdd)
+		}
+	}
+	// Every session's write landed in the one home: none lost to another.
+	saved, err := os.ReadFile(filepath.Join(env.home, "memories", "MEMORY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range clients {
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^interop client %d$`, n)).Match(saved) {
+			t.Errorf("MEMORY.md lacks client %d's entry:\n%s", n, saved)
 		}
 	}
 	if len(sessions) != clients {

@@ -5,10 +5,12 @@
 // http_test.go.
 //
 // Usage:
-//   node sdk-http-client.mjs --url URL [--token T] [--clients N] [--plan JSON] [--progress JSON]
+//   node sdk-http-client.mjs --url URL [--token T] [--clients N] [--plan JSON] [--progress JSON] [--memory-add PREFIX]
 //
 // --progress '{"name":"web_extract","arguments":{...}}' makes client 0 also
 // run that call with an onprogress callback and report what arrived.
+// --memory-add PREFIX makes client n also save the memory entry "PREFIX n",
+// all clients at once, to check concurrent sessions' writes to the home.
 //
 // Output (stdout, one line):
 //   {"serverInfo":{...},"protocolVersion":"...","tools":[...],
@@ -39,7 +41,7 @@ function findNpmDir() {
   }
 }
 
-const opts = { url: "", token: "", clients: 1, plan: [], progress: null };
+const opts = { url: "", token: "", clients: 1, plan: [], progress: null, memoryAdd: "" };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
   const [k, v] = [argv[i], argv[i + 1]];
@@ -50,6 +52,7 @@ for (let i = 0; i < argv.length; i += 2) {
     case "--clients": opts.clients = Number(v); break;
     case "--plan": opts.plan = JSON.parse(v); break;
     case "--progress": opts.progress = JSON.parse(v); break;
+    case "--memory-add": opts.memoryAdd = v; break;
     default: die(`unknown flag ${k}`);
   }
 }
@@ -62,7 +65,7 @@ const { StreamableHTTPClientTransport } = requireFromNpm("@modelcontextprotocol/
 const out = { serverInfo: null, protocolVersion: null, tools: [], clients: [], progress: null };
 
 async function runClient(n) {
-  const rec = { sessionId: null, calls: [], error: null };
+  const rec = { sessionId: null, calls: [], memoryAdd: null, error: null };
   const headers = opts.token ? { Authorization: `Bearer ${opts.token}` } : {};
   const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers } });
   const client = new Client({ name: `hermes-http-interop-${n}`, version: "0.0.0" });
@@ -82,6 +85,10 @@ async function runClient(n) {
       } catch (e) {
         rec.calls.push({ name: call.name, error: String(e?.message ?? e) });
       }
+    }
+    if (opts.memoryAdd) {
+      const args = { action: "add", target: "memory", content: `${opts.memoryAdd} ${n}` };
+      rec.memoryAdd = await client.callTool({ name: "memory", arguments: args });
     }
     if (n === 0 && opts.progress) {
       const events = [];
