@@ -248,6 +248,7 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, 401},
 		{"foreign origin", map[string]string{"Authorization": "Bearer " + token, "Origin": "https://evil.example"}, 403},
 		{"rebound host", map[string]string{"Authorization": "Bearer " + token, "Host": "evil.example"}, 403},
+		{"headers over the limit", map[string]string{"Authorization": "Bearer " + token, "X-Big": strings.Repeat("a", 100<<10)}, 431},
 		{"token", map[string]string{"Authorization": "Bearer " + token}, 200},
 	} {
 		req, _ := http.NewRequest("POST", srv.url, strings.NewReader(ping))
