@@ -380,9 +380,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return
 	}
-	msg, status, err := h.readMessage(w, r)
-	if err != nil {
-		rpcError(w, status, codeFor(status), err.Error())
+	msg, bad := h.readMessage(w, r)
+	if bad != nil {
+		rpcError(w, bad.status, bad.code, bad.msg)
 		return
 	}
 	modern := mcp.IsModernProtocol(msg.protocol) || mcp.IsModernProtocol(r.Header.Get(headerProtocol))
@@ -390,6 +390,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(headerSession)
 	switch {
 	case msg.method == string(mcp.MethodInitialize) && msg.request:
+		var err error
 		if sess, err = h.open(); err != nil {
 			httpError(w, http.StatusServiceUnavailable, err.Error())
 			return
@@ -403,7 +404,11 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	case modern:
 		// 2026-07-28 requests are self-contained: each carries its
 		// protocol version and capabilities, and needs no session.
-		if err := mcp.ValidateStandardHeaders(r.Header.Get, msg.protocol, mcp.MCPMethod(msg.method), msg.params); err != nil {
+		version := msg.protocol
+		if version == "" {
+			version = r.Header.Get(headerProtocol)
+		}
+		if err := mcp.ValidateStandardHeaders(r.Header.Get, version, mcp.MCPMethod(msg.method), msg.params); err != nil {
 			rpcError(w, http.StatusBadRequest, -32020, err.Error())
 			return
 		}
@@ -465,14 +470,21 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	w.Write(append(last, '\n'))
 }
 
+// badRequest is why a body was refused: the HTTP status and the JSON-RPC
+// error code and message of the answer.
+type badRequest struct {
+	status, code int
+	msg          string
+}
+
 // readMessage reads and checks the body: one JSON-RPC message (batches are
 // not part of the protocol since 2025-06-18), within the size and time
 // limits.
-func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, int, error) {
+func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, *badRequest) {
 	var msg message
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		w.Header().Set("Connection", "close")
-		return msg, http.StatusRequestEntityTooLarge, fmt.Errorf("request body of %d bytes is over the limit of %d", r.ContentLength, h.opts.MaxBodyBytes)
+		return msg, &badRequest{http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("request body of %d bytes is over the limit of %d", r.ContentLength, h.opts.MaxBodyBytes)}
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
@@ -484,22 +496,22 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, 
 		w.Header().Set("Connection", "close")
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return msg, http.StatusRequestEntityTooLarge, fmt.Errorf("request body is over the limit of %d bytes", h.opts.MaxBodyBytes)
+			return msg, &badRequest{http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("request body is over the limit of %d bytes", h.opts.MaxBodyBytes)}
 		}
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return msg, http.StatusRequestTimeout, fmt.Errorf("request body not received within %s", h.opts.BodyTimeout)
+			return msg, &badRequest{http.StatusRequestTimeout, codeInvalidRequest, fmt.Sprintf("request body not received within %s", h.opts.BodyTimeout)}
 		}
-		return msg, http.StatusBadRequest, fmt.Errorf("read request body: %w", err)
+		return msg, &badRequest{http.StatusBadRequest, codeInvalidRequest, fmt.Sprintf("read request body: %v", err)}
 	}
 	_ = rc.SetReadDeadline(time.Time{})
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, body); err != nil {
-		return msg, http.StatusBadRequest, fmt.Errorf("Parse error: the body is not valid JSON: %v", err)
+		return msg, &badRequest{http.StatusBadRequest, codeParseError, fmt.Sprintf("Parse error: the body is not valid JSON: %v", err)}
 	}
 	line := compact.Bytes()
 	if len(line) > 0 && line[0] == '[' {
-		return msg, http.StatusBadRequest, errors.New("Invalid Request: JSON-RPC batches are not supported; send one message per POST")
+		return msg, &badRequest{http.StatusBadRequest, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"}
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -507,7 +519,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, 
 		Params json.RawMessage `json:"params"`
 	}
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil {
-		return msg, http.StatusBadRequest, errors.New("Invalid Request: the body must be one JSON-RPC message object")
+		return msg, &badRequest{http.StatusBadRequest, codeInvalidRequest, "Invalid Request: the body must be one JSON-RPC message object"}
 	}
 	msg.line = append(line, '\n')
 	msg.params = m.Params
@@ -521,7 +533,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, 
 	if json.Unmarshal(m.Params, &p) == nil {
 		msg.protocol = p.Meta.ProtocolVersion()
 	}
-	return msg, 0, nil
+	return msg, nil
 }
 
 func acceptsStream(r *http.Request) bool {
@@ -712,17 +724,16 @@ func digest(id string) string {
 	return hex.EncodeToString(sum[:4])
 }
 
-func codeFor(status int) int {
-	if status == http.StatusBadRequest {
-		return -32700
-	}
-	return -32600
-}
+// JSON-RPC error codes of the transport's own answers.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
 
 // httpError answers with a JSON-RPC error (id null), which MCP clients
 // show, and a status that says the same.
 func httpError(w http.ResponseWriter, status int, msg string) {
-	rpcError(w, status, -32600, msg)
+	rpcError(w, status, codeInvalidRequest, msg)
 }
 
 func rpcError(w http.ResponseWriter, status, code int, msg string) {

@@ -239,6 +239,9 @@ func TestRequestRules(t *testing.T) {
 					t.Errorf("reply echoes the token: %s", r.raw)
 				}
 			}
+			if code := errorCode(r); tc.name == "not JSON" && code != float64(-32700) || tc.name == "batch" && code != float64(-32600) {
+				t.Errorf("JSON-RPC code %v: %s", code, r.raw)
+			}
 			if tc.want == 401 && r.header.Get("WWW-Authenticate") == "" {
 				t.Error("401 without WWW-Authenticate")
 			}
@@ -579,4 +582,12 @@ func TestSlowReaderCutOff(t *testing.T) {
 	if err := h.Shutdown(ctx); err != nil {
 		t.Fatalf("the POST of a client that stopped reading was still running: %v", err)
 	}
+}
+
+func errorCode(r reply) any {
+	if len(r.msgs) != 1 {
+		return nil
+	}
+	e, _ := r.msgs[0]["error"].(map[string]any)
+	return e["code"]
 }
