@@ -20,7 +20,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/mcpserver/argschema"
+	"github.com/hermes-go/hermes/mcpserver/httpmcp"
 	"github.com/hermes-go/hermes/mcpserver/memory"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
@@ -145,15 +147,34 @@ func (s *Server) MCP() *server.MCPServer {
 	return s.mcp
 }
 
-// ServeStdio serves one client on in/out until EOF or ctx is done.
+// ServeStdio serves one client on in/out until EOF or ctx is done. The
+// connection is one session: what tools keep per session (an unnamed todo
+// list) lasts as long as it.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return stdio.Serve(ctx, s.mcp, in, out, stdio.Options{
+	st := sessionstate.New("stdio")
+	defer st.Close()
+	return stdio.Serve(sessionstate.NewContext(ctx, st), s.mcp, in, out, s.streamOptions())
+}
+
+// HTTPHandler returns the Streamable HTTP transport for this server; each
+// of its sessions has its own session state. Shut it down to end them.
+func (s *Server) HTTPHandler(opts httpmcp.Options) *httpmcp.Handler {
+	if opts.Logger == nil {
+		opts.Logger = s.log
+	}
+	return httpmcp.New(s.mcp, s.streamOptions(), opts)
+}
+
+// streamOptions are how the stdio loop serves this server, on stdin or on
+// each POST of an HTTP session.
+func (s *Server) streamOptions() stdio.Options {
+	return stdio.Options{
 		Logger:     s.log,
 		Methods:    s.methods,
 		ServerInfo: mcp.Implementation{Name: ServerName, Version: s.version},
 		Ready:      s.ready,
 		Prepare:    s.startRegistration,
-	})
+	}
 }
 
 // Instructions describes the exposed tools for the client to show the model.

@@ -1,10 +1,11 @@
 // Command hermes-tools-mcp serves the Hermes agent's tools to any MCP client
-// over stdio.
+// over stdio, or over Streamable HTTP with --listen.
 //
 // Usage:
 //
-//	hermes-tools-mcp [flags]           serve MCP on stdin/stdout
-//	hermes-tools-mcp doctor [flags]    list every tool: exposed, or hidden and why
+//	hermes-tools-mcp [flags]                  serve MCP on stdin/stdout
+//	hermes-tools-mcp --listen ADDR [flags]    serve MCP over HTTP at http://ADDR/mcp
+//	hermes-tools-mcp doctor [flags]           list every tool: exposed, or hidden and why
 //
 // Exit codes: 0 the client closed stdin or the server was interrupted;
 // 1 the server failed while running (e.g. stdout closed); 2 bad flags or
@@ -57,6 +58,8 @@ type options struct {
 	browserPath  string
 	showVersion  bool
 	jsonOut      bool
+	listen       string
+	tokenFile    string
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -98,6 +101,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 
+	if opts.listen != "" {
+		return serveHTTP(ctx, opts, setup, log, stderr)
+	}
 	if f, ok := stdin.(*os.File); ok && f == os.Stdin {
 		stdin = protostdio.Stdin()
 	}
@@ -140,16 +146,19 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opts.toolsets, "toolsets", "", `comma-separated toolsets to expose, or "all" or "default" (default: hermes_tools.toolsets in config.yaml, else "default")`)
 	fs.StringVar(&opts.excludeTools, "exclude-tools", "", "comma-separated tool names to hide")
 	fs.StringVar(&opts.hermesHome, "hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes)")
-	fs.StringVar(&opts.logLevel, "log-level", "warn", "stderr log level: debug, info, warn or error")
+	fs.StringVar(&opts.logLevel, "log-level", "warn", "stderr log level: debug, info, warn or error (with --listen the default is info, which logs each request)")
 	fs.StringVar(&opts.browserPath, "browser-path", "", "Chromium binary for the browser tools (default: $CHROME_PATH, else Debian's chromium on PATH)")
 	fs.BoolVar(&opts.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&opts.jsonOut, "json", false, "doctor: print JSON instead of a table")
+	fs.StringVar(&opts.listen, "listen", "", "serve MCP over Streamable HTTP on this address (e.g. 127.0.0.1:8787) at /mcp instead of stdio")
+	fs.StringVar(&opts.tokenFile, "token-file", "", "--listen: file holding the bearer token clients must send (default: $HERMES_MCP_TOKEN); required unless the address is loopback")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `hermes-tools-mcp serves the Hermes agent's tools to MCP clients over stdio.
+		fmt.Fprint(fs.Output(), `hermes-tools-mcp serves the Hermes agent's tools to MCP clients over stdio or Streamable HTTP.
 
 Usage:
-  hermes-tools-mcp [flags]           serve MCP on stdin/stdout
-  hermes-tools-mcp doctor [flags]    list every tool: exposed, or hidden and why
+  hermes-tools-mcp [flags]                  serve MCP on stdin/stdout
+  hermes-tools-mcp --listen ADDR [flags]    serve MCP over HTTP at http://ADDR/mcp (SIGTERM stops it gracefully)
+  hermes-tools-mcp doctor [flags]           list every tool: exposed, or hidden and why
 
 Flags:
 `)
@@ -160,6 +169,13 @@ Exit codes: 0 stdin closed or interrupted; 1 failure while serving; 2 bad flags 
 	}
 	if err := fs.Parse(args); err != nil {
 		return opts, err
+	}
+	// Over HTTP the access log (Info) is how an operator sees traffic, so
+	// it is on unless a level was chosen; on stdio, warnings only.
+	levelSet := false
+	fs.Visit(func(f *flag.Flag) { levelSet = levelSet || f.Name == "log-level" })
+	if opts.listen != "" && !levelSet {
+		opts.logLevel = "info"
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected argument %q (flags go before nothing else; run with -h for help)", fs.Arg(0))

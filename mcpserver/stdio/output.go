@@ -142,6 +142,15 @@ func (o *output) close() {
 func (o *output) run() {
 	defer close(o.done)
 	for it := range o.queue {
+		select {
+		case <-o.failed:
+			// The client is gone: drain without encoding what can no
+			// longer be written (a burst of large notifications would
+			// otherwise hold the call's end for seconds).
+			o.pending.Add(-1)
+			continue
+		default:
+		}
 		line, ok := o.resolve(it)
 		o.wmu.Lock()
 		if ok {

@@ -77,6 +77,13 @@ type Options struct {
 	// idempotent) before a request waits for Ready, so that a server may
 	// start on demand what Ready waits for.
 	Prepare func()
+	// Session, when set, makes this Serve one stream of a session that
+	// spans several (a Streamable HTTP session's POSTs): the stream shares
+	// its negotiated state and its calls in flight (so ids, duplicates and
+	// notifications/cancelled are per session), and Serve neither
+	// registers nor unregisters it with the MCPServer, which is its
+	// owner's job. Nil gives the stream a session of its own.
+	Session *Session
 }
 
 // Serve reads requests from in and writes responses to out until in reaches
@@ -90,20 +97,25 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &conn{
-		srv:      srv,
-		log:      log,
-		out:      newOutput(out, log),
-		inflight: map[string]*call{},
-		methods:  opts.Methods,
-		info:     opts.ServerInfo,
-		ready:    opts.Ready,
-		prepare:  opts.Prepare,
+		srv:     srv,
+		log:     log,
+		out:     newOutput(out, log),
+		methods: opts.Methods,
+		info:    opts.ServerInfo,
+		ready:   opts.Ready,
+		prepare: opts.Prepare,
 	}
-	c.sess = &session{id: newSessionID(), out: c.out}
-	if err := srv.RegisterSession(ctx, c.sess); err != nil {
-		return fmt.Errorf("register stdio session: %w", err)
+	shared := opts.Session
+	if shared == nil {
+		shared = NewSession(newSessionID())
 	}
-	defer srv.UnregisterSession(context.WithoutCancel(ctx), c.sess.id)
+	c.sess = &session{Session: shared, out: c.out}
+	if opts.Session == nil {
+		if err := srv.RegisterSession(ctx, c.sess); err != nil {
+			return fmt.Errorf("register stdio session: %w", err)
+		}
+		defer srv.UnregisterSession(context.WithoutCancel(ctx), c.sess.id)
+	}
 
 	go c.out.run()
 	// calls run under base, which also ends when the client can no longer
@@ -150,11 +162,9 @@ type conn struct {
 	sess *session
 	base context.Context
 
-	ready    <-chan struct{}
-	prepare  func()
-	calls    sync.WaitGroup
-	mu       sync.Mutex
-	inflight map[string]*call // by requestID.key
+	ready   <-chan struct{}
+	prepare func()
+	calls   sync.WaitGroup
 
 	methods map[string]MethodFunc
 	info    mcp.Implementation
@@ -163,7 +173,7 @@ type conn struct {
 // call is one request being served.
 type call struct {
 	cancel    context.CancelFunc
-	cancelled bool // by the client; guarded by conn.mu
+	cancelled bool // by the client; guarded by Session.callsMu
 }
 
 func newSessionID() string {
@@ -286,12 +296,12 @@ func (c *conn) notification(method string, m members) {
 // the call's goroutine starts, so a cancel that arrives in the same read as
 // its request still finds it (mcp-go's map would not have it yet).
 func (c *conn) cancel(id requestID, reason string) {
-	c.mu.Lock()
-	cl := c.inflight[id.key]
+	c.sess.callsMu.Lock()
+	cl := c.sess.inflight[id.key]
 	if cl != nil {
 		cl.cancelled = true
 	}
-	c.mu.Unlock()
+	c.sess.callsMu.Unlock()
 	if cl != nil {
 		c.log.Debug("request cancelled by client", "id", id.String(), "reason", reason)
 		cl.cancel()
@@ -301,12 +311,12 @@ func (c *conn) cancel(id requestID, reason string) {
 func (c *conn) request(id requestID, method string, m members) {
 	ctx, cancel := context.WithCancel(c.base)
 	cl := &call{cancel: cancel}
-	c.mu.Lock()
-	_, dup := c.inflight[id.key]
+	c.sess.callsMu.Lock()
+	_, dup := c.sess.inflight[id.key]
 	if !dup {
-		c.inflight[id.key] = cl
+		c.sess.inflight[id.key] = cl
 	}
-	c.mu.Unlock()
+	c.sess.callsMu.Unlock()
 	if dup {
 		cancel()
 		c.replyError(id, codeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is already in use by a request in progress", id))
@@ -323,17 +333,17 @@ func (c *conn) request(id requestID, method string, m members) {
 			select {
 			case <-c.ready:
 			case <-ctx.Done():
-				c.mu.Lock()
-				delete(c.inflight, id.key)
-				c.mu.Unlock()
+				c.sess.callsMu.Lock()
+				delete(c.sess.inflight, id.key)
+				c.sess.callsMu.Unlock()
 				return // cancelled, or the connection ended, before the server was ready
 			}
 		}
 		body := c.handle(ctx, id, method, m)
-		c.mu.Lock()
-		delete(c.inflight, id.key)
+		c.sess.callsMu.Lock()
+		delete(c.sess.inflight, id.key)
 		cancelled := cl.cancelled
-		c.mu.Unlock()
+		c.sess.callsMu.Unlock()
 		if cancelled {
 			// The spec says a receiver should not answer a cancelled request.
 			return

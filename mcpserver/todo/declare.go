@@ -19,10 +19,6 @@ const SessionEnv = "HERMES_SESSION_ID"
 // EnvVars returns the environment variables the toolset reads.
 func EnvVars() []string { return []string{SessionEnv} }
 
-// DefaultSession is the shared list used when neither the call nor
-// SessionEnv names a session; the session_id description names it.
-const DefaultSession = "default"
-
 // The statuses an item can have. The implementation normalises every item
 // to one of these and counts them in the summary; the schemas below spell
 // them out literally, for readability, and TestSchemasListTheStatuses keeps
@@ -44,7 +40,7 @@ func Statuses() []string {
 func declare(handle tooldef.Handler) tooldef.Toolset {
 	return tooldef.Toolset{
 		Name:        ToolsetName,
-		Description: "A task list for the current session that survives server restarts.",
+		Description: "A task list for the current session; a named session's list survives server restarts.",
 		// Off by default: codex, Claude Code and most other MCP clients
 		// have a plan or todo tool of their own, and a second one costs
 		// context and splits the plan in two. Turn it on for clients
@@ -71,7 +67,9 @@ const description = "Plan and track a multi-step task. Call with no arguments to
 	"Pass todos to write it: each item has an id, the content, and a status (pending, in_progress, completed, " +
 	"cancelled). Without merge the list is replaced; with merge=true items are updated by id and new ids are " +
 	"appended. Keep exactly one item in_progress, mark items completed as soon as they are done, and cancel " +
-	"what no longer applies. The list belongs to this session and is still there after a restart."
+	"what no longer applies. Without session_id (and without HERMES_SESSION_ID) the list belongs to this " +
+	"connection only: this server process over stdio, this session over HTTP; it is not saved and ends with it. " +
+	"A named session's list is saved in the Hermes home and is still there after a restart."
 
 const inputSchema = `{
   "type": "object",
@@ -99,7 +97,7 @@ const inputSchema = `{
     },
     "session_id": {
       "type": "string",
-      "description": "Session whose list to use; defaults to HERMES_SESSION_ID, else a shared 'default' list."
+      "description": "Named list to use, saved in the Hermes home across restarts and shared by every connection that names it; defaults to HERMES_SESSION_ID, else this connection's own unsaved list."
     }
   },
   "required": []
@@ -131,7 +129,7 @@ const outputSchema = `{
       },
       "required": ["total", "pending", "in_progress", "completed", "cancelled"]
     },
-    "session_id": {"type": "string"}
+    "session_id": {"type": "string", "description": "The named session whose list this is; absent for the connection's own list."}
   },
   "required": ["todos", "summary"]
 }`

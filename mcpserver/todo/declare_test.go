@@ -117,8 +117,11 @@ func TestSchemasListTheStatuses(t *testing.T) {
 		}
 	}
 	d := in.Properties.SessionID.Description
-	if !strings.Contains(d, SessionEnv) || !strings.Contains(d, "'"+DefaultSession+"'") {
-		t.Errorf("session_id description %q does not name %s and %q", d, SessionEnv, DefaultSession)
+	if !strings.Contains(d, SessionEnv) || !strings.Contains(d, "connection's own") {
+		t.Errorf("session_id description %q does not name %s and the connection's own list", d, SessionEnv)
+	}
+	if !strings.Contains(tl.Description, "this server process over stdio, this session over HTTP") {
+		t.Errorf("description %q does not say whose the unnamed list is", tl.Description)
 	}
 	// Statuses hands out a fresh slice each time.
 	Statuses()[0] = "x"

@@ -1,8 +1,12 @@
 // Package todo serves Hermes' todo tool (tools/todo_tool.py) to MCP
 // clients as the `todo` toolset, with the same arguments, item shape and
-// summary. Hermes keeps the list in the agent's memory; an MCP server is a
-// process per client connection, so here the list is kept per session in a
-// small SQLite database and survives the server being restarted.
+// summary. Hermes keeps the list in the agent's memory. Here a list named by
+// a session id (the call's, else HERMES_SESSION_ID) is kept in a small
+// SQLite database in the Hermes home and survives the server being
+// restarted; a call that names none gets the list of its own MCP session
+// (the server process over stdio, the HTTP session over Streamable HTTP),
+// kept in memory and released with the session, so unrelated clients never
+// share one.
 package todo
 
 import (
@@ -14,11 +18,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/sqlitestore"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -56,6 +63,51 @@ type kit struct {
 	opts   Options
 	getenv func(string) string
 	now    func() time.Time
+	// process is the list of calls that name no session and arrive
+	// without an MCP session in their context (an in-process caller): one
+	// per toolset, so per server process.
+	process memList
+}
+
+// memList is the in-memory list of one MCP session.
+type memList struct {
+	mu    sync.Mutex
+	items []Item
+}
+
+// listKey keys a session's list in its sessionstate.State.
+type listKey struct{}
+
+// sessionList is the list of the MCP session ctx belongs to.
+func (k *kit) sessionList(ctx context.Context) (*memList, error) {
+	st := sessionstate.FromContext(ctx)
+	if st == nil {
+		return &k.process, nil
+	}
+	v, err := st.Value(listKey{}, func() (any, error) { return &memList{}, nil })
+	if err != nil {
+		return nil, fmt.Errorf("todo list of session %s: %w", st.ID(), err)
+	}
+	return v.(*memList), nil
+}
+
+// use reads the list, or writes it when incoming is set.
+func (l *memList) use(incoming *[]map[string]any, merge bool) ([]Item, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if incoming == nil {
+		return slices.Clone(l.items), ""
+	}
+	next := apply(l.items, *incoming, merge)
+	if len(next) > MaxItems {
+		return nil, tooMany(len(next))
+	}
+	l.items = next
+	return slices.Clone(next), ""
+}
+
+func tooMany(n int) string {
+	return fmt.Sprintf("The todo list would hold %d items; it holds at most %d. Drop completed or cancelled items (write the list without merge) and try again.", n, MaxItems)
 }
 
 // Toolset returns the todo toolset.
@@ -104,7 +156,15 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 		session = strings.TrimSpace(k.getenv(SessionEnv))
 	}
 	if session == "" {
-		session = DefaultSession
+		l, err := k.sessionList(ctx)
+		if err != nil {
+			return tooldef.Result{}, err
+		}
+		items, refusal := l.use(a.Todos, a.Merge)
+		if refusal != "" {
+			return failure("%s", refusal), nil
+		}
+		return tooldef.OK(response(items, "")), nil
 	}
 	if !validSession(session) {
 		return failure("session_id must be 1-256 printable characters without spaces"), nil
@@ -133,7 +193,11 @@ func response(items []Item, session string) map[string]any {
 	if items == nil {
 		items = []Item{}
 	}
-	return map[string]any{"todos": items, "summary": summary, "session_id": session}
+	out := map[string]any{"todos": items, "summary": summary}
+	if session != "" {
+		out["session_id"] = session
+	}
+	return out
 }
 
 // normalize turns one raw item into an Item the way Hermes does: text is
@@ -338,7 +402,7 @@ func Write(ctx context.Context, home, session string, incoming []map[string]any,
 		}
 		next := apply(current, incoming, merge)
 		if len(next) > MaxItems {
-			refusal = fmt.Sprintf("The todo list would hold %d items; it holds at most %d. Drop completed or cancelled items (write the list without merge) and try again.", len(next), MaxItems)
+			refusal = tooMany(len(next))
 			return nil
 		}
 		data, err := json.Marshal(nonNil(next))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/hermes-go/hermes/internal/sqlitestore"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 	"github.com/hermes-go/hermes/mcpserver/todo"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -147,8 +149,8 @@ func TestLimits(t *testing.T) {
 	if got := m["todos"].([]any)[0].(map[string]any)["content"].(string); len([]rune(got)) != todo.MaxContentChar {
 		t.Errorf("content kept %d characters", len([]rune(got)))
 	}
-	if m["session_id"] != todo.DefaultSession {
-		t.Errorf("session = %v", m["session_id"])
+	if _, named := m["session_id"]; named {
+		t.Errorf("the connection's own list reported session_id %v", m["session_id"])
 	}
 	var many []any
 	for i := 0; i <= todo.MaxItems; i++ {
@@ -226,12 +228,65 @@ func TestStoreFile(t *testing.T) {
 			}
 			db.Close()
 			tool := todo.Toolset(todo.Options{Home: home}).Tools[0]
-			for _, args := range []string{`{}`, `{"todos":[]}`} {
+			for _, args := range []string{`{"session_id":"s"}`, `{"session_id":"s","todos":[]}`} {
 				_, err := tool.Handler(context.Background(), json.RawMessage(args))
 				if !sqlitestore.IsKind(err, sqlitestore.Schema) || !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("%s: err = %v, want %q", args, err, tc.want)
 				}
 			}
 		})
+	}
+}
+
+// A call that names no session gets its own MCP session's list: never one
+// shared with another session or another server process, never written to
+// the Hermes home, and gone once the session ends.
+func TestUnnamedListIsPerSession(t *testing.T) {
+	home := t.TempDir()
+	tool := todo.Toolset(todo.Options{Home: home, Getenv: func(string) string { return "" }}).Tools[0]
+	other := todo.Toolset(todo.Options{Home: home, Getenv: func(string) string { return "" }}).Tools[0]
+	a, b := sessionstate.New("a"), sessionstate.New("b")
+	ctxA := sessionstate.NewContext(context.Background(), a)
+	ctxB := sessionstate.NewContext(context.Background(), b)
+	call := func(tl tooldef.Tool, ctx context.Context, args string) (map[string]any, error) {
+		res, err := tl.Handler(ctx, json.RawMessage(args))
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(res.Value)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return m, nil
+	}
+	write := `{"todos":[{"id":"1","content":"mine","status":"pending"}]}`
+	for _, tc := range []struct {
+		name string
+		tool tooldef.Tool
+		ctx  context.Context
+		args string
+		want string
+	}{
+		{"session a writes", tool, ctxA, write, "1:pending:mine"},
+		{"session a reads its list", tool, ctxA, `{}`, "1:pending:mine"},
+		{"session b has its own", tool, ctxB, `{}`, ""},
+		{"no session: the process list is empty", tool, context.Background(), `{}`, ""},
+		{"process list write", tool, context.Background(), write, "1:pending:mine"},
+		{"another server process has its own", other, context.Background(), `{}`, ""},
+		{"a named session is separate", tool, ctxA, `{"session_id":"named"}`, ""},
+	} {
+		m, err := call(tc.tool, tc.ctx, tc.args)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := list(m); got != tc.want {
+			t.Errorf("%s: list = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if _, err := os.Stat(todo.DBPath(home)); !os.IsNotExist(err) {
+		t.Errorf("unnamed lists touched the store: %v", err)
+	}
+	a.Close()
+	if _, err := call(tool, ctxA, `{}`); !errors.Is(err, sessionstate.ErrClosed) {
+		t.Errorf("call after the session ended: err = %v, want ErrClosed", err)
 	}
 }
