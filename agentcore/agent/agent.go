@@ -262,18 +262,18 @@ func loadModel(home string) (runtimecfg.Model, error) {
 // config.yaml names a model itself.
 func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, configured bool) error {
 	o := c.opts
-	cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
+	cfg, err := native.LoadConfigProvider(o.HermesHome, o.Provider, o.Getenv)
 	if err != nil && (o.Model == "" || configured) {
 		return err
 	}
 	if err != nil {
 		// LoadConfig refuses a config without a model, which is all that
 		// was wrong here: the --model override supplies one, and the
-		// endpoint comes from the environment as LoadConfig would take it.
-		cfg = native.Config{MaxTurns: native.DefaultMaxTurns, MaxRetries: native.DefaultMaxRetries,
-			BaseURL: o.Getenv("OPENAI_BASE_URL"), APIKey: o.Getenv("OPENAI_API_KEY")}
-		if cfg.BaseURL == "" {
-			cfg.BaseURL = native.DefaultBaseURL
+		// endpoint comes from the provider table as LoadConfig would take it.
+		cfg = native.Config{Model: model.Default, Provider: model.Provider,
+			MaxTurns: native.DefaultMaxTurns, MaxRetries: native.DefaultMaxRetries}
+		if cfg, err = cfg.Resolved(o.Getenv); err != nil {
+			return err
 		}
 	}
 	cfg.Model, cfg.Provider = model.Default, model.Provider
