@@ -112,6 +112,10 @@ type Options struct {
 	// the answer: MCP servers that failed to start, a codex thread that
 	// could not be resumed, records the store refused.
 	OnNotice func(msg string)
+	// OnProgress receives one-line progress reports while the
+	// conversation starts (which MCP servers it is waiting for), so a
+	// slow start is never silent.
+	OnProgress func(msg string)
 
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -290,13 +294,14 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 		}
 		mo.ToolsBinary = bin
 	}
+	c.progress(connectingLine(mo))
 	c.mcp, err = mcpclients.Start(ctx, mo)
 	if err != nil {
 		return fmt.Errorf("start MCP clients: %w", err)
 	}
 	for _, st := range c.mcp.Statuses() {
 		if !st.Connected && !st.Disabled {
-			c.notice(fmt.Sprintf("MCP server %s is unavailable: %s", st.Name, st.Error))
+			c.notice(fmt.Sprintf("MCP server %s skipped: %s; /reload-mcp or the next session tries again", st.Name, st.Error))
 		}
 	}
 	var notes []string
@@ -430,6 +435,35 @@ func NewSessionID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return now.UTC().Format("20060102_150405") + "_" + hex.EncodeToString(b[:])
+}
+
+// connectingLine says which MCP servers the start waits for and how
+// long at most, or "" when there are none.
+func connectingLine(mo mcpclients.Options) string {
+	var names []string
+	if mo.ToolsBinary != "" {
+		names = append(names, mcpclients.HermesToolsName)
+	}
+	longest := mcpclients.DefaultConnectTimeout
+	for _, s := range mo.Servers {
+		if s.Disabled {
+			continue
+		}
+		names = append(names, s.Name)
+		if d := time.Duration(s.StartupTimeoutSec * float64(time.Second)); d > longest {
+			longest = d
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("connecting to MCP servers: %s (at most %s)…", strings.Join(names, ", "), longest)
+}
+
+func (c *Conversation) progress(msg string) {
+	if msg != "" && c.opts.OnProgress != nil {
+		c.opts.OnProgress(msg)
+	}
 }
 
 func (c *Conversation) notice(msg string) {

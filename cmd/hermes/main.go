@@ -244,7 +244,8 @@ func (c *cli) start() (*agent.Conversation, error) {
 				c.errw.write("\n" + line + "\n")
 			}
 		},
-		OnNotice: func(msg string) { c.errw.write("⚠ " + msg + "\n") },
+		OnNotice:   func(msg string) { c.errw.write("⚠ " + msg + "\n") },
+		OnProgress: func(msg string) { c.errw.write(msg + "\n") },
 	})
 	if err == nil {
 		// --resume applies to the first conversation only; /new starts a
@@ -331,6 +332,7 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 const helpText = `Commands:
   /help                   show this help
   /new                    start a fresh conversation (re-reads config.yaml)
+  /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
   /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
                           (saved to config.yaml; effective from the next conversation)
   /quit                   leave (also /exit, Ctrl+D, or Ctrl+C twice at the prompt)
@@ -393,12 +395,42 @@ func (c *cli) interactive() int {
 			}
 			conv = next
 			c.banner(conv)
+		case "/reload-mcp", "/reload_mcp":
+			if conv = c.reloadMCP(conv); conv == nil {
+				return exitUsage
+			}
 		case "/codex-runtime":
 			c.codexRuntime(arg)
 		default:
 			fmt.Fprintf(c.errw, "unknown command %s (/help lists the commands)\n", name)
 		}
 	}
+}
+
+// reloadMCP reconnects the MCP servers by continuing the same stored
+// session in a new conversation, which reads mcp_servers afresh; servers
+// are connected when a conversation starts, so this is the one way to
+// reach a server that was down. It returns the new conversation, or nil
+// (the old one still open) when it could not start.
+func (c *cli) reloadMCP(conv *agent.Conversation) *agent.Conversation {
+	if c.store == nil {
+		c.errw.write("/reload-mcp needs the session history to carry the conversation over; without it, /new starts a fresh conversation with the servers reconnected\n")
+		return conv
+	}
+	c.closeConv(conv)
+	c.opts.resume = conv.Meta().ID
+	next, err := c.start()
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /reload-mcp: %v\n", err)
+		c.opts.resume = ""
+		// The old conversation is closed; a fresh one keeps the chat going.
+		if next, err = c.start(); err != nil {
+			fmt.Fprintf(c.errw, "hermes: cannot start a new conversation: %v\n", err)
+			return nil
+		}
+	}
+	c.banner(next)
+	return next
 }
 
 func (c *cli) banner(conv *agent.Conversation) {
