@@ -4,6 +4,9 @@
 //
 //	hermes chat [flags]              interactive chat (slash commands: /help)
 //	hermes chat -q "question" [flags] one turn: the answer streams to stdout
+//	hermes sessions list             stored sessions (ids for --resume)
+//	hermes tools                     Hermes' tools and how to turn on hidden ones
+//	hermes codex-runtime [action]    show/switch the codex runtime, migrate
 //
 // The answer goes to stdout; progress (tool calls), notices and errors go to
 // stderr, so `hermes chat -q ... > answer.txt` captures only the answer.
@@ -112,7 +115,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 			return o, flag.ErrHelp
 		}
-		return o, fmt.Errorf("unknown command %q (commands: chat, version)", args[0])
+		return o, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
 	}
 	fs := flag.NewFlagSet("hermes chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -143,7 +146,13 @@ func usage(w io.Writer) {
 Usage:
   hermes chat [flags]                 interactive chat (/help lists the commands)
   hermes chat -q "question" [flags]   answer one question and exit
+  hermes sessions list                the stored sessions, newest first
+  hermes tools                        every Hermes tool, and how to turn on the hidden ones
+  hermes codex-runtime [status|on|off|migrate]
+                                      show or switch the codex app-server runtime
   hermes version
+
+Run hermes <command> -h for a command's flags.
 
 Exit codes: 0 success; 1 the turn failed (reason on stderr); 2 bad flags or a
 conversation that cannot start.
@@ -152,6 +161,11 @@ conversation that cannot start.
 }
 
 func runDeps(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, d deps) int {
+	if len(args) > 0 {
+		if code, ok := runSubcommand(ctx, args[0], args[1:], stdout, stderr, d); ok {
+			return code
+		}
+	}
 	o, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
