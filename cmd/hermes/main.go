@@ -115,6 +115,9 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 			return o, flag.ErrHelp
 		}
+		if pythonHermesCommands[args[0]] {
+			return o, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which keeps the kanban boards and the skills hub: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
+		}
 		return o, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
 	}
 	fs := flag.NewFlagSet("hermes chat", flag.ContinueOnError)
@@ -139,6 +142,11 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	}
 	return o, nil
 }
+
+// pythonHermesCommands are the Python Hermes' commands that messages of
+// the tools send users to (kanban boards, the skills hub): they are
+// answered with where to run them rather than "unknown command".
+var pythonHermesCommands = map[string]bool{"kanban": true, "skills": true}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `hermes is the Hermes agent's terminal chat.

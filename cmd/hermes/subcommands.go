@@ -95,12 +95,22 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		action, args = args[0], args[1:]
 	}
+	// An unknown action is refused before --help is honoured, so
+	// `hermes codex-runtime <typo> --help` does not look like a command.
+	if err := checkCodexAction(action); err != nil {
+		fmt.Fprintf(stderr, "hermes codex-runtime: %v\n", err)
+		return exitUsage
+	}
 	home, rest, code, done := parseSub(fs, args, d, stderr, 1)
 	if done {
 		return code
 	}
 	if action == "" && len(rest) == 1 {
 		action = rest[0]
+		if err := checkCodexAction(action); err != nil {
+			fmt.Fprintf(stderr, "hermes codex-runtime: %v\n", err)
+			return exitUsage
+		}
 	}
 	sw := &runtimecfg.Switch{
 		HermesHome:         home,
@@ -138,6 +148,18 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 	return exitOK
 }
 
+func checkCodexAction(action string) error {
+	switch strings.ToLower(action) {
+	case "status", "migrate":
+		return nil
+	}
+	_, _, err := runtimecfg.ParseArg(action)
+	if err != nil {
+		return fmt.Errorf("unknown action %q: use status, on, off or migrate", action)
+	}
+	return nil
+}
+
 const sessionsUsage = `Usage: hermes sessions list [flags]
 
 Lists the sessions in state.db (this program's chats and the Python
@@ -153,6 +175,10 @@ func runSessions(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	action := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		action, args = args[0], args[1:]
+	}
+	if action != "" && action != "list" {
+		fmt.Fprintf(stderr, "hermes sessions: unknown action %q (the one action is list)\n", action)
+		return exitUsage
 	}
 	home, rest, code, done := parseSub(fs, args, d, stderr, 1)
 	if done {
