@@ -162,6 +162,12 @@ Usage:
 
 Run hermes <command> -h for a command's flags.
 
+The model comes from config.yaml's model section (provider: openai,
+openrouter, nous, deepseek, custom, ollama, llamacpp, lmstudio or vllm; the
+key from OPENAI_API_KEY, OPENROUTER_API_KEY, NOUS_API_KEY or DEEPSEEK_API_KEY).
+Each MCP server in mcp_servers gets connect_timeout seconds (default 10) to
+answer; one that does not is skipped until /reload-mcp or the next chat.
+
 Exit codes: 0 success; 1 the turn failed (reason on stderr); 2 bad flags or a
 conversation that cannot start.
 
