@@ -635,7 +635,7 @@ func (c *Conversation) nativeSide(ctx context.Context) (native.Config, *mcpclien
 		o := c.opts
 		cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
 		if err != nil {
-			c.subErr = fmt.Errorf("this runs on the native runtime, which needs model.base_url and api_key (or OPENAI_API_KEY): %w", err)
+			c.subErr = fmt.Errorf("this runs on the native runtime, which needs a model provider it can reach (model.provider with its key variable, or model.base_url and api_key): %w", err)
 			c.noNativeModel = true
 			return
 		}

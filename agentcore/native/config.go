@@ -104,7 +104,13 @@ func LoadConfigProvider(home, provider string, getenv func(string) string) (Conf
 	if cfg.Model == "" {
 		return cfg, cfg.validate(path)
 	}
-	if err := resolveEndpoint(&cfg, ms.BaseURL, os.Expand(ms.APIKey, getenv), path, getenv); err != nil {
+	baseURL, apiKey := ms.BaseURL, os.Expand(ms.APIKey, getenv)
+	if provider != "" && !strings.EqualFold(strings.TrimSpace(provider), strings.TrimSpace(ms.Provider)) {
+		// config.yaml's endpoint and key belong to its own provider; the
+		// override's come from the table.
+		baseURL, apiKey = "", ""
+	}
+	if err := resolveEndpoint(&cfg, baseURL, apiKey, path, getenv); err != nil {
 		return cfg, err
 	}
 	return cfg, cfg.validate(path)

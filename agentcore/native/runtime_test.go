@@ -311,6 +311,31 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
+// TestProviderOverride is hermes chat --provider: the override's endpoint
+// and key replace the configured provider's, which config.yaml's base_url
+// and api_key belong to.
+func TestProviderOverride(t *testing.T) {
+	home := t.TempDir()
+	yaml := "model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:5/v1\n  api_key: local\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"OPENROUTER_API_KEY": "or"}
+	for _, tc := range []struct {
+		provider string
+		want     Config
+	}{
+		{"", Config{Model: "m", Provider: "custom", BaseURL: "http://127.0.0.1:5/v1", APIKey: "local", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}},
+		{"Custom", Config{Model: "m", Provider: "custom", BaseURL: "http://127.0.0.1:5/v1", APIKey: "local", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}},
+		{"openrouter", Config{Model: "m", Provider: "openrouter", BaseURL: "https://openrouter.ai/api/v1/", APIKey: "or", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENROUTER_API_KEY"}},
+	} {
+		got, err := LoadConfigProvider(home, tc.provider, func(k string) string { return env[k] })
+		if err != nil || got != tc.want {
+			t.Errorf("--provider %q: got %+v, %v; want %+v", tc.provider, got, err, tc.want)
+		}
+	}
+}
+
 // TestProvidersReachTheirEndpoint runs one turn per provider in the table
 // against a local fake of its API, the endpoint redirected the way a user
 // would (the provider's base-URL variable, else model.base_url), and
