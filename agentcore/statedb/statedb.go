@@ -322,7 +322,7 @@ func (s *Store) exists(ctx context.Context, tx querier, id string) error {
 	var one int
 	err := tx.QueryRowContext(ctx, "SELECT 1 FROM sessions WHERE id = ?", id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("statedb: session %s in %s: %w; pick an id from `hermes sessions list`", id, s.db.Path, ErrNotFound)
+		return fmt.Errorf("no session %s in %s (%w); pick an id from `hermes sessions list`", id, s.db.Path, ErrNotFound)
 	}
 	if err != nil {
 		return s.db.Explain("look up session "+id, err)

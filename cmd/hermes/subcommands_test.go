@@ -56,6 +56,12 @@ func TestSessionsList(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, `"id": "`+ids[1]+`"`) || strings.Contains(out, ids[0]) || !strings.Contains(out, `"message_count": 2`) {
 		t.Errorf("--limit 1 --json: exit %d\n%s", code, out)
 	}
+	// An unknown id sends the user to the listing, in words, not Go names.
+	code, _, errOut = runCLI(t, testDeps(nil), "", "chat", "-q", "x", "--resume", "nope", "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitUsage || !strings.Contains(errOut, "no session nope") || !strings.Contains(errOut, "`hermes sessions list`") ||
+		strings.Contains(errOut, "statedb") || strings.Contains(errOut, "CreateSession") {
+		t.Errorf("--resume nope: exit %d stderr %q", code, errOut)
+	}
 	for _, args := range [][]string{{"sessions"}, {"sessions", "show"}, {"sessions", "list", "extra"}, {"sessions", "list", "--limit", "-1"}} {
 		if code, _, errOut := runCLI(t, testDeps(nil), "", append(args, "--hermes-home", home)...); code != exitUsage || errOut == "" {
 			t.Errorf("%q: exit %d stderr %q, want a usage error", args, code, errOut)
