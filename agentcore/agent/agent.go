@@ -112,6 +112,10 @@ type Options struct {
 	// the answer: MCP servers that failed to start, a codex thread that
 	// could not be resumed, records the store refused.
 	OnNotice func(msg string)
+	// OnProgress receives one-line progress reports while the
+	// conversation starts (which MCP servers it is waiting for), so a
+	// slow start is never silent.
+	OnProgress func(msg string)
 
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -262,18 +266,18 @@ func loadModel(home string) (runtimecfg.Model, error) {
 // config.yaml names a model itself.
 func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, configured bool) error {
 	o := c.opts
-	cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
+	cfg, err := native.LoadConfigProvider(o.HermesHome, o.Provider, o.Getenv)
 	if err != nil && (o.Model == "" || configured) {
 		return err
 	}
 	if err != nil {
 		// LoadConfig refuses a config without a model, which is all that
 		// was wrong here: the --model override supplies one, and the
-		// endpoint comes from the environment as LoadConfig would take it.
-		cfg = native.Config{MaxTurns: native.DefaultMaxTurns, MaxRetries: native.DefaultMaxRetries,
-			BaseURL: o.Getenv("OPENAI_BASE_URL"), APIKey: o.Getenv("OPENAI_API_KEY")}
-		if cfg.BaseURL == "" {
-			cfg.BaseURL = native.DefaultBaseURL
+		// endpoint comes from the provider table as LoadConfig would take it.
+		cfg = native.Config{Model: model.Default, Provider: model.Provider,
+			MaxTurns: native.DefaultMaxTurns, MaxRetries: native.DefaultMaxRetries}
+		if cfg, err = cfg.Resolved(o.Getenv); err != nil {
+			return err
 		}
 	}
 	cfg.Model, cfg.Provider = model.Default, model.Provider
@@ -290,13 +294,14 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 		}
 		mo.ToolsBinary = bin
 	}
+	c.progress(connectingLine(mo))
 	c.mcp, err = mcpclients.Start(ctx, mo)
 	if err != nil {
 		return fmt.Errorf("start MCP clients: %w", err)
 	}
 	for _, st := range c.mcp.Statuses() {
 		if !st.Connected && !st.Disabled {
-			c.notice(fmt.Sprintf("MCP server %s is unavailable: %s", st.Name, st.Error))
+			c.notice(fmt.Sprintf("MCP server %s skipped: %s; /reload-mcp or the next session tries again", st.Name, st.Error))
 		}
 	}
 	var notes []string
@@ -430,6 +435,35 @@ func NewSessionID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return now.UTC().Format("20060102_150405") + "_" + hex.EncodeToString(b[:])
+}
+
+// connectingLine says which MCP servers the start waits for and how
+// long at most, or "" when there are none.
+func connectingLine(mo mcpclients.Options) string {
+	var names []string
+	if mo.ToolsBinary != "" {
+		names = append(names, mcpclients.HermesToolsName)
+	}
+	longest := mcpclients.DefaultConnectTimeout
+	for _, s := range mo.Servers {
+		if s.Disabled {
+			continue
+		}
+		names = append(names, s.Name)
+		if d := time.Duration(s.StartupTimeoutSec * float64(time.Second)); d > longest {
+			longest = d
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("connecting to MCP servers: %s (at most %s)…", strings.Join(names, ", "), longest)
+}
+
+func (c *Conversation) progress(msg string) {
+	if msg != "" && c.opts.OnProgress != nil {
+		c.opts.OnProgress(msg)
+	}
 }
 
 func (c *Conversation) notice(msg string) {
@@ -601,7 +635,7 @@ func (c *Conversation) nativeSide(ctx context.Context) (native.Config, *mcpclien
 		o := c.opts
 		cfg, err := native.LoadConfig(o.HermesHome, o.Getenv)
 		if err != nil {
-			c.subErr = fmt.Errorf("this runs on the native runtime, which needs model.base_url and api_key (or OPENAI_API_KEY): %w", err)
+			c.subErr = fmt.Errorf("this runs on the native runtime, which needs a model provider it can reach (model.provider with its key variable, or model.base_url and api_key): %w", err)
 			c.noNativeModel = true
 			return
 		}

@@ -36,10 +36,14 @@ import (
 // Hermes where they were built in.
 const HermesToolsName = "hermes-tools"
 
-// Defaults from Hermes (mcp_servers.<name>.timeout / connect_timeout).
+// Defaults for mcp_servers.<name>.timeout and connect_timeout. Hermes
+// waits 60 s for a server to connect; a chat cannot start until every
+// server has answered or timed out, so one dead server held the banner
+// for a minute. 10 s is enough for a cold npx start on a slow machine; a
+// slower server sets its own connect_timeout.
 const (
 	DefaultCallTimeout    = 120 * time.Second
-	DefaultConnectTimeout = 60 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
 	DefaultCloseGrace     = 2 * time.Second
 )
 

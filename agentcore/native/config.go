@@ -1,6 +1,7 @@
 package native
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,6 +32,10 @@ type Config struct {
 	MaxTurns int
 	// MaxRetries is how often the SDK retries 408/409/429/5xx.
 	MaxRetries int
+	// KeyHint names the environment variable the provider's key comes
+	// from, for the message about rejected credentials; empty for local
+	// servers.
+	KeyHint string
 }
 
 // rawConfig is the part of config.yaml read here. model may be a plain
@@ -51,10 +56,18 @@ type modelSection struct {
 }
 
 // LoadConfig reads the model section and agent.max_turns from
-// <home>/config.yaml, filling the gaps from OPENAI_API_KEY and
-// OPENAI_BASE_URL through getenv (nil means os.Getenv). A missing file is
-// fine as long as the result names a model.
+// <home>/config.yaml, filling the endpoint and key the section leaves out
+// from the provider table (Providers) and its environment variables,
+// read through getenv (nil means os.Getenv). A missing file is fine as
+// long as the result names a model.
 func LoadConfig(home string, getenv func(string) string) (Config, error) {
+	return LoadConfigProvider(home, "", getenv)
+}
+
+// LoadConfigProvider is LoadConfig with model.provider replaced by
+// provider when it is not empty (hermes chat --provider), so the endpoint
+// and key are the override's, not the configured provider's.
+func LoadConfigProvider(home, provider string, getenv func(string) string) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -87,16 +100,30 @@ func LoadConfig(home string, getenv func(string) string) (Config, error) {
 	if cfg.Model == "" {
 		cfg.Model = ms.Model
 	}
-	cfg.Provider = strings.ToLower(ms.Provider)
-	cfg.BaseURL = ms.BaseURL
-	cfg.APIKey = os.Expand(ms.APIKey, getenv)
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = getenv("OPENAI_BASE_URL")
+	cfg.Provider = strings.ToLower(strings.TrimSpace(cmp.Or(provider, ms.Provider)))
+	if cfg.Model == "" {
+		return cfg, cfg.validate(path)
 	}
-	if cfg.APIKey == "" {
-		cfg.APIKey = getenv("OPENAI_API_KEY")
+	baseURL, apiKey := ms.BaseURL, os.Expand(ms.APIKey, getenv)
+	if provider != "" && !strings.EqualFold(strings.TrimSpace(provider), strings.TrimSpace(ms.Provider)) {
+		// config.yaml's endpoint and key belong to its own provider; the
+		// override's come from the table.
+		baseURL, apiKey = "", ""
+	}
+	if err := resolveEndpoint(&cfg, baseURL, apiKey, path, getenv); err != nil {
+		return cfg, err
 	}
 	return cfg, cfg.validate(path)
+}
+
+// Resolved fills the endpoint and key of a Config built in code from the
+// provider table and getenv (nil means os.Getenv).
+func (c Config) Resolved(getenv func(string) string) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	err := resolveEndpoint(&c, c.BaseURL, c.APIKey, "config.yaml", getenv)
+	return c, err
 }
 
 // validate checks the config is usable and fills the OpenAI endpoint for
@@ -106,12 +133,13 @@ func (c *Config) validate(path string) error {
 		return fmt.Errorf("no model configured: set model.default in %s (e.g. `model: {default: <model>, provider: openai}`)", path)
 	}
 	if c.BaseURL == "" {
-		switch c.Provider {
-		case "", "auto", "openai", "openai-codex":
-			c.BaseURL = DefaultBaseURL
-		default:
-			return fmt.Errorf("provider %q has no built-in endpoint in the native runtime: set model.base_url in %s to its OpenAI-compatible URL", c.Provider, path)
+		// A Config built in code rather than loaded: the table fills it.
+		if err := resolveEndpoint(c, "", c.APIKey, path, func(string) string { return "" }); err != nil {
+			return err
 		}
+	}
+	if p, ok := LookupProvider(c.Provider); ok && c.KeyHint == "" {
+		c.KeyHint = p.KeyEnv
 	}
 	if c.MaxTurns <= 0 {
 		c.MaxTurns = DefaultMaxTurns

@@ -6,6 +6,7 @@
 package native
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,9 +66,10 @@ func New(opts Options) (*Runtime, error) {
 		option.WithBaseURL(opts.Config.BaseURL),
 		option.WithMaxRetries(opts.Config.MaxRetries),
 	}
-	if opts.Config.APIKey != "" {
-		reqOpts = append(reqOpts, option.WithAPIKey(opts.Config.APIKey))
-	}
+	// Always set, even empty: the SDK would otherwise take
+	// OPENAI_API_KEY from the process environment and send an OpenAI key
+	// to another provider.
+	reqOpts = append(reqOpts, option.WithAPIKey(opts.Config.APIKey))
 	if opts.HTTPClient != nil {
 		reqOpts = append(reqOpts, option.WithHTTPClient(opts.HTTPClient))
 	}
@@ -299,7 +301,7 @@ func describeAPIError(err error, cfg Config) string {
 		}
 		switch code := apiErr.StatusCode; {
 		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			return fmt.Sprintf("model API rejected the credentials (HTTP %d: %s); set model.api_key in config.yaml or OPENAI_API_KEY", code, msg)
+			return fmt.Sprintf("model API rejected the credentials (HTTP %d: %s); set model.api_key in config.yaml or %s", code, msg, cmp.Or(cfg.KeyHint, "the provider's API key variable"))
 		case code == http.StatusNotFound:
 			return fmt.Sprintf("model API answered HTTP 404 (%s); check model.default (%q) and model.base_url (%s)", msg, cfg.Model, cfg.BaseURL)
 		case code == http.StatusTooManyRequests:

@@ -268,13 +268,29 @@ func TestLoadConfig(t *testing.T) {
 		wantErr string
 	}{
 		{"mapping", "model:\n  default: m1\n  provider: custom\n  base_url: http://127.0.0.1:1/v1\n  api_key: k\nagent:\n  max_turns: 7\n", nil,
-			Config{Model: "m1", Provider: "custom", BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", MaxTurns: 7, MaxRetries: 2}, ""},
+			Config{Model: "m1", Provider: "custom", BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", MaxTurns: 7, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}, ""},
 		{"string model and env", "model: m2\n", map[string]string{"OPENAI_API_KEY": "ek", "OPENAI_BASE_URL": "http://127.0.0.1:2/v1"},
-			Config{Model: "m2", BaseURL: "http://127.0.0.1:2/v1", APIKey: "ek", MaxTurns: 90, MaxRetries: 2}, ""},
+			Config{Model: "m2", BaseURL: "http://127.0.0.1:2/v1", APIKey: "ek", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}, ""},
 		{"openai default endpoint", "model:\n  model: m3\n  provider: openai\n  api_key: ${MY_KEY}\n", map[string]string{"MY_KEY": "x"},
-			Config{Model: "m3", Provider: "openai", BaseURL: DefaultBaseURL, APIKey: "x", MaxTurns: 90, MaxRetries: 2}, ""},
+			Config{Model: "m3", Provider: "openai", BaseURL: DefaultBaseURL, APIKey: "x", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}, ""},
 		{"no model", "agent:\n  max_turns: 3\n", nil, Config{}, "set model.default"},
-		{"unknown provider without url", "model:\n  default: m\n  provider: openrouter\n", nil, Config{}, "set model.base_url"},
+		{"unknown provider without url", "model:\n  default: m\n  provider: together\n", nil, Config{}, "set model.base_url"},
+		{"custom without url", "model:\n  default: m\n  provider: custom\n", nil, Config{}, "set model.base_url"},
+		{"unknown provider with url is custom", "model:\n  default: m\n  provider: together\n  base_url: http://127.0.0.1:3/v1\n", map[string]string{"OPENAI_API_KEY": "ok"},
+			Config{Model: "m", Provider: "together", BaseURL: "http://127.0.0.1:3/v1", APIKey: "ok", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}, ""},
+		// The usual Hermes setup: the key never falls back to OpenAI's.
+		{"openrouter", "model:\n  default: anthropic/claude-sonnet-4\n  provider: openrouter\n", map[string]string{"OPENROUTER_API_KEY": "or", "OPENAI_API_KEY": "oa", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+			Config{Model: "anthropic/claude-sonnet-4", Provider: "openrouter", BaseURL: "https://openrouter.ai/api/v1/", APIKey: "or", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENROUTER_API_KEY"}, ""},
+		{"nous", "model:\n  default: Hermes-4-405B\n  provider: Nous\n", map[string]string{"NOUS_API_KEY": "nk"},
+			Config{Model: "Hermes-4-405B", Provider: "nous", BaseURL: "https://inference-api.nousresearch.com/v1/", APIKey: "nk", MaxTurns: 90, MaxRetries: 2, KeyHint: "NOUS_API_KEY"}, ""},
+		{"ollama needs no key", "model:\n  default: qwen3\n  provider: ollama\n", map[string]string{"OPENAI_API_KEY": "oa"},
+			Config{Model: "qwen3", Provider: "ollama", BaseURL: "http://127.0.0.1:11434/v1/", MaxTurns: 90, MaxRetries: 2}, ""},
+		{"llama.cpp alias", "model:\n  default: local\n  provider: llama.cpp\n", nil,
+			Config{Model: "local", Provider: "llama.cpp", BaseURL: "http://127.0.0.1:8080/v1/", MaxTurns: 90, MaxRetries: 2}, ""},
+		{"auto picks the provider whose key is set", "model: some/model\n", map[string]string{"OPENROUTER_API_KEY": "or"},
+			Config{Model: "some/model", BaseURL: "https://openrouter.ai/api/v1/", APIKey: "or", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENROUTER_API_KEY"}, ""},
+		{"config base_url wins over the table", "model:\n  default: m\n  provider: openrouter\n  base_url: http://127.0.0.1:4/v1\n", map[string]string{"OPENROUTER_API_KEY": "or"},
+			Config{Model: "m", Provider: "openrouter", BaseURL: "http://127.0.0.1:4/v1", APIKey: "or", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENROUTER_API_KEY"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -290,6 +306,80 @@ func TestLoadConfig(t *testing.T) {
 			}
 			if err != nil || got != tc.want {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestProviderOverride is hermes chat --provider: the override's endpoint
+// and key replace the configured provider's, which config.yaml's base_url
+// and api_key belong to.
+func TestProviderOverride(t *testing.T) {
+	home := t.TempDir()
+	yaml := "model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:5/v1\n  api_key: local\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"OPENROUTER_API_KEY": "or"}
+	for _, tc := range []struct {
+		provider string
+		want     Config
+	}{
+		{"", Config{Model: "m", Provider: "custom", BaseURL: "http://127.0.0.1:5/v1", APIKey: "local", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}},
+		{"Custom", Config{Model: "m", Provider: "custom", BaseURL: "http://127.0.0.1:5/v1", APIKey: "local", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}},
+		{"openrouter", Config{Model: "m", Provider: "openrouter", BaseURL: "https://openrouter.ai/api/v1/", APIKey: "or", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENROUTER_API_KEY"}},
+	} {
+		got, err := LoadConfigProvider(home, tc.provider, func(k string) string { return env[k] })
+		if err != nil || got != tc.want {
+			t.Errorf("--provider %q: got %+v, %v; want %+v", tc.provider, got, err, tc.want)
+		}
+	}
+}
+
+// TestProvidersReachTheirEndpoint runs one turn per provider in the table
+// against a local fake of its API, the endpoint redirected the way a user
+// would (the provider's base-URL variable, else model.base_url), and
+// checks the request carries that provider's key and no other.
+func TestProvidersReachTheirEndpoint(t *testing.T) {
+	keys := map[string]string{}
+	for _, p := range Providers() {
+		if p.KeyEnv != "" {
+			keys[p.KeyEnv] = "key-in-" + p.KeyEnv
+		}
+	}
+	for _, p := range Providers() {
+		t.Run(p.Name, func(t *testing.T) {
+			fc := fakechat.New(fakechat.Reply{Text: "hi from " + p.Name})
+			defer fc.Close()
+			env := map[string]string{}
+			for k, v := range keys {
+				env[k] = v
+			}
+			yaml := "model:\n  default: m\n  provider: " + p.Name + "\n"
+			if p.BaseURLEnv != "" {
+				env[p.BaseURLEnv] = fc.BaseURL()
+			} else {
+				yaml += "  base_url: " + fc.BaseURL() + "\n"
+			}
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := LoadConfig(home, func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := newRuntime(t, Options{Config: cfg}).RunTurn(context.Background(), nil, "hello")
+			if err != nil || !res.Completed || res.FinalResponse != "hi from "+p.Name {
+				t.Fatalf("turn = %+v, %v", res, err)
+			}
+			got := fc.Requests()[0].Header.Get("Authorization")
+			want := ""
+			if p.KeyEnv != "" {
+				want = "Bearer key-in-" + p.KeyEnv
+			}
+			if strings.TrimSpace(got) != want {
+				t.Errorf("Authorization = %q, want %q", got, want)
 			}
 		})
 	}

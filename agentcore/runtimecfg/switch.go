@@ -189,6 +189,18 @@ func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
 	return st, nil
 }
 
+// Migrate regenerates the Hermes-managed section of codex's config.toml
+// from config.yaml without touching model.openai_runtime: what `hermes
+// codex-runtime migrate`, named in that section's first line, does. The
+// message lists what was migrated, one fact per line.
+func (s *Switch) Migrate(ctx context.Context) (string, error) {
+	mig, err := s.migrate(ctx)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(migrationLines(mig), "\n"), nil
+}
+
 func (s *Switch) checkCodex(ctx context.Context) (string, error) {
 	if s.CheckCodex != nil {
 		_, v, err := s.CheckCodex(ctx, s.CodexBinary)

@@ -322,7 +322,7 @@ func (s *Store) exists(ctx context.Context, tx querier, id string) error {
 	var one int
 	err := tx.QueryRowContext(ctx, "SELECT 1 FROM sessions WHERE id = ?", id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("statedb: session %s in %s: %w; create it first (CreateSession) or pick an id from `hermes sessions list`", id, s.db.Path, ErrNotFound)
+		return fmt.Errorf("no session %s in %s (%w); pick an id from `hermes sessions list`", id, s.db.Path, ErrNotFound)
 	}
 	if err != nil {
 		return s.db.Explain("look up session "+id, err)
@@ -531,4 +531,53 @@ func (s *Store) LoadSession(ctx context.Context, sessionID string) (agentcore.Se
 		return agentcore.SessionMeta{}, nil, s.db.Explain("load the messages of "+sessionID, err)
 	}
 	return meta, msgs, nil
+}
+
+// SessionSummary is one line of `hermes sessions list`.
+type SessionSummary struct {
+	ID, Title, Source, Model string
+	// Runtime is "native" or "codex" for sessions this program recorded,
+	// empty for the Python Hermes' own.
+	Runtime   string
+	StartedAt time.Time
+	Messages  int
+}
+
+// ListSessions returns the most recent sessions first, at most limit
+// (0 means all). message_count is Hermes' own counter, kept by both
+// programs.
+func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, error) {
+	q := `SELECT s.id, s.title, s.source, s.model, s.started_at, COALESCE(s.message_count, 0), m.value
+		FROM sessions s LEFT JOIN state_meta m ON m.key = ? || s.id
+		ORDER BY s.started_at DESC, s.id DESC`
+	args := []any{metaKeyPrefix}
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.db.Explain("list sessions", err)
+	}
+	defer rows.Close()
+	var out []SessionSummary
+	for rows.Next() {
+		var sum SessionSummary
+		var title, source, model, side sql.NullString
+		var started sql.NullFloat64
+		if err := rows.Scan(&sum.ID, &title, &source, &model, &started, &sum.Messages, &side); err != nil {
+			return nil, s.db.Explain("list sessions", err)
+		}
+		sum.Title, sum.Source, sum.Model, sum.StartedAt = title.String, source.String, model.String, fromEpoch(started.Float64)
+		var rec sideRecord
+		if side.Valid {
+			_ = json.Unmarshal([]byte(side.String), &rec)
+		}
+		sum.Runtime = rec.Runtime
+		out = append(out, sum)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.db.Explain("list sessions", err)
+	}
+	return out, nil
 }

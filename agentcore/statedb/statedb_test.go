@@ -396,3 +396,50 @@ func TestConcurrentWriter(t *testing.T) {
 		t.Fatalf("append under a held lock: %v", err)
 	}
 }
+
+// TestListSessions lists this program's sessions beside one the Python
+// Hermes wrote straight into the table: newest first, with the runtime
+// only where this program recorded it and the message count kept.
+func TestListSessions(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	s := open(t, home, statedb.Options{Now: func() time.Time { return clock }})
+	for i, m := range []agentcore.SessionMeta{
+		{ID: "s-old", Model: "m1", Runtime: "native", Title: "first", StartedAt: clock},
+		{ID: "s-new", Model: "m2", Runtime: "codex", StartedAt: clock.Add(2 * time.Hour)},
+	} {
+		if err := s.CreateSession(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := s.AppendMessages(ctx, m.ID, conversation()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	db := rawDB(t, filepath.Join(home, "state.db"))
+	if _, err := db.Exec(`INSERT INTO sessions (id, source, model, started_at, message_count, title) VALUES ('py', 'telegram', 'm3', ?, 7, 'from python')`,
+		float64(clock.Add(time.Hour).Unix())); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{0, []string{"s-new||cli|m2|codex|0", "py|from python|telegram|m3||7", "s-old|first|cli|m1|native|4"}},
+		{2, []string{"s-new||cli|m2|codex|0", "py|from python|telegram|m3||7"}},
+	} {
+		got, err := s.ListSessions(ctx, tc.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, g := range got {
+			lines = append(lines, fmt.Sprintf("%s|%s|%s|%s|%s|%d", g.ID, g.Title, g.Source, g.Model, g.Runtime, g.Messages))
+		}
+		if !reflect.DeepEqual(lines, tc.want) {
+			t.Errorf("limit %d: got %q, want %q", tc.limit, lines, tc.want)
+		}
+	}
+}

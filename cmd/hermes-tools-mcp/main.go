@@ -247,9 +247,22 @@ func configure(opts options, log *slog.Logger) (setup, error) {
 	}
 	s.plan, err = reg.Resolve(s.selection)
 	if err != nil {
-		return s, fmt.Errorf("%s (set by %s; `hermes-tools-mcp doctor --toolsets all` lists every tool)", err, s.source)
+		return s, fmt.Errorf("%s (set by %s; `hermes-tools-mcp doctor --toolsets all` lists every tool)", err, blame(reg, s, cfg.HermesTools.ExcludeTools))
 	}
 	return s, nil
+}
+
+// blame names the setting a failed selection came from: the toolsets,
+// else the excluded tools in config.yaml, else --exclude-tools. Resolving
+// again is cheap and happens only on this error path.
+func blame(reg *mcpserver.Registry, s setup, cfgExclude []string) string {
+	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.selection.Toolsets}); err != nil {
+		return s.source
+	}
+	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.selection.Toolsets, ExcludeTools: cfgExclude}); err != nil {
+		return "config.yaml hermes_tools.exclude_tools"
+	}
+	return "--exclude-tools"
 }
 
 func splitList(s string) []string {

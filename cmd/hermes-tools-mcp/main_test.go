@@ -38,6 +38,10 @@ func TestCLIExitCodesAndMessages(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfgHome, "config.yaml"), []byte("hermes_tools:\n  toolsets: [nosuch]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	exclHome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(exclHome, "config.yaml"), []byte("hermes_tools:\n  exclude_tools: [web_serch]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name       string
 		args       []string
@@ -56,6 +60,9 @@ func TestCLIExitCodesAndMessages(t *testing.T) {
 		{"unknown toolset from config", []string{"doctor", "--hermes-home", cfgHome}, exitUsage, "",
 			`set by config.yaml hermes_tools.toolsets`},
 		{"unknown excluded tool", []string{"doctor", "--hermes-home", home, "--exclude-tools", "nope"}, exitUsage, "", `unknown tool "nope"`},
+		{"unknown excluded tool from config", []string{"doctor", "--hermes-home", exclHome, "--exclude-tools", "memory"}, exitUsage, "", `(set by config.yaml hermes_tools.exclude_tools;`},
+		// The flag is to blame, not the default toolsets it applies to.
+		{"unknown excluded tool names the flag", []string{"doctor", "--hermes-home", home, "--exclude-tools", "web_serch"}, exitUsage, "", `(set by --exclude-tools;`},
 		{"broken config.yaml", []string{"doctor", "--hermes-home", badHome}, exitUsage, "", "parse " + filepath.Join(badHome, "config.yaml")},
 		{"doctor", []string{"doctor", "--hermes-home", home}, exitOK, "Hermes home: " + home, ""},
 		{"doctor excluded", []string{"tools", "--hermes-home", home, "--exclude-tools", "skill_view"}, exitOK, "excluded by --exclude-tools", ""},

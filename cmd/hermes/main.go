@@ -4,6 +4,9 @@
 //
 //	hermes chat [flags]              interactive chat (slash commands: /help)
 //	hermes chat -q "question" [flags] one turn: the answer streams to stdout
+//	hermes sessions list             stored sessions (ids for --resume)
+//	hermes tools                     Hermes' tools and how to turn on hidden ones
+//	hermes codex-runtime [action]    show/switch the codex runtime, migrate
 //
 // The answer goes to stdout; progress (tool calls), notices and errors go to
 // stderr, so `hermes chat -q ... > answer.txt` captures only the answer.
@@ -112,7 +115,10 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 			return o, flag.ErrHelp
 		}
-		return o, fmt.Errorf("unknown command %q (commands: chat, version)", args[0])
+		if pythonHermesCommands[args[0]] {
+			return o, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which keeps the kanban boards and the skills hub: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
+		}
+		return o, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
 	}
 	fs := flag.NewFlagSet("hermes chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -137,13 +143,30 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
+// pythonHermesCommands are the Python Hermes' commands that messages of
+// the tools send users to (kanban boards, the skills hub): they are
+// answered with where to run them rather than "unknown command".
+var pythonHermesCommands = map[string]bool{"kanban": true, "skills": true}
+
 func usage(w io.Writer) {
 	fmt.Fprint(w, `hermes is the Hermes agent's terminal chat.
 
 Usage:
   hermes chat [flags]                 interactive chat (/help lists the commands)
   hermes chat -q "question" [flags]   answer one question and exit
+  hermes sessions list                the stored sessions, newest first
+  hermes tools                        every Hermes tool, and how to turn on the hidden ones
+  hermes codex-runtime [status|on|off|migrate]
+                                      show or switch the codex app-server runtime
   hermes version
+
+Run hermes <command> -h for a command's flags.
+
+The model comes from config.yaml's model section (provider: openai,
+openrouter, nous, deepseek, custom, ollama, llamacpp, lmstudio or vllm; the
+key from OPENAI_API_KEY, OPENROUTER_API_KEY, NOUS_API_KEY or DEEPSEEK_API_KEY).
+Each MCP server in mcp_servers gets connect_timeout seconds (default 10) to
+answer; one that does not is skipped until /reload-mcp or the next chat.
 
 Exit codes: 0 success; 1 the turn failed (reason on stderr); 2 bad flags or a
 conversation that cannot start.
@@ -152,6 +175,11 @@ conversation that cannot start.
 }
 
 func runDeps(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, d deps) int {
+	if len(args) > 0 {
+		if code, ok := runSubcommand(ctx, args[0], args[1:], stdout, stderr, d); ok {
+			return code
+		}
+	}
 	o, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -244,7 +272,8 @@ func (c *cli) start() (*agent.Conversation, error) {
 				c.errw.write("\n" + line + "\n")
 			}
 		},
-		OnNotice: func(msg string) { c.errw.write("⚠ " + msg + "\n") },
+		OnNotice:   func(msg string) { c.errw.write("⚠ " + msg + "\n") },
+		OnProgress: func(msg string) { c.errw.write(msg + "\n") },
 	})
 	if err == nil {
 		// --resume applies to the first conversation only; /new starts a
@@ -331,6 +360,7 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 const helpText = `Commands:
   /help                   show this help
   /new                    start a fresh conversation (re-reads config.yaml)
+  /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
   /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
                           (saved to config.yaml; effective from the next conversation)
   /quit                   leave (also /exit, Ctrl+D, or Ctrl+C twice at the prompt)
@@ -393,12 +423,42 @@ func (c *cli) interactive() int {
 			}
 			conv = next
 			c.banner(conv)
+		case "/reload-mcp", "/reload_mcp":
+			if conv = c.reloadMCP(conv); conv == nil {
+				return exitUsage
+			}
 		case "/codex-runtime":
 			c.codexRuntime(arg)
 		default:
 			fmt.Fprintf(c.errw, "unknown command %s (/help lists the commands)\n", name)
 		}
 	}
+}
+
+// reloadMCP reconnects the MCP servers by continuing the same stored
+// session in a new conversation, which reads mcp_servers afresh; servers
+// are connected when a conversation starts, so this is the one way to
+// reach a server that was down. It returns the new conversation, or nil
+// (the old one still open) when it could not start.
+func (c *cli) reloadMCP(conv *agent.Conversation) *agent.Conversation {
+	if c.store == nil {
+		c.errw.write("/reload-mcp needs the session history to carry the conversation over; without it, /new starts a fresh conversation with the servers reconnected\n")
+		return conv
+	}
+	c.closeConv(conv)
+	c.opts.resume = conv.Meta().ID
+	next, err := c.start()
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /reload-mcp: %v\n", err)
+		c.opts.resume = ""
+		// The old conversation is closed; a fresh one keeps the chat going.
+		if next, err = c.start(); err != nil {
+			fmt.Fprintf(c.errw, "hermes: cannot start a new conversation: %v\n", err)
+			return nil
+		}
+	}
+	c.banner(next)
+	return next
 }
 
 func (c *cli) banner(conv *agent.Conversation) {

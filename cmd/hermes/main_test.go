@@ -124,7 +124,7 @@ func TestInteractive(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, "MCP server broken is unavailable") {
+	if !strings.Contains(errOut, "MCP server broken skipped") {
 		t.Errorf("the failed server is not reported: %q", errOut)
 	}
 	reqs := fake.Requests()
@@ -426,5 +426,50 @@ func TestResumeFromStateDB(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "x", "--resume", "nope", "--no-history", "--hermes-home", home); code != exitUsage || !strings.Contains(errOut, "--no-history") {
 		t.Errorf("--resume with --no-history: exit %d %q", code, errOut)
+	}
+}
+
+// TestDeadMCPServerDoesNotHoldTheChat starts a chat with an MCP server
+// that is a real process which reads its stdin and never answers: the
+// chat says what it waits for, skips the server after its connect_timeout
+// with a one-line warning, shows the banner, and /reload-mcp tries the
+// server again while the conversation goes on.
+func TestDeadMCPServerDoesNotHoldTheChat(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "first answer"}, fakechat.Reply{Text: "second answer"})
+	defer fake.Close()
+	home := newHome(t, fake, "mcp_servers:\n  dead:\n    command: sh\n    args: [\"-c\", \"cat >/dev/null\"]\n    connect_timeout: 1\n")
+	stdin := "hello\n/reload-mcp\nand again\n/quit\n"
+	start := time.Now()
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	elapsed := time.Since(start)
+	if code != exitOK {
+		t.Fatalf("exit %d; stdout %q stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{"connecting to MCP servers: hermes-tools, dead", "MCP server \"dead\" failed during initialize: no answer within 1s"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if n := strings.Count(errOut, "⚠ MCP server dead skipped"); n != 2 {
+		t.Errorf("%d skip warnings, want one per connection attempt (start and /reload-mcp):\n%s", n, errOut)
+	}
+	ids := regexp.MustCompile(`session (\S+)\n`).FindAllStringSubmatch(out, -1)
+	if len(ids) != 2 || ids[0][1] != ids[1][1] {
+		t.Fatalf("want two banners for the same session (start, /reload-mcp); stdout:\n%s", out)
+	}
+	// Two connection attempts of 1 s each, plus the rest of the chat.
+	if elapsed > 8*time.Second {
+		t.Errorf("chat took %s with a dead server whose connect_timeout is 1s", elapsed)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	var texts []string
+	for _, m := range reqs[1].Messages() {
+		texts = append(texts, fakechat.TextOf(m))
+	}
+	if !strings.Contains(strings.Join(texts, "|"), "hello|first answer|and again") {
+		t.Errorf("the conversation did not survive /reload-mcp: %q", texts)
 	}
 }

@@ -56,9 +56,10 @@ func TestChecks(t *testing.T) {
 		wantErr       string
 	}{
 		{"vision without key", "vision", nil, "auxiliary:\n  vision:\n    model: m\n", false, "vision needs an API key: set OPENAI_API_KEY"},
-		{"vision without model", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "", false, "no vision model configured"},
+		{"vision with only a key", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "", false, ""},
+		{"vision on a custom server without model", "vision", nil, "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n", false, "no vision model configured"},
 		{"vision configured", "vision", map[string]string{"OPENAI_API_KEY": "k", "AUXILIARY_VISION_MODEL": "vm"}, "", false, ""},
-		{"vision unsupported provider", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: nous\n    model: x\n", false, `auxiliary.vision.provider "nous" is not supported`},
+		{"vision unsupported provider", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: gemini\n    model: x\n", false, `auxiliary.vision.provider "gemini" is not supported`},
 		{"vision bad YAML", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary: [\n", false, "fix the YAML"},
 		{"image without keys", "image_gen", nil, "", false, "image generation needs FAL_KEY or OPENAI_API_KEY"},
 		{"image with FAL_KEY", "image_gen", map[string]string{"FAL_KEY": "f"}, "", false, ""},
@@ -99,12 +100,12 @@ func TestChecks(t *testing.T) {
 // config.yaml is read on every check, so enabling a backend needs no
 // restart.
 func TestChecksReadConfigEveryCall(t *testing.T) {
-	opts := declOptions(t, map[string]string{"OPENAI_API_KEY": "k"}, "", false)
+	opts := declOptions(t, nil, "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n", false)
 	check := onlyTool(t, VisionToolset(opts)).Check
 	if check() == nil {
 		t.Fatal("available without a model")
 	}
-	if err := os.WriteFile(filepath.Join(opts.Home, "config.yaml"), []byte("auxiliary:\n  vision:\n    model: m\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(opts.Home, "config.yaml"), []byte("auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n    model: m\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := check(); err != nil {
@@ -122,7 +123,12 @@ func TestResolveVision(t *testing.T) {
 		wantErr   string
 	}{
 		{"no key", nil, "auxiliary:\n  vision:\n    model: m\n", "", "", "set OPENAI_API_KEY"},
-		{"no model", map[string]string{"OPENAI_API_KEY": "k"}, "", "", "", "auxiliary.vision.model"},
+		{"OpenAI key alone: OpenAI's default vision model", map[string]string{"OPENAI_API_KEY": "k"}, "", defaultOpenAIBase, DefaultOpenAIVisionModel, ""},
+		{"OpenRouter key alone: Hermes' OpenRouter default", map[string]string{"OPENROUTER_API_KEY": "or"}, "", openRouterBase, DefaultOpenRouterVisionModel, ""},
+		{"Nous key alone: Hermes' Nous default", map[string]string{"NOUS_API_KEY": "nk"}, "", nousBase, DefaultNousVisionModel, ""},
+		{"main provider openrouter wins over an OpenAI key", map[string]string{"OPENAI_API_KEY": "k", "OPENROUTER_API_KEY": "or"}, "model:\n  default: anthropic/claude-x\n  provider: openrouter\n", openRouterBase, DefaultOpenRouterVisionModel, ""},
+		{"nous without key", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: nous\n", "", "", "NOUS_API_KEY"},
+		{"custom server needs a model", nil, "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n", "", "", "auxiliary.vision.model"},
 		{"env model", map[string]string{"OPENAI_API_KEY": "k", "AUXILIARY_VISION_MODEL": "vm"}, "", defaultOpenAIBase, "vm", ""},
 		{"main model as fallback", map[string]string{"OPENAI_API_KEY": "k"}, "model: gpt-main\n", defaultOpenAIBase, "gpt-main", ""},
 		{"main model mapping with endpoint", nil, "model:\n  default: local-llava\n  provider: custom\n  base_url: http://127.0.0.1:11434/v1\n", "http://127.0.0.1:11434/v1", "local-llava", ""},
@@ -130,8 +136,8 @@ func TestResolveVision(t *testing.T) {
 		{"custom server without key", nil, "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n    model: qwen-vl\n", "http://127.0.0.1:8080/v1", "qwen-vl", ""},
 		{"openrouter", map[string]string{"OPENROUTER_API_KEY": "or"}, "auxiliary:\n  vision:\n    provider: openrouter\n    model: google/gemini-flash\n", "https://openrouter.ai/api/v1", "google/gemini-flash", ""},
 		{"openrouter without key", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: openrouter\n    model: x\n", "", "", "OPENROUTER_API_KEY"},
-		{"unsupported provider", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: nous\n    model: x\n", "", "", "not supported"},
-		{"main model of another provider is not borrowed", map[string]string{"OPENAI_API_KEY": "k"}, "model:\n  default: claude-x\n  provider: anthropic\n", "", "", "auxiliary.vision.model"},
+		{"unsupported provider", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: gemini\n    model: x\n", "", "", "not supported"},
+		{"main model of another provider is not borrowed", map[string]string{"OPENAI_API_KEY": "k"}, "model:\n  default: claude-x\n  provider: anthropic\n", defaultOpenAIBase, DefaultOpenAIVisionModel, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

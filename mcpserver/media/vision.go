@@ -1,6 +1,7 @@
 package media
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -295,11 +296,29 @@ type VisionBackend struct {
 	AllowPrivateURLs bool
 }
 
+// Default vision models, used when a provider key is there and neither
+// config.yaml nor AUXILIARY_VISION_MODEL names a model: the Python
+// Hermes' auxiliary defaults for OpenRouter and Nous (agent/
+// auxiliary_client.py), and for OpenAI's own API the SDK's current small
+// model that takes images (not one with an announced shutdown).
+const (
+	DefaultOpenRouterVisionModel = "google/gemini-3-flash-preview"
+	DefaultNousVisionModel       = "google/gemini-3-flash-preview"
+	DefaultOpenAIVisionModel     = "gpt-5.4-mini"
+)
+
+const (
+	openRouterBase = "https://openrouter.ai/api/v1"
+	nousBase       = "https://inference-api.nousresearch.com/v1"
+)
+
 // ResolveVision picks the endpoint, key and model. Provider "auto" follows
-// the main model's endpoint when config.yaml gives one (as Hermes' auto
-// does), else OpenAI; "openrouter" uses OpenRouter; anything else must be an
-// OpenAI-compatible server named by auxiliary.vision.base_url. The error
-// says what to set.
+// Hermes' order: the main provider (its endpoint when config.yaml gives
+// one), then whichever of OpenAI, OpenRouter and Nous has a key set;
+// "openai", "openrouter" and "nous" pick that service; anything else must
+// be an OpenAI-compatible server named by auxiliary.vision.base_url. With
+// a key and no model configured, the service's default vision model is
+// used. The error says what to set.
 func ResolveVision(opts Options) (VisionBackend, error) {
 	c, err := loadConfig(opts.Home)
 	if err != nil {
@@ -318,13 +337,35 @@ func ResolveVision(opts Options) (VisionBackend, error) {
 	if aux.DownloadTimeout > 0 {
 		conf.DownloadTimeout = time.Duration(aux.DownloadTimeout * float64(time.Second))
 	}
-	mainCompatible := map[string]bool{"": true, "auto": true, "openai": true, "custom": true}[strings.ToLower(c.Model.Provider)]
+	mainProvider := strings.ToLower(strings.TrimSpace(c.Model.Provider))
+	mainCompatible := map[string]bool{"": true, "auto": true, "openai": true, "custom": true}[mainProvider]
+	getenv := opts.getenv
+	if provider == "auto" && conf.BaseURL == "" {
+		// auto resolves to a service the way the original's does.
+		switch {
+		case mainProvider == "openrouter" || mainProvider == "nous":
+			provider = mainProvider
+		case mainCompatible && c.Model.BaseURL != "":
+		case conf.APIKey == "" && getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" && getenv("OPENROUTER_API_KEY") != "":
+			provider = "openrouter"
+		case conf.APIKey == "" && getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" && getenv("NOUS_API_KEY") != "":
+			provider = "nous"
+		}
+	}
+	// defaultModel is the service's default vision model, "" for a server
+	// whose models nobody can guess.
+	defaultModel := ""
 	switch {
 	case conf.BaseURL != "":
 	case provider == "openrouter":
-		conf.BaseURL = "https://openrouter.ai/api/v1"
+		conf.BaseURL, defaultModel = openRouterBase, DefaultOpenRouterVisionModel
 		if conf.APIKey == "" {
-			conf.APIKey, conf.KeyHint = opts.getenv("OPENROUTER_API_KEY"), "OPENROUTER_API_KEY"
+			conf.APIKey, conf.KeyHint = getenv("OPENROUTER_API_KEY"), "OPENROUTER_API_KEY"
+		}
+	case provider == "nous":
+		conf.BaseURL, defaultModel = nousBase, DefaultNousVisionModel
+		if conf.APIKey == "" {
+			conf.APIKey, conf.KeyHint = getenv("NOUS_API_KEY"), "NOUS_API_KEY"
 		}
 	case provider == "auto" && mainCompatible && c.Model.BaseURL != "":
 		conf.BaseURL = c.Model.BaseURL
@@ -332,27 +373,32 @@ func ResolveVision(opts Options) (VisionBackend, error) {
 			conf.APIKey, conf.KeyHint = c.Model.APIKey, "model.api_key in config.yaml"
 		}
 	case provider == "auto" || provider == "openai" || provider == "custom":
-		conf.BaseURL = opts.getenv("OPENAI_BASE_URL")
+		conf.BaseURL = getenv("OPENAI_BASE_URL")
 	default:
-		return conf, fmt.Errorf("auxiliary.vision.provider %q is not supported by hermes-tools: use openai, openrouter, or set auxiliary.vision.base_url to an OpenAI-compatible endpoint", aux.Provider)
+		return conf, fmt.Errorf("auxiliary.vision.provider %q is not supported by hermes-tools: use openai, openrouter, nous, or set auxiliary.vision.base_url to an OpenAI-compatible endpoint", aux.Provider)
 	}
 	if conf.BaseURL == "" {
-		conf.BaseURL = defaultOpenAIBase
+		conf.BaseURL, defaultModel = defaultOpenAIBase, DefaultOpenAIVisionModel
 	}
-	if conf.APIKey == "" && provider != "openrouter" {
-		conf.APIKey, conf.KeyHint = opts.getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"
+	if conf.APIKey == "" && conf.KeyHint == "auxiliary.vision.api_key in config.yaml" {
+		conf.APIKey, conf.KeyHint = getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"
 	}
 	// A local OpenAI-compatible server may need no key; the hosted APIs do.
-	hosted := strings.Contains(conf.BaseURL, "api.openai.com") || strings.Contains(conf.BaseURL, "openrouter.ai")
+	hosted := strings.Contains(conf.BaseURL, "api.openai.com") || strings.Contains(conf.BaseURL, "openrouter.ai") || strings.Contains(conf.BaseURL, "nousresearch.com")
 	if conf.APIKey == "" && hosted {
-		return conf, fmt.Errorf("vision needs an API key: set %s (or auxiliary.vision.base_url and api_key in config.yaml for another OpenAI-compatible server)", conf.KeyHint)
+		keys := conf.KeyHint
+		if keys == "OPENAI_API_KEY" {
+			// auto: any of the three services would do.
+			keys = "OPENAI_API_KEY, OPENROUTER_API_KEY or NOUS_API_KEY"
+		}
+		return conf, fmt.Errorf("vision needs an API key: set %s (or auxiliary.vision.base_url and api_key in config.yaml for another OpenAI-compatible server)", keys)
 	}
-	conf.Model = opts.getenv("AUXILIARY_VISION_MODEL")
-	if conf.Model == "" {
-		conf.Model = aux.Model
-	}
+	conf.Model = cmp.Or(getenv("AUXILIARY_VISION_MODEL"), aux.Model)
 	if conf.Model == "" && provider == "auto" && mainCompatible && aux.BaseURL == "" {
 		conf.Model = c.Model.Name
+	}
+	if conf.Model == "" {
+		conf.Model = defaultModel
 	}
 	if conf.Model == "" {
 		return conf, errors.New("no vision model configured: set auxiliary.vision.model in config.yaml (or AUXILIARY_VISION_MODEL) to a vision-capable model your provider serves")
@@ -373,7 +419,7 @@ const VisionToolsetName = "vision"
 
 // VisionEnvVars returns the environment variables the `vision` toolset reads.
 func VisionEnvVars() []string {
-	return []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "AUXILIARY_VISION_MODEL"}
+	return []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL"}
 }
 
 // visionToolset declares the `vision` toolset with handle as

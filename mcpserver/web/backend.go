@@ -100,8 +100,9 @@ func available(name string, getenv func(string) string) bool {
 	return false
 }
 
-// ErrNoSearchBackend is the Python Hermes' text, extended with what to set
-// here (there is no `hermes tools` wizard in this process). It is the
+// ErrNoSearchBackend is the Python Hermes' text with its pointer to the
+// `hermes tools` wizard replaced by what to set: `hermes tools` here lists
+// this very text, so sending the user there would go round in a circle. It is the
 // reason web_search is hidden and the error a call gets when nothing is
 // configured. Its own type, rather than errors.New, lets the variable be
 // initialised statically instead of at package init.
@@ -112,7 +113,8 @@ type noSearchBackendError struct{}
 func (noSearchBackendError) Error() string {
 	return "No web search provider configured. Set one of TAVILY_API_KEY, EXA_API_KEY, " +
 		"FIRECRAWL_API_KEY (or FIRECRAWL_API_URL for a self-hosted Firecrawl), SEARXNG_URL or BRAVE_SEARCH_API_KEY " +
-		"in the environment hermes-tools runs in, or run `hermes tools` to set one up."
+		"in the environment hermes-tools runs in (for an MCP client, the env section of its hermes-tools entry), " +
+		"or web.search_backend in config.yaml to pick one."
 }
 
 // SearchBackend picks the search provider: web.search_backend, then
