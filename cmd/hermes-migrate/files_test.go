@@ -190,10 +190,11 @@ func TestConcurrentProcesses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := "mcpServers"
-		if c == clientsync.VSCode {
-			key = "servers"
+		info, err := clientsync.Describe(c)
+		if err != nil {
+			t.Fatal(err)
 		}
+		key := info.ServersKey
 		user[p] = fmt.Sprintf("{\n  %q: {\n    \"mine\": {\"command\": \"my-server\"}\n  }\n}\n", key)
 		jsonFiles = append(jsonFiles, p)
 	}

@@ -47,7 +47,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -64,11 +64,28 @@ const (
 	Cursor        Client = "cursor"
 	VSCode        Client = "vscode"
 	Gemini        Client = "gemini"
+	Antigravity   Client = "antigravity"
+	Cline         Client = "cline"
+	ClineCLI      Client = "cline-cli"
+	FX            Client = "fx"
+	CopilotCLI    Client = "github-copilot-cli"
+	KiloCode      Client = "kilo-code"
+	KimiCode      Client = "kimi-code"
+	KiroCLI       Client = "kiro-cli"
+	MastraCode    Client = "mastracode"
+	MCPorter      Client = "mcporter"
+	OpenCode      Client = "opencode"
+	Pi            Client = "pi"
+	Windsurf      Client = "windsurf"
+	Zed           Client = "zed"
 )
 
-// Clients lists the supported clients in a stable order.
+// Clients lists the supported clients in a stable order: the first five
+// in the order hermes-migrate has always run them, then by name.
 func Clients() []Client {
-	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini}
+	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini,
+		Antigravity, Cline, ClineCLI, FX, CopilotCLI, KiloCode, KimiCode, KiroCLI,
+		MastraCode, MCPorter, OpenCode, Pi, Windsurf, Zed}
 }
 
 func clientNames() string {
@@ -79,11 +96,17 @@ func clientNames() string {
 	return strings.Join(names, ", ")
 }
 
-// ParseClient accepts a client name as the CLI spells it.
+// ParseClient accepts a client name as the CLI spells it, or one of the
+// aliases add-mcp accepts ("gemini-cli", "kiro").
 func ParseClient(s string) (Client, error) {
 	c := Client(strings.ToLower(strings.TrimSpace(s)))
 	if _, ok := dialects[c]; ok {
 		return c, nil
+	}
+	for _, d := range dialects {
+		if slices.Contains(d.aliases, string(c)) {
+			return d.client, nil
+		}
 	}
 	return "", fmt.Errorf("unknown MCP client %q; valid clients are %s", s, clientNames())
 }
@@ -118,74 +141,61 @@ type Env struct {
 	// XDGConfigHome is $XDG_CONFIG_HOME; empty means ~/.config (Linux
 	// and other Unix).
 	XDGConfigHome string
+	// Getenv reads a client's own home variable (CLINE_DIR,
+	// COPILOT_HOME, KIMI_CODE_HOME, PI_CODING_AGENT_DIR); nil reads
+	// none.
+	Getenv func(string) string
+}
+
+func (env Env) paths() (pathEnv, error) {
+	p := pathEnv{Env: env, win: env.GOOS == "windows"}
+	if !isAbs(env.Home, p.win) {
+		return p, fmt.Errorf("home directory %q is not an absolute path; set HOME (USERPROFILE on Windows)", env.Home)
+	}
+	return p, nil
 }
 
 // ConfigPath returns the user-level config file of c: the file Apply's
-// output belongs in.
+// output belongs in when none of its alternates exists.
 func ConfigPath(c Client, env Env) (string, error) {
-	if _, err := dialectFor(c); err != nil {
+	d, err := dialectFor(c)
+	if err != nil {
 		return "", err
 	}
-	win := env.GOOS == "windows"
-	if !isAbs(env.Home, win) {
-		return "", fmt.Errorf("home directory %q is not an absolute path; set HOME (USERPROFILE on Windows)", env.Home)
+	p, err := env.paths()
+	if err != nil {
+		return "", err
 	}
-	join := func(elem ...string) string {
-		if win {
-			for i := range elem {
-				elem[i] = strings.TrimRight(elem[i], `\/`)
-			}
-			return strings.Join(elem, `\`)
-		}
-		return path.Join(elem...)
-	}
-	appData := func() (string, error) {
-		if !isAbs(env.AppData, true) {
-			return "", fmt.Errorf("%%APPDATA%% is %q, not an absolute path; %s keeps its config under it, so set APPDATA", env.AppData, c.DisplayName())
-		}
-		return env.AppData, nil
-	}
-	configHome := env.XDGConfigHome
-	if !isAbs(configHome, false) {
-		// The XDG spec says to ignore a relative value.
-		configHome = join(env.Home, ".config")
-	}
+	return d.user(p)
+}
 
-	switch c {
-	case ClaudeDesktop:
-		switch env.GOOS {
-		case "darwin":
-			return join(env.Home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), nil
-		case "windows":
-			dir, err := appData()
-			if err != nil {
-				return "", err
-			}
-			return join(dir, "Claude", "claude_desktop_config.json"), nil
-		default:
-			// No official Linux build; the community builds use this.
-			return join(configHome, "Claude", "claude_desktop_config.json"), nil
-		}
-	case ClaudeCode:
-		return join(env.Home, ".claude.json"), nil
-	case Cursor:
-		return join(env.Home, ".cursor", "mcp.json"), nil
-	case VSCode:
-		switch env.GOOS {
-		case "darwin":
-			return join(env.Home, "Library", "Application Support", "Code", "User", "mcp.json"), nil
-		case "windows":
-			dir, err := appData()
-			if err != nil {
-				return "", err
-			}
-			return join(dir, "Code", "User", "mcp.json"), nil
-		default:
-			return join(configHome, "Code", "User", "mcp.json"), nil
-		}
-	default: // Gemini
-		return join(env.Home, ".gemini", "settings.json"), nil
+// ConfigPaths returns the user-level files c reads, preferred first: the
+// first that exists is the one to edit, the last is ConfigPath.
+func ConfigPaths(c Client, env Env) ([]string, error) {
+	def, err := ConfigPath(c, env)
+	if err != nil {
+		return nil, err
 	}
+	d := dialects[c]
+	p, _ := env.paths()
+	var out []string
+	if d.alternates != nil {
+		out = append(out, d.alternates(p)...)
+	}
+	return append(out, def), nil
+}
+
+// ProjectPath returns the project-level config file of c in the project
+// rooted at dir, or an error saying the client reads none.
+func ProjectPath(c Client, dir string) (string, error) {
+	d, err := dialectFor(c)
+	if err != nil {
+		return "", err
+	}
+	if d.project == "" {
+		return "", fmt.Errorf("%s reads no project-level MCP config; register it without --project", d.display)
+	}
+	return filepath.Join(dir, filepath.FromSlash(d.project)), nil
 }
 
 func isAbs(p string, win bool) bool {
@@ -391,10 +401,12 @@ func ownHermesTools(c Client, existing []byte) (bool, error) {
 // the hermes-tools-mcp binary, as every entry Hermes writes does, wherever
 // it was installed then.
 func runsHermesTools(entry []byte) bool {
-	var e struct {
-		Command string `json:"command"`
+	var have map[string]json.RawMessage
+	if json.Unmarshal(entry, &have) != nil {
+		return false
 	}
-	return json.Unmarshal(entry, &e) == nil && isHermesToolsBinary(e.Command)
+	cmd, _, ok := entryCommand(have)
+	return ok && isHermesToolsBinary(cmd)
 }
 
 func open(d *dialect, existing []byte) (*editor, error) {

@@ -25,6 +25,8 @@ import (
 //	remove: name ...          names for Remove
 //	crlf: true                input lines end in CRLF (shown as LF here)
 //	bom: true                 input starts with a UTF-8 BOM
+//	restores: case            the output must equal case's input
+//	# source: ...             where the client's schema is documented
 //
 // Sections: "input" (absent: the file does not exist), then "want" and
 // "result", which -update rewrites.
@@ -74,6 +76,15 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			summary := summarize(res)
+			if from := dir["restores"]; from != "" {
+				orig, err := txtar.ParseFile(filepath.Join(filepath.Dir(file), from+".txtar"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in, _ := golden.Section(orig, "input"); !bytes.Equal(out, in) {
+					t.Errorf("remove did not restore %s's input:\n%s", from, out)
+				}
+			}
 
 			golden.Archive(t, file, ar, []string{"want", "result"}, map[string][]byte{"want": out, "result": []byte(summary)})
 
@@ -157,6 +168,7 @@ func checkOutput(t *testing.T, client Client, out []byte) {
 	if err := json.Unmarshal(std, &doc); err != nil {
 		t.Fatalf("encoding/json rejects the output: %v\n%s", err, std)
 	}
+	checkSchema(t, client, doc)
 	if servers, ok := doc[dialects[client].rootKey]; ok {
 		if _, ok := servers.(map[string]any); !ok {
 			t.Errorf("%s is %T, want an object", dialects[client].rootKey, servers)

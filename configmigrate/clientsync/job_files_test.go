@@ -101,10 +101,7 @@ func TestJobConcurrentClientsKeepState(t *testing.T) {
 	writeTestFile(t, d.yaml(), ghYAML)
 	paths, user := map[Client]string{}, map[Client]string{}
 	for _, c := range Clients() {
-		key := "mcpServers"
-		if c == VSCode {
-			key = "servers"
-		}
+		key := dialects[c].rootKey
 		user[c] = "{\n  \"" + key + "\": {\n    \"mine\": {\"command\": \"my-server\"}\n  }\n}\n"
 		p, err := ConfigPath(c, Env{GOOS: "linux", Home: d.home})
 		if err != nil {
