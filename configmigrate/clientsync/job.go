@@ -310,13 +310,19 @@ func (j Job) configPath(goos string, getenv func(string) string) (string, error)
 		}
 		return ProjectPath(j.Client, j.Project)
 	}
-	paths, err := ConfigPaths(j.Client, Env{
+	return Locate(j.Client, Env{
 		GOOS:          goos,
 		Home:          getenv("HOME"),
 		AppData:       getenv("APPDATA"),
 		XDGConfigHome: getenv("XDG_CONFIG_HOME"),
 		Getenv:        getenv,
 	})
+}
+
+// Locate returns the user-level file of c that is edited: the first of
+// ConfigPaths that exists, else ConfigPath.
+func Locate(c Client, env Env) (string, error) {
+	paths, err := ConfigPaths(c, env)
 	if err != nil {
 		return "", err
 	}
