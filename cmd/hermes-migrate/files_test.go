@@ -195,7 +195,14 @@ func TestConcurrentProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		key := info.ServersKey
-		user[p] = fmt.Sprintf("{\n  %q: {\n    \"mine\": {\"command\": \"my-server\"}\n  }\n}\n", key)
+		switch info.Format {
+		case "YAML":
+			user[p] = fmt.Sprintf("%s:\n  mine:\n    cmd: my-server\n", key)
+		case "TOML":
+			user[p] = fmt.Sprintf("[%s.mine]\ncommand = \"my-server\"\n", key)
+		default:
+			user[p] = fmt.Sprintf("{\n  %q: {\n    \"mine\": {\"command\": \"my-server\"}\n  }\n}\n", key)
+		}
 		jsonFiles = append(jsonFiles, p)
 	}
 	for p, content := range user {

@@ -16,7 +16,7 @@ type dialect struct {
 	display string
 	// aliases are other spellings the CLI accepts (add-mcp's agent ids).
 	aliases []string
-	// format names the file's syntax for people: JSON or JSONC.
+	// format names the file's syntax: JSON, JSONC, YAML or TOML.
 	format string
 	// rootKey holds the servers object at the top level of the file.
 	rootKey string
@@ -67,6 +67,12 @@ type dialect struct {
 	envKey string
 	// commandArray writes command and args as one array (OpenCode).
 	commandArray bool
+	// commandKey names the executable ("command", Goose's "cmd").
+	commandKey string
+	// alwaysArgs writes args even when empty.
+	alwaysArgs bool
+	// nameField repeats the server's name in its entry (Goose).
+	nameField bool
 	// first and last are constant fields leading and ending every entry
 	// ("source": "custom", "enabled": true).
 	first, last object
@@ -81,6 +87,11 @@ type dialect struct {
 	// source names where the row's facts come from, for the README.
 	source string
 }
+
+const (
+	formatYAML = "YAML"
+	formatTOML = "TOML"
+)
 
 // pathEnv builds paths for one OS from an Env.
 type pathEnv struct {
@@ -171,6 +182,9 @@ func stdEntry(d dialect) *dialect {
 	}
 	if d.envKey == "" {
 		d.envKey = "env"
+	}
+	if d.commandKey == "" {
+		d.commandKey = "command"
 	}
 	if d.rootKey == "" {
 		d.rootKey = "mcpServers"
@@ -397,5 +411,33 @@ var dialects = map[Client]*dialect{
 		first:   object{{"source", "custom"}},
 		remote:  true,
 		source:  "zed.dev/docs/ai/mcp",
+	}),
+	Goose: stdEntry(dialect{
+		client: Goose, display: "Goose", format: formatYAML, rootKey: "extensions",
+		user: func(p pathEnv) (string, error) {
+			switch p.GOOS {
+			case "windows":
+				return p.app("Goose", "Block", "goose", "config", "config.yaml")
+			case "darwin":
+				return p.home(".config", "goose", "config.yaml"), nil
+			}
+			return p.join(p.configHome(), "goose", "config.yaml"), nil
+		},
+		commandKey: "cmd", alwaysArgs: true, envKey: "envs", urlKey: "uri",
+		typeKey: "type", stdioType: "stdio", httpType: "streamable_http", sseType: "sse",
+		nameField: true, first: object{{"description", ""}},
+		// Goose's timeout is in seconds; 300 is its default.
+		last:   object{{"enabled", true}, {"timeout", int64(300)}},
+		remote: true,
+		source: "block.github.io/goose/docs/getting-started/using-extensions; add-mcp 2.4.0",
+	}),
+	GrokBuild: stdEntry(dialect{
+		client: GrokBuild, display: "Grok Build", aliases: []string{"grok"}, format: formatTOML, rootKey: "mcp_servers",
+		user: func(p pathEnv) (string, error) {
+			return p.join(p.dir("GROK_HOME", ".grok"), "config.toml"), nil
+		},
+		project: ".grok/config.toml",
+		remote:  true,
+		source:  "add-mcp 2.4.0 (dist/agents: codex-style [mcp_servers.<name>] tables)",
 	}),
 }

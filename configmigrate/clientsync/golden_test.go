@@ -160,6 +160,27 @@ func checkOutput(t *testing.T, client Client, out []byte) {
 	if len(bytes.TrimSpace(out)) == 0 {
 		return
 	}
+	if f := dialects[client].format; f == formatYAML || f == formatTOML {
+		st, err := open(dialects[client], out)
+		if err != nil {
+			t.Fatalf("output does not parse: %v\n%s", err, out)
+		}
+		names, err := st.names()
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers := map[string]any{}
+		for _, n := range names {
+			raw, _, _ := st.lookup(n)
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatalf("entry %s does not read back: %v", n, err)
+			}
+			servers[n] = v
+		}
+		checkSchema(t, client, map[string]any{dialects[client].rootKey: servers})
+		return
+	}
 	std, err := Standardize(out)
 	if err != nil {
 		t.Fatalf("output does not parse: %v\n%s", err, out)

@@ -27,15 +27,19 @@ func Inspect(c Client, content []byte) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	cont, err := ed.container()
-	if err != nil || cont == nil {
+	names, err := ed.names()
+	if err != nil {
 		return nil, err
 	}
 	var out []Entry
-	for _, m := range cont.members {
-		e := Entry{Name: m.key}
+	for _, name := range names {
+		e := Entry{Name: name}
+		raw, _, err := ed.lookup(name)
+		if err != nil {
+			return nil, err
+		}
 		var have map[string]json.RawMessage
-		if json.Unmarshal(ed.doc.standard(m.value.start, m.value.end), &have) == nil {
+		if json.Unmarshal(raw, &have) == nil {
 			e.Command, _, _ = entryCommand(have)
 			for _, k := range []string{d.urlKey, "url", "httpUrl", "serverUrl"} {
 				if json.Unmarshal(have[k], &e.URL) == nil && e.URL != "" {

@@ -50,6 +50,10 @@ var schemas = map[Client]entrySchema{
 	Pi:       {source: "add-mcp 2.4.0 (pi-mcp-adapter)", keys: append(std, "requestTimeoutMs")},
 	Windsurf: {source: "docs.windsurf.com/windsurf/cascade/mcp", keys: []string{"command", "args", "env", "serverUrl", "headers"}},
 	Zed:      {source: "zed.dev/docs/ai/mcp", keys: append(std, "source"), constant: map[string]any{"source": "custom"}},
+	Goose: {source: "block.github.io/goose/docs/getting-started/using-extensions (config.yaml extensions: name, cmd, args, envs, type stdio/streamable_http/sse, uri, headers, enabled, timeout, description)",
+		keys:    []string{"name", "description", "cmd", "args", "envs", "type", "uri", "headers", "enabled", "timeout", "env_keys", "bundled"},
+		typeKey: "type", types: []string{"stdio", "streamable_http", "sse"}, constant: map[string]any{"enabled": true}},
+	GrokBuild: {source: "add-mcp 2.4.0 dist/agents (grok-build: codex-style [mcp_servers.<name>] command, args, env, url, headers)", keys: std},
 }
 
 // checkSchema checks every entry Hermes wrote (the fixture servers) in doc
@@ -82,6 +86,9 @@ func checkSchema(t *testing.T, client Client, doc map[string]any) {
 			if entry[k] != want {
 				t.Errorf("%s: entry %s has %s = %v, want %v (%s)", client, name, k, entry[k], want, sc.source)
 			}
+		}
+		if n, ok := entry["name"]; ok && n != name {
+			t.Errorf("%s: entry %s names itself %v", client, name, n)
 		}
 		if cmd, ok := entry["command"]; ok {
 			_, isArray := cmd.([]any)

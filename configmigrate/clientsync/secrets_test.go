@@ -67,7 +67,7 @@ func TestNoClientGetsALiteralSecret(t *testing.T) {
 		}
 		servers, _ := configmigrate.ProtectSecrets([]configServer{s}, false)
 		for _, c := range Clients() {
-			for _, existing := range [][]byte{nil, []byte(`{"` + dialects[c].rootKey + `": {"x": {"command": "y"}}}`)} {
+			for _, existing := range [][]byte{nil, []byte(userDoc(c, "x", "y"))} {
 				res, err := Apply(c, existing, servers, Options{})
 				if err != nil {
 					t.Fatalf("case %d, %s: %v", i, c, err)

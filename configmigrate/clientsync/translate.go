@@ -235,7 +235,7 @@ func withEnv(e object, envKey string, extra object) object {
 
 func (t *translation) stdio(s configmigrate.Server) (object, string) {
 	d := t.d
-	e := slices.Clone(d.first)
+	e := d.lead(s.Name)
 	if d.stdioType != "" {
 		e.set(d.typeKey, d.stdioType)
 	}
@@ -255,11 +255,11 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 	switch {
 	case d.commandArray:
 		e.set("command", append([]string{cmd}, args...))
-	case len(args) > 0:
-		e.set("command", cmd)
+	case len(args) > 0 || d.alwaysArgs:
+		e.set(d.commandKey, cmd)
 		e.set("args", args)
 	default:
-		e.set("command", cmd)
+		e.set(d.commandKey, cmd)
 	}
 	env := t.pairs("env", s.Env)
 	for _, name := range s.EnvVars {
@@ -318,7 +318,7 @@ func (t *translation) remote(s configmigrate.Server) (object, string) {
 	if !ok {
 		return nil, t.cannotExpand("url", firstRef(urlParts))
 	}
-	e := slices.Clone(d.first)
+	e := d.lead(s.Name)
 	transport := d.httpType
 	if s.SSE {
 		transport = d.sseType
@@ -464,7 +464,11 @@ func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 	for k := range have {
 		switch k {
 		// trust is what Hermes' own note tells Gemini users to add.
-		case "type", "command", "args", "timeout", "cwd", "trust", d.envKey, d.typeKey, d.timeoutKey:
+		case "type", "command", "args", "timeout", "cwd", "trust", d.envKey, d.typeKey, d.timeoutKey, d.commandKey:
+		case "name":
+			if !d.nameField {
+				return false
+			}
 		default:
 			if !slices.ContainsFunc(d.first, func(f field) bool { return f.key == k }) &&
 				!slices.ContainsFunc(d.last, func(f field) bool { return f.key == k }) {
@@ -503,7 +507,10 @@ func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 // entryCommand reads the command and arguments of an entry (plain JSON
 // members), whether written as command plus args or as one array.
 func entryCommand(have map[string]json.RawMessage) (cmd string, args []string, ok bool) {
-	raw := have["command"]
+	raw, ok := have["command"]
+	if !ok {
+		raw = have["cmd"] // Goose
+	}
 	if json.Unmarshal(raw, &cmd) == nil {
 		if a, has := have["args"]; has && json.Unmarshal(a, &args) != nil {
 			return "", nil, false
@@ -515,4 +522,14 @@ func entryCommand(have map[string]json.RawMessage) (cmd string, args []string, o
 		return "", nil, false
 	}
 	return all[0], all[1:], true
+}
+
+// lead is what every entry of the dialect starts with: its name where the
+// client repeats it (Goose), then the constant leading fields.
+func (d *dialect) lead(name string) object {
+	var e object
+	if d.nameField {
+		e.set("name", name)
+	}
+	return append(e, d.first...)
 }
