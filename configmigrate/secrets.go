@@ -152,8 +152,9 @@ var (
 )
 
 // secretNameRE matches variable and header names that say their value
-// is a credential; '-' is read as '_' so headers match too.
-var secretNameRE = regexp.MustCompile(`(?i)(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASS|PASSPHRASE|CREDENTIALS?|AUTH|AUTHORIZATION|COOKIE)$|SECRET|PASSWORD`)
+// is a credential; '-' is read as '_' so headers match too. PWD alone is
+// the working directory, DB_PWD a password.
+var secretNameRE = regexp.MustCompile(`(?i)(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIALS?|AUTH|AUTHORIZATION|COOKIE)$|_PWD$|SECRET|PASSWORD`)
 
 // SecretName reports whether an env variable or header name says its
 // value is a credential (FETCH_API_KEY, GITHUB_TOKEN, Authorization,

@@ -11,7 +11,7 @@ func TestSecretName(t *testing.T) {
 		"DB_PASSWORD": true, "Authorization": true, "X-Api-Key": true, "api_key": true,
 		"OPENAI_APIKEY": true, "Cookie": true, "MY_SECRET_THING": true, "PGPASSWORD": true,
 		"LOG_LEVEL": false, "HERMES_HOME": false, "MONKEY": false, "TOKENIZER_PATH": false,
-		"HTTPS_PROXY": false, "Accept": false, "KEYBOARD": false,
+		"HTTPS_PROXY": false, "Accept": false, "KEYBOARD": false, "PWD": false, "DB_PWD": true,
 	} {
 		if got := SecretName(name); got != want {
 			t.Errorf("SecretName(%q) = %v, want %v", name, got, want)

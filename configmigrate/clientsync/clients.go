@@ -73,6 +73,10 @@ type dialect struct {
 	alwaysArgs bool
 	// nameField repeats the server's name in its entry (Goose).
 	nameField bool
+	// nameKeys names a list of variables the client passes to the server
+	// by name from its own environment (Goose's env_keys): how a client
+	// without reference syntax still gets a secret without its value.
+	nameKeys string
 	// first and last are constant fields leading and ending every entry
 	// ("source": "custom", "enabled": true).
 	first, last object
@@ -423,7 +427,7 @@ var dialects = map[Client]*dialect{
 			}
 			return p.join(p.configHome(), "goose", "config.yaml"), nil
 		},
-		commandKey: "cmd", alwaysArgs: true, envKey: "envs", urlKey: "uri",
+		commandKey: "cmd", alwaysArgs: true, envKey: "envs", urlKey: "uri", nameKeys: "env_keys", refSyntax: "env_keys: [VAR] (same name only)",
 		typeKey: "type", stdioType: "stdio", httpType: "streamable_http", sseType: "sse",
 		nameField: true, first: object{{"description", ""}},
 		// Goose's timeout is in seconds; 300 is its default.

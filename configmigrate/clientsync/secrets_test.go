@@ -104,7 +104,9 @@ func TestSecretBecomesReference(t *testing.T) {
 			t.Errorf("%s: the secret was written", c)
 		case d.ref != nil && !strings.Contains(string(res.Output), `"FETCH_API_KEY": "`+d.ref("FETCH_API_KEY")+`"`):
 			t.Errorf("%s: no %s reference in\n%s", c, d.refSyntax, res.Output)
-		case d.ref == nil && !strings.Contains(notes, "env FETCH_API_KEY not written"):
+		case d.nameKeys != "" && !strings.Contains(string(res.Output), d.nameKeys+":\n      - FETCH_API_KEY\n"):
+			t.Errorf("%s: FETCH_API_KEY not passed by name in\n%s", c, res.Output)
+		case d.ref == nil && d.nameKeys == "" && !strings.Contains(notes, "env FETCH_API_KEY not written"):
 			t.Errorf("%s: no note asking to fill FETCH_API_KEY in by hand:\n%s", c, notes)
 		case !strings.Contains(notes, "set FETCH_API_KEY"):
 			t.Errorf("%s: notes do not name the variable to set:\n%s", c, notes)

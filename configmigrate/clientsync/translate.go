@@ -53,6 +53,8 @@ type translation struct {
 	// literalVars names fields whose literal text the client would
 	// expand.
 	literalVars []string
+	// byName are env variables passed by name (dialect.nameKeys).
+	byName []string
 	// noRef names fields left out because they need a reference the
 	// client cannot spell.
 	noRef []string
@@ -125,7 +127,14 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 		}
 		seen[kv.Key] = true
 		s, ok := t.spell(what+" "+kv.Key, valueParts(kv.Value))
-		if !ok {
+		switch {
+		case !ok && what == "env" && t.d.nameKeys != "" && kv.Value.Ref == kv.Key && kv.Value.Prefix == "":
+			t.byName = append(t.byName, kv.Key)
+			if kv.Value.HasDefault {
+				t.noDefault = append(t.noDefault, kv.Key)
+			}
+			continue
+		case !ok:
 			t.noRef = append(t.noRef, kv.Key)
 			continue
 		}
@@ -268,6 +277,10 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 			t.note("pass-through variable %q is not a valid name and was dropped", name)
 		case slices.ContainsFunc(env, func(f field) bool { return f.key == name }) || slices.Contains(t.noRef, name):
 			// An explicit env entry already decides this variable.
+		case d.ref == nil && d.nameKeys != "":
+			if !slices.Contains(t.byName, name) {
+				t.byName = append(t.byName, name)
+			}
 		case d.ref == nil:
 			t.noRef = append(t.noRef, name)
 		case d.liveVarsOnly && !slices.Contains(s.EnvVarsSet, name):
@@ -283,6 +296,10 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 	}
 	if len(env) > 0 {
 		e.set(d.envKey, env)
+	}
+	if len(t.byName) > 0 {
+		e.set(d.nameKeys, slices.Clone(t.byName))
+		t.note("%s passes %s by name (%s): it reads them from its environment or its secret store", d.display, strings.Join(t.byName, ", "), d.nameKeys)
 	}
 	if s.Cwd != "" {
 		if d.cwd {
@@ -464,7 +481,7 @@ func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 	for k := range have {
 		switch k {
 		// trust is what Hermes' own note tells Gemini users to add.
-		case "type", "command", "args", "timeout", "cwd", "trust", d.envKey, d.typeKey, d.timeoutKey, d.commandKey:
+		case "type", "command", "args", "timeout", "cwd", "trust", d.envKey, d.typeKey, d.timeoutKey, d.commandKey, d.nameKeys:
 		case "name":
 			if !d.nameField {
 				return false
