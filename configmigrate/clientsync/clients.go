@@ -71,6 +71,10 @@ type dialect struct {
 	commandKey string
 	// alwaysArgs writes args even when empty.
 	alwaysArgs bool
+	// offSwitch names the boolean in last that registers a server turned
+	// off ("enabled", Cline's "disabled"); without one a server disabled
+	// in Hermes is not registered.
+	offSwitch string
 	// nameField repeats the server's name in its entry (Goose).
 	nameField bool
 	// nameKeys names a list of variables the client passes to the server
@@ -275,7 +279,7 @@ var dialects = map[Client]*dialect{
 			return p.app("Cline", "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
 		},
 		typeKey: "type", httpType: "streamableHttp", sseType: "sse",
-		last:   object{{"disabled", false}},
+		last: object{{"disabled", false}}, offSwitch: "disabled",
 		remote: true,
 		source: "docs.cline.bot/mcp/configuring-mcp-servers; add-mcp 2.4.0",
 	}),
@@ -285,7 +289,7 @@ var dialects = map[Client]*dialect{
 			return p.join(p.dir("CLINE_DIR", ".cline"), "data", "settings", "cline_mcp_settings.json"), nil
 		},
 		typeKey: "type", httpType: "streamableHttp", sseType: "sse",
-		last:   object{{"disabled", false}},
+		last: object{{"disabled", false}}, offSwitch: "disabled",
 		remote: true,
 		source: "add-mcp 2.4.0 (dist/agents)",
 	}),
@@ -294,7 +298,7 @@ var dialects = map[Client]*dialect{
 		user:    under(".fx", "mcp.json"),
 		rootKey: "mcp", envKey: "environment", commandArray: true,
 		typeKey: "type", stdioType: "local", httpType: "http", sseType: "sse",
-		last:   object{{"enabled", true}},
+		last: object{{"enabled", true}}, offSwitch: "enabled",
 		remote: true,
 		source: "add-mcp 2.4.0 (dist/agents)",
 	}),
@@ -325,7 +329,7 @@ var dialects = map[Client]*dialect{
 		project: "kilo.json",
 		rootKey: "mcp", envKey: "environment", commandArray: true,
 		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
-		last:       object{{"enabled", true}},
+		last: object{{"enabled", true}}, offSwitch: "enabled",
 		timeoutKey: "timeout", remote: true,
 		source: "add-mcp 2.4.0 (OpenCode's schema, which Kilo's CLI forks); expansion undocumented, so none",
 	}),
@@ -374,8 +378,8 @@ var dialects = map[Client]*dialect{
 		project: "opencode.jsonc",
 		rootKey: "mcp", envKey: "environment", commandArray: true,
 		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
-		last: object{{"enabled", true}},
-		ref:  func(n string) string { return "{env:" + n + "}" }, refSyntax: "{env:VAR}",
+		last: object{{"enabled", true}}, offSwitch: "enabled",
+		ref: func(n string) string { return "{env:" + n + "}" }, refSyntax: "{env:VAR}",
 		expands: braceEnv, remote: true,
 		source: "opencode.ai/docs/config#variables, opencode.ai/docs/mcp-servers",
 	}),
@@ -431,7 +435,7 @@ var dialects = map[Client]*dialect{
 		typeKey: "type", stdioType: "stdio", httpType: "streamable_http", sseType: "sse",
 		nameField: true, first: object{{"description", ""}},
 		// Goose's timeout is in seconds; 300 is its default.
-		last:   object{{"enabled", true}, {"timeout", int64(300)}},
+		last: object{{"enabled", true}, {"timeout", int64(300)}}, offSwitch: "enabled",
 		remote: true,
 		source: "block.github.io/goose/docs/getting-started/using-extensions; add-mcp 2.4.0",
 	}),

@@ -161,7 +161,7 @@ type translated struct {
 // translate renders s in the client's dialect.
 func translate(d *dialect, s configmigrate.Server) translated {
 	t := &translation{d: d}
-	if s.Disabled {
+	if s.Disabled && d.offSwitch == "" {
 		return translated{skip: fmt.Sprintf("disabled in Hermes, and %s has no switch to register a server turned off", d.display)}
 	}
 	var entry object
@@ -178,7 +178,14 @@ func translate(d *dialect, s configmigrate.Server) translated {
 		return translated{skip: skip}
 	}
 	t.common(s, &entry)
-	entry = append(entry, d.last...)
+	for _, f := range d.last {
+		if f.key == d.offSwitch && s.Disabled {
+			// enabled: true becomes false, disabled: false true.
+			f.val = !f.val.(bool)
+			t.notes = append(t.notes, fmt.Sprintf("disabled in Hermes, so registered turned off (%s)", render(object{f}, layout{inline: true})))
+		}
+		entry = append(entry, f)
+	}
 	tr := translated{entry: entry, notes: t.notes}
 	if s.IsStdio() {
 		tr.hand = t.noRef
