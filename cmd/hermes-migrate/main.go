@@ -139,6 +139,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 
 Usage:
   hermes-migrate [flags]
+  hermes-migrate list [--json] [--project [DIR]]   clients found here and what they register
 
 Flags:
 `)
