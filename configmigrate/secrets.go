@@ -28,7 +28,11 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 		s = cloneServer(s)
 		if field := secretInPlace(s); field != "" {
 			if !allowLiteral {
-				problems = append(problems, fmt.Sprintf("server %s not registered: its %s holds what looks like a credential, and hermes-migrate never copies one into a client's config; put it in env as ${VAR} in config.yaml (or rerun with --allow-literal-secrets)", s.Name, field))
+				fix := "pass it in env instead (KEY: ${VAR} in config.yaml)"
+				if field == "url" {
+					fix = "write that part of the url as ${VAR} in config.yaml, for the clients that expand references"
+				}
+				problems = append(problems, fmt.Sprintf("server %s not registered: its %s holds what looks like a credential, and hermes-migrate never copies one into a client's config; %s, or rerun with --allow-literal-secrets", s.Name, field, fix))
 				continue
 			}
 			s.Notes = append(s.Notes, fmt.Sprintf("%s holds what looks like a credential and was copied as is (--allow-literal-secrets): the client's config file now contains it", field))
@@ -128,7 +132,9 @@ func LooksLikeSecret(text string) bool {
 	if text == "" {
 		return false
 	}
-	if redact.ContainsToken(text) || redact.String(text) != text {
+	// The log redaction also masks phone numbers, which are no
+	// credential (an argument like +4930123456 must not drop a server).
+	if unphoned := phoneRE.ReplaceAllString(text, ""); redact.ContainsToken(text) || redact.String(unphoned) != unphoned {
 		return true
 	}
 	// Shapes the log redaction leaves to context: a bare "Bearer x" and
@@ -145,6 +151,7 @@ func LooksLikeSecret(text string) bool {
 }
 
 var (
+	phoneRE  = regexp.MustCompile(`\+[1-9][0-9]{6,14}`)
 	bearerRE = regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}`)
 	// optionRE finds name=value in options (--api-key=x), URL queries
 	// (?key=x&...) and assignments.

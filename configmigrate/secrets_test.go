@@ -27,7 +27,8 @@ func TestLooksLikeSecret(t *testing.T) {
 		"postgres://user:hunter22@db:5432/app": true,
 		"--api-key=abcdefghijklmnop12345":      true,
 		"info":                                 false, "/srv/github": false, "-y": false, "@modelcontextprotocol/server-github": false,
-		"https://mcp.linear.app/mcp": false, "Bearer ": false, "": false, "8080": false,
+		"https://mcp.linear.app/mcp": false, "Bearer ": false, "": false, "8080": false, "+4930123456": false,
+		"--timeout=30": false, "--key-file=/etc/k.pem": false,
 	} {
 		if got := LooksLikeSecret(text); got != want {
 			t.Errorf("LooksLikeSecret(%q) = %v, want %v", text, got, want)
