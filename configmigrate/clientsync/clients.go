@@ -420,6 +420,24 @@ var dialects = map[Client]*dialect{
 		remote:  true,
 		source:  "zed.dev/docs/ai/mcp",
 	}),
+	// Two clients add-mcp 2.4.0 does not know.
+	RooCode: stdEntry(dialect{
+		client: RooCode, display: "Roo Code", aliases: []string{"roo", "roo-cline"},
+		user: func(p pathEnv) (string, error) {
+			return p.app("Roo Code", "Code", "User", "globalStorage", "rooveterinaryinc.roo-cline", "settings", "mcp_settings.json")
+		},
+		project: ".roo/mcp.json",
+		typeKey: "type", httpType: "streamable-http", sseType: "sse",
+		last: object{{"disabled", false}}, offSwitch: "disabled",
+		cwd: true, remote: true,
+		source: "docs.roocode.com/features/mcp/using-mcp-in-roo (mcpServers: command, args, env, cwd, disabled; type streamable-http/sse, url, headers); expansion undocumented, so none",
+	}),
+	LMStudio: stdEntry(dialect{
+		client: LMStudio, display: "LM Studio", aliases: []string{"lm-studio"},
+		user:   under(".lmstudio", "mcp.json"),
+		remote: true,
+		source: "lmstudio.ai/docs/app/mcp (mcp.json in Cursor's notation: mcpServers, command, args, env, url, headers)",
+	}),
 	Goose: stdEntry(dialect{
 		client: Goose, display: "Goose", format: formatYAML, rootKey: "extensions",
 		user: func(p pathEnv) (string, error) {

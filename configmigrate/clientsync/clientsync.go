@@ -85,15 +85,17 @@ const (
 	Zed           Client = "zed"
 	Goose         Client = "goose"
 	GrokBuild     Client = "grok-build"
+	RooCode       Client = "roo-code"
+	LMStudio      Client = "lmstudio"
 )
 
 // Clients lists the supported clients in a stable order: the first five
-// in the order hermes-migrate has always run them, then the other JSON
-// clients by name, then YAML and TOML.
+// in the order hermes-migrate has always run them, then add-mcp's other
+// JSON clients by name, two it lacks, then YAML and TOML.
 func Clients() []Client {
 	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini,
 		Antigravity, Cline, ClineCLI, FX, CopilotCLI, KiloCode, KimiCode, KiroCLI,
-		MastraCode, MCPorter, OpenCode, Pi, Windsurf, Zed, Goose, GrokBuild}
+		MastraCode, MCPorter, OpenCode, Pi, Windsurf, Zed, RooCode, LMStudio, Goose, GrokBuild}
 }
 
 func clientNames() string {

@@ -14,7 +14,7 @@ func TestParseClient(t *testing.T) {
 		}
 	}
 	_, err := ParseClient("codex")
-	want := `unknown MCP client "codex"; valid clients are claude-desktop, claude-code, cursor, vscode, gemini, antigravity, cline, cline-cli, fx, github-copilot-cli, kilo-code, kimi-code, kiro-cli, mastracode, mcporter, opencode, pi, windsurf, zed, goose, grok-build`
+	want := `unknown MCP client "codex"; valid clients are claude-desktop, claude-code, cursor, vscode, gemini, antigravity, cline, cline-cli, fx, github-copilot-cli, kilo-code, kimi-code, kiro-cli, mastracode, mcporter, opencode, pi, windsurf, zed, roo-code, lmstudio, goose, grok-build`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}

@@ -53,6 +53,9 @@ var schemas = map[Client]entrySchema{
 	Goose: {source: "block.github.io/goose/docs/getting-started/using-extensions (config.yaml extensions: name, cmd, args, envs, type stdio/streamable_http/sse, uri, headers, enabled, timeout, description)",
 		keys:    []string{"name", "description", "cmd", "args", "envs", "type", "uri", "headers", "enabled", "timeout", "env_keys", "bundled"},
 		typeKey: "type", types: []string{"stdio", "streamable_http", "sse"}, constant: map[string]any{"enabled": true}},
+	RooCode: {source: "docs.roocode.com/features/mcp/using-mcp-in-roo", keys: append(std, "type", "cwd", "disabled", "alwaysAllow"),
+		typeKey: "type", types: []string{"stdio", "streamable-http", "sse"}, constant: map[string]any{"disabled": false}},
+	LMStudio:  {source: "lmstudio.ai/docs/app/mcp (Cursor's notation)", keys: std},
 	GrokBuild: {source: "add-mcp 2.4.0 dist/agents (grok-build: codex-style [mcp_servers.<name>] command, args, env, url, headers)", keys: std},
 }
 

@@ -276,6 +276,7 @@ func TestTranslate(t *testing.T) {
 				m[KiloCode] = expect{want: `{"type": "local", "command": ["/bin/srv"], "enabled": false}`, notes: []string{"turned off"}}
 				m[Cline] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{`({"disabled": true})`}}
 				m[ClineCLI] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
+				m[RooCode] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
 				m[Goose] = expect{want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "enabled": false, "timeout": 300}`, notes: []string{"turned off"}}
 				return m
 			}(),
