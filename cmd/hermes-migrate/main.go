@@ -323,18 +323,18 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 		ApproveTools:       o.toolsApproval == "approve",
 		CodexBinary:        o.codexBin,
 		// A dry run must not start codex: it only shows what would change.
-		NoPluginDiscovery:   o.noPlugins || o.dryRun,
-		Remove:              o.remove,
-		DryRun:              o.dryRun,
-		Force:               o.force,
-		AllowLiteralSecrets: o.allowLiteralSecrets,
-		OnLockWait:          d.lockWait,
-		Getenv:              d.getenv,
-		Environ:             d.environ,
-		Executable:          d.executable,
-		LookPath:            d.lookPath,
-		DiscoverPlugins:     d.discoverPlugins,
+		NoPluginDiscovery: o.noPlugins || o.dryRun,
+		Remove:            o.remove,
+		DryRun:            o.dryRun,
+		Force:             o.force,
+		OnLockWait:        d.lockWait,
+		Getenv:            d.getenv,
+		Environ:           d.environ,
+		Executable:        d.executable,
+		LookPath:          d.lookPath,
+		DiscoverPlugins:   d.discoverPlugins,
 	}
+	job.AllowLiteralSecrets = o.allowLiteralSecrets
 	if o.projectRoot != "" {
 		// The project's own .codex/config.toml; plugins are codex's
 		// per user, not per project.
@@ -377,16 +377,14 @@ func migrateJSONClient(ctx context.Context, client string, o options, d deps) (c
 		return rep, err
 	}
 	job := clientsync.Job{
-		Client:              c,
-		HermesHome:          o.hermesHome,
-		UserServers:         o.userServers,
-		Remove:              o.remove,
-		DryRun:              o.dryRun,
-		Force:               o.force,
-		OnLockWait:          d.lockWait,
-		Project:             o.projectRoot,
-		AllowLiteralSecrets: o.allowLiteralSecrets,
-		Getenv:              d.getenv,
+		Client:      c,
+		HermesHome:  o.hermesHome,
+		UserServers: o.userServers,
+		Remove:      o.remove,
+		DryRun:      o.dryRun,
+		Force:       o.force,
+		OnLockWait:  d.lockWait,
+		Getenv:      d.getenv,
 		// The same entry codex gets, built only when the job needs it.
 		HermesTools: func() (configmigrate.Server, error) {
 			cj, err := codexJob(o, d)
@@ -396,6 +394,7 @@ func migrateJSONClient(ctx context.Context, client string, o options, d deps) (c
 			return cj.HermesToolsEntry()
 		},
 	}
+	job.Project, job.AllowLiteralSecrets = o.projectRoot, o.allowLiteralSecrets
 	res, err := job.Run(ctx)
 	if err != nil {
 		return rep, err
