@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
 // TestList: list finds the clients present, reads their hermes-tools entry
@@ -100,4 +102,34 @@ func (e *testEnv) list(t *testing.T, args ...string) (int, string, string) {
 	base := []string{"list", "--codex-home", e.codexHome, "--hermes-home", e.hermesHome}
 	code := run(t.Context(), append(base, args...), &out, &errb, e.deps())
 	return code, out.String(), errb.String()
+}
+
+// TestListRealBinary: list asks the real hermes-tools-mcp for its version.
+func TestListRealBinary(t *testing.T) {
+	bin := toolsbuild.ServerBinary(t)
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", bin, err)
+	}
+	want := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "hermes-tools-mcp "))
+	e := newTestEnv(t)
+	// Installed side by side with hermes-migrate, as the real one is.
+	if err := os.Remove(e.toolsBin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, e.toolsBin); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := e.run(t, "--client", "cursor"); code != exitOK {
+		t.Fatalf("sync: %s", stderr)
+	}
+	code, js, stderr := e.list(t, "--json")
+	var list []listedClient
+	// codex is listed too: its home exists, without a config.toml.
+	if code != exitOK || json.Unmarshal([]byte(js), &list) != nil || len(list) != 2 || list[0].Client != "codex" || list[0].Exists {
+		t.Fatalf("list: exit %d %s\n%s", code, stderr, js)
+	}
+	if ht := list[1].HermesTools; ht == nil || ht.Command != e.toolsBin || ht.Version != want || want == "" || ht.Stale != "" {
+		t.Errorf("hermes-tools = %+v, want %s version %q", ht, e.toolsBin, want)
+	}
 }
