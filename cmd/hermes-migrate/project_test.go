@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,20 @@ func TestProjectScope(t *testing.T) {
 		if exists(p) {
 			t.Errorf("%s was written; --project must write only the project's files", p)
 		}
+	}
+	// list --project shows the project's files, not the user's.
+	code, js, stderr := e.list(t, "--project", proj, "--json")
+	var list []listedClient
+	if code != exitOK || json.Unmarshal([]byte(js), &list) != nil {
+		t.Fatalf("list --project: exit %d %s\n%s", code, stderr, js)
+	}
+	for _, c := range list {
+		if !strings.HasPrefix(c.Path, proj+string(filepath.Separator)) || c.HermesTools == nil || c.HermesTools.Command != e.toolsBin {
+			t.Errorf("list --project: %+v", c)
+		}
+	}
+	if len(list) < 7 {
+		t.Errorf("list --project found %d clients:\n%s", len(list), js)
 	}
 	// A second run changes nothing; --remove gives the user's file back.
 	if code, out, _ := runWith(t, e, e.deps(), "--project", proj, "--client", "cursor,vscode,claude-code", "--user-servers"); code != exitOK || strings.Contains(out, "wrote") {
