@@ -1,6 +1,7 @@
 package configmigrate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,4 +127,46 @@ func TestCodexNeverWritesSecrets(t *testing.T) {
 	if !strings.Contains(string(out), `"FETCH_API_KEY"`) || !strings.Contains(string(out), `bearer_token_env_var = "API_AUTHORIZATION"`) {
 		t.Errorf("config.toml does not pass the secrets by name:\n%s", out)
 	}
+}
+
+// FuzzProtectSecrets: whatever a value and its key are, a value that
+// counts as a secret never reaches codex's config.toml.
+func FuzzProtectSecrets(f *testing.F) {
+	f.Add("FETCH_API_KEY", liveKey)
+	f.Add("Authorization", "Bearer opaque-session-value-123")
+	f.Add("LOG_LEVEL", "info")
+	f.Add("X", "postgres://u:hunter2hunter2@db/app")
+	f.Add("URL", "https://x.example/mcp?api_key=abcdefghijkl")
+	f.Fuzz(func(t *testing.T, key, value string) {
+		if len(value) < 12 || strings.ContainsAny(value, "\"\\\n\r\t") {
+			return // short values also occur in the block's own text
+		}
+		servers := []Server{
+			{Name: "s", Command: "srv", Env: []KeyValue{{Key: key, Value: Value{Literal: value}}}},
+			{Name: "h", URL: "https://h.example/mcp", Headers: []KeyValue{{Key: key, Value: Value{Literal: value}}}},
+			{Name: "a", Command: "srv", Args: []string{value}},
+		}
+		kept, _ := ProtectSecrets(servers, false)
+		for _, s := range kept {
+			for _, kv := range append(slices.Clone(s.Env), s.Headers...) {
+				if literalSecret(kv.Key, kv.Value) {
+					t.Fatalf("%s: %s still holds a secret: %+v", s.Name, kv.Key, kv.Value)
+				}
+			}
+		}
+		// A secret by its key's name is one in env and headers only; an
+		// argument is judged by its shape.
+		byShape := LooksLikeSecret(value)
+		if !byShape {
+			kept = slices.DeleteFunc(kept, func(s Server) bool { return s.Name == "a" })
+		}
+		out, _, err := MigrateCodex(nil, CodexInput{Servers: kept})
+		if err != nil {
+			return // a name codex cannot take
+		}
+		secret := byShape || SecretName(key) && !strings.Contains(value, "${")
+		if secret && strings.Contains(string(out), value) {
+			t.Fatalf("config.toml holds the secret %q (key %q):\n%s", value, key, out)
+		}
+	})
 }
