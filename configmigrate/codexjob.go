@@ -54,6 +54,10 @@ type CodexJob struct {
 	Remove bool
 	// DryRun writes nothing; the result carries the diff.
 	DryRun bool
+	// AllowLiteralSecrets copies values that look like secrets into
+	// config.toml as they are, instead of passing them by variable name
+	// (ProtectSecrets).
+	AllowLiteralSecrets bool
 	// Force writes config.toml (and its backup) even when it is read-only
 	// or not writable by this user; the file keeps its mode. Without it
 	// such a file is left alone with an error matching
@@ -158,6 +162,9 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		for _, p := range problems {
 			res.Problems = append(res.Problems, p.Error())
 		}
+		var secretProblems []string
+		in.Servers, secretProblems = ProtectSecrets(in.Servers, j.AllowLiteralSecrets)
+		res.Problems = append(res.Problems, secretProblems...)
 		var perr error
 		in.Plugins, res.PluginSource, perr = j.plugins(ctx, dir, existing)
 		if perr != nil {

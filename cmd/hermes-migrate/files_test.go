@@ -190,11 +190,19 @@ func TestConcurrentProcesses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := "mcpServers"
-		if c == clientsync.VSCode {
-			key = "servers"
+		info, err := clientsync.Describe(c)
+		if err != nil {
+			t.Fatal(err)
 		}
-		user[p] = fmt.Sprintf("{\n  %q: {\n    \"mine\": {\"command\": \"my-server\"}\n  }\n}\n", key)
+		key := info.ServersKey
+		switch info.Format {
+		case "YAML":
+			user[p] = fmt.Sprintf("%s:\n  mine:\n    cmd: my-server\n", key)
+		case "TOML":
+			user[p] = fmt.Sprintf("[%s.mine]\ncommand = \"my-server\"\n", key)
+		default:
+			user[p] = fmt.Sprintf("{\n  %q: {\n    \"mine\": {\"command\": \"my-server\"}\n  }\n}\n", key)
+		}
 		jsonFiles = append(jsonFiles, p)
 	}
 	for p, content := range user {

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -63,6 +64,8 @@ type deps struct {
 	environ    func() []string
 	executable func() (string, error)
 	lookPath   func(string) (string, error)
+	// getwd finds the project --project means; nil is os.Getwd.
+	getwd func() (string, error)
 	// discoverPlugins asks codex (binary, empty for the default lookup)
 	// for its installed plugins, running it with env; nil asks the real
 	// codex.
@@ -84,6 +87,7 @@ func defaultDeps() deps {
 		environ:    os.Environ,
 		executable: os.Executable,
 		lookPath:   exec.LookPath,
+		getwd:      os.Getwd,
 	}
 }
 
@@ -103,6 +107,11 @@ type options struct {
 	showVersion        bool
 	force              bool
 	verbose            bool
+	// allowLiteralSecrets and project: see project.go and
+	// configmigrate.ProtectSecrets; projectRoot is --project resolved.
+	allowLiteralSecrets bool
+	project             projectFlag
+	projectRoot         string
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
@@ -124,11 +133,14 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.force, "force", false, "write config files even when they are read-only or not writable by you (their mode is kept), and replace entries of Hermes' names that you wrote yourself (hermes-tools included)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&o.verbose, "verbose", false, "also print how each entry was translated (dropped timeouts, every variable name passed on)")
+	fs.BoolVar(&o.allowLiteralSecrets, "allow-literal-secrets", false, "copy values that look like secrets into client files as they are (by default they become environment references, with a note naming the variable to set)")
+	fs.Var(&o.project, "project", "write the project-level files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) of the project in `DIR`, default the project the working directory is in")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `hermes-migrate registers Hermes' tools with MCP clients, editing only Hermes' own entries.
 
 Usage:
   hermes-migrate [flags]
+  hermes-migrate list [--json] [--project [DIR]]   clients found here and what they register
 
 Flags:
 `)
@@ -157,6 +169,13 @@ Exit codes:
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	// --project DIR: flag parsing stops at DIR, so take it and go on.
+	if o.project.set && o.project.dir == "" && fs.NArg() > 0 {
+		o.project.dir = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return o, err
+		}
+	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q (run with -h for help)", fs.Arg(0))
 	}
@@ -169,6 +188,9 @@ Exit codes:
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) int {
+	if len(args) > 0 && args[0] == "list" {
+		return runList(ctx, args[1:], stdout, stderr, d)
+	}
 	o, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -196,6 +218,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 			fmt.Fprintln(stdout, "[]")
 		}
 		return exitOK
+	}
+	if err == nil {
+		clients, o.projectRoot, err = projectScope(o, clients, d)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
@@ -276,6 +301,10 @@ func parseClients(s string) ([]string, error) {
 			if !contains(out, c) {
 				out = append(out, c)
 			}
+		case aliasOf(c) != "":
+			if !contains(out, aliasOf(c)) {
+				out = append(out, aliasOf(c))
+			}
 		default:
 			return nil, fmt.Errorf("--client %q: unknown client (known: %s, all)", c, strings.Join(known, ", "))
 		}
@@ -322,6 +351,12 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 		Executable:        d.executable,
 		LookPath:          d.lookPath,
 		DiscoverPlugins:   d.discoverPlugins,
+	}
+	job.AllowLiteralSecrets = o.allowLiteralSecrets
+	if o.projectRoot != "" {
+		// The project's own .codex/config.toml; plugins are codex's
+		// per user, not per project.
+		job.CodexHome, job.NoPluginDiscovery = filepath.Join(o.projectRoot, ".codex"), true
 	}
 	if o.defaultPermissions != "none" {
 		job.DefaultPermissions = o.defaultPermissions
@@ -378,6 +413,7 @@ func migrateJSONClient(ctx context.Context, client string, o options, d deps) (c
 			return cj.HermesToolsEntry()
 		},
 	}
+	job.Project, job.AllowLiteralSecrets = o.projectRoot, o.allowLiteralSecrets
 	res, err := job.Run(ctx)
 	if err != nil {
 		return rep, err

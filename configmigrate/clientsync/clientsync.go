@@ -1,13 +1,18 @@
-// Package clientsync registers MCP servers in the JSON config files of
-// Claude Desktop, Claude Code, Cursor, VS Code and Gemini CLI.
+// Package clientsync registers MCP servers in the config files of the MCP
+// clients other than codex (which configmigrate's managed block serves):
+// one table of clients (clients.go) says where each keeps its file on
+// every OS, at user and project level, and how it spells an entry.
 //
 // Those files belong to the user and several hold unrelated state
-// (~/.claude.json, ~/.gemini/settings.json), some are JSONC. So the
-// package never re-marshals a file: it parses it with a JSONC-tolerant
-// scanner that records byte ranges, and splices text into the servers
-// object. Every byte outside the entries it adds, replaces or removes is
-// kept: unknown keys, other servers, key order, indentation, line
-// endings, comments, trailing commas.
+// (~/.claude.json, ~/.gemini/settings.json); they are JSON, JSONC, YAML
+// (Goose) or TOML (Grok Build). So the package never re-marshals a file:
+// JSON is parsed with a JSONC-tolerant scanner that records byte ranges
+// and text is spliced into the servers object; YAML and TOML entries are
+// found by line (yaml.v3 positions, table headers) and replaced as whole
+// lines, each edit checked by parsing the result. Every byte outside the
+// entries it adds, replaces or removes is kept: unknown keys, other
+// servers, key order, indentation, line endings, comments, trailing
+// commas.
 //
 // Apply and Remove work on bytes, and ConfigPath only computes a path
 // from an injected Env. Job puts them together for hermes-migrate: it
@@ -47,7 +52,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -64,11 +69,33 @@ const (
 	Cursor        Client = "cursor"
 	VSCode        Client = "vscode"
 	Gemini        Client = "gemini"
+	Antigravity   Client = "antigravity"
+	Cline         Client = "cline"
+	ClineCLI      Client = "cline-cli"
+	FX            Client = "fx"
+	CopilotCLI    Client = "github-copilot-cli"
+	KiloCode      Client = "kilo-code"
+	KimiCode      Client = "kimi-code"
+	KiroCLI       Client = "kiro-cli"
+	MastraCode    Client = "mastracode"
+	MCPorter      Client = "mcporter"
+	OpenCode      Client = "opencode"
+	Pi            Client = "pi"
+	Windsurf      Client = "windsurf"
+	Zed           Client = "zed"
+	Goose         Client = "goose"
+	GrokBuild     Client = "grok-build"
+	RooCode       Client = "roo-code"
+	LMStudio      Client = "lmstudio"
 )
 
-// Clients lists the supported clients in a stable order.
+// Clients lists the supported clients in a stable order: the first five
+// in the order hermes-migrate has always run them, then add-mcp's other
+// JSON clients by name, two it lacks, then YAML and TOML.
 func Clients() []Client {
-	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini}
+	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini,
+		Antigravity, Cline, ClineCLI, FX, CopilotCLI, KiloCode, KimiCode, KiroCLI,
+		MastraCode, MCPorter, OpenCode, Pi, Windsurf, Zed, RooCode, LMStudio, Goose, GrokBuild}
 }
 
 func clientNames() string {
@@ -79,11 +106,17 @@ func clientNames() string {
 	return strings.Join(names, ", ")
 }
 
-// ParseClient accepts a client name as the CLI spells it.
+// ParseClient accepts a client name as the CLI spells it, or one of the
+// aliases add-mcp accepts ("gemini-cli", "kiro").
 func ParseClient(s string) (Client, error) {
 	c := Client(strings.ToLower(strings.TrimSpace(s)))
 	if _, ok := dialects[c]; ok {
 		return c, nil
+	}
+	for _, d := range dialects {
+		if slices.Contains(d.aliases, string(c)) {
+			return d.client, nil
+		}
 	}
 	return "", fmt.Errorf("unknown MCP client %q; valid clients are %s", s, clientNames())
 }
@@ -118,74 +151,61 @@ type Env struct {
 	// XDGConfigHome is $XDG_CONFIG_HOME; empty means ~/.config (Linux
 	// and other Unix).
 	XDGConfigHome string
+	// Getenv reads a client's own home variable (CLINE_DIR,
+	// COPILOT_HOME, KIMI_CODE_HOME, PI_CODING_AGENT_DIR); nil reads
+	// none.
+	Getenv func(string) string
+}
+
+func (env Env) paths() (pathEnv, error) {
+	p := pathEnv{Env: env, win: env.GOOS == "windows"}
+	if !isAbs(env.Home, p.win) {
+		return p, fmt.Errorf("home directory %q is not an absolute path; set HOME (USERPROFILE on Windows)", env.Home)
+	}
+	return p, nil
 }
 
 // ConfigPath returns the user-level config file of c: the file Apply's
-// output belongs in.
+// output belongs in when none of its alternates exists.
 func ConfigPath(c Client, env Env) (string, error) {
-	if _, err := dialectFor(c); err != nil {
+	d, err := dialectFor(c)
+	if err != nil {
 		return "", err
 	}
-	win := env.GOOS == "windows"
-	if !isAbs(env.Home, win) {
-		return "", fmt.Errorf("home directory %q is not an absolute path; set HOME (USERPROFILE on Windows)", env.Home)
+	p, err := env.paths()
+	if err != nil {
+		return "", err
 	}
-	join := func(elem ...string) string {
-		if win {
-			for i := range elem {
-				elem[i] = strings.TrimRight(elem[i], `\/`)
-			}
-			return strings.Join(elem, `\`)
-		}
-		return path.Join(elem...)
-	}
-	appData := func() (string, error) {
-		if !isAbs(env.AppData, true) {
-			return "", fmt.Errorf("%%APPDATA%% is %q, not an absolute path; %s keeps its config under it, so set APPDATA", env.AppData, c.DisplayName())
-		}
-		return env.AppData, nil
-	}
-	configHome := env.XDGConfigHome
-	if !isAbs(configHome, false) {
-		// The XDG spec says to ignore a relative value.
-		configHome = join(env.Home, ".config")
-	}
+	return d.user(p)
+}
 
-	switch c {
-	case ClaudeDesktop:
-		switch env.GOOS {
-		case "darwin":
-			return join(env.Home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), nil
-		case "windows":
-			dir, err := appData()
-			if err != nil {
-				return "", err
-			}
-			return join(dir, "Claude", "claude_desktop_config.json"), nil
-		default:
-			// No official Linux build; the community builds use this.
-			return join(configHome, "Claude", "claude_desktop_config.json"), nil
-		}
-	case ClaudeCode:
-		return join(env.Home, ".claude.json"), nil
-	case Cursor:
-		return join(env.Home, ".cursor", "mcp.json"), nil
-	case VSCode:
-		switch env.GOOS {
-		case "darwin":
-			return join(env.Home, "Library", "Application Support", "Code", "User", "mcp.json"), nil
-		case "windows":
-			dir, err := appData()
-			if err != nil {
-				return "", err
-			}
-			return join(dir, "Code", "User", "mcp.json"), nil
-		default:
-			return join(configHome, "Code", "User", "mcp.json"), nil
-		}
-	default: // Gemini
-		return join(env.Home, ".gemini", "settings.json"), nil
+// ConfigPaths returns the user-level files c reads, preferred first: the
+// first that exists is the one to edit, the last is ConfigPath.
+func ConfigPaths(c Client, env Env) ([]string, error) {
+	def, err := ConfigPath(c, env)
+	if err != nil {
+		return nil, err
 	}
+	d := dialects[c]
+	p, _ := env.paths()
+	var out []string
+	if d.alternates != nil {
+		out = append(out, d.alternates(p)...)
+	}
+	return append(out, def), nil
+}
+
+// ProjectPath returns the project-level config file of c in the project
+// rooted at dir, or an error saying the client reads none.
+func ProjectPath(c Client, dir string) (string, error) {
+	d, err := dialectFor(c)
+	if err != nil {
+		return "", err
+	}
+	if d.project == "" {
+		return "", fmt.Errorf("%s reads no project-level MCP config; register it without --project", d.display)
+	}
+	return filepath.Join(dir, filepath.FromSlash(d.project)), nil
 }
 
 func isAbs(p string, win bool) bool {
@@ -253,41 +273,36 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Notes: ed.fileNotes(d)}
+	res := Result{Notes: ed.notes()}
 	for _, s := range servers {
 		if err := applyServer(ed, d, s, slices.Contains(opts.Owned, s.Name), opts, &res); err != nil {
 			return Result{}, err
 		}
 	}
-	res.Output = ed.src
-	res.Changed = !bytes.Equal(existing, ed.src)
+	res.Output = ed.bytes()
+	res.Changed = !bytes.Equal(existing, res.Output)
 	return res, nil
 }
 
-func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned bool, opts Options, res *Result) error {
+func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts Options, res *Result) error {
 	noteAll := func(notes ...string) {
 		for _, n := range notes {
 			res.Notes = append(res.Notes, s.Name+": "+n)
 		}
 	}
 	tr := translate(d, s)
-	cont, idx, err := ed.lookup(s.Name)
+	existing, found, err := ed.lookup(s.Name)
 	if err != nil {
 		return err
 	}
-	var existing []byte
-	if idx >= 0 {
-		v := cont.members[idx].value
-		existing = ed.doc.standard(v.start, v.end)
-	}
 	if s.Name == configmigrate.HermesToolsName && !owned {
-		owned = idx < 0 || hermesWrote(d, s, existing)
+		owned = !found || hermesWrote(d, s, existing)
 	}
 	if tr.skip != "" {
 		res.Skipped = append(res.Skipped, s.Name)
 		noteAll("not registered: " + tr.skip)
-		if idx >= 0 && owned {
-			if err := ed.removeMember(cont, idx); err != nil {
+		if found && owned {
+			if err := ed.del(s.Name); err != nil {
 				return err
 			}
 			res.Removed = append(res.Removed, s.Name)
@@ -298,18 +313,14 @@ func applyServer(ed *editor, d *dialect, s configmigrate.Server, owned bool, opt
 	handNotes := tr.keepHand(d, existing)
 	entry := tr.entry
 	switch {
-	case idx < 0:
-		cont, err := ed.ensureContainer()
-		if err != nil {
+	case !found:
+		if err := ed.put(s.Name, entry); err != nil {
 			return err
 		}
-		if err := ed.apply(ed.insert(cont, s.Name, entry)); err != nil {
-			return err
-		}
-	case ed.sameAs(existing, entry):
+	case sameAs(existing, entry):
 		// Already what Hermes wants; keep the user's formatting.
 	case owned || opts.Overwrite:
-		if err := ed.apply(ed.replace(cont, idx, entry)); err != nil {
+		if err := ed.put(s.Name, entry); err != nil {
 			return err
 		}
 		if !owned {
@@ -350,20 +361,20 @@ func Remove(c Client, existing []byte, names []string) (Result, error) {
 	}
 	res := Result{}
 	for _, name := range names {
-		cont, idx, err := ed.lookup(name)
+		_, found, err := ed.lookup(name)
 		if err != nil {
 			return Result{}, err
 		}
-		if idx < 0 {
+		if !found {
 			continue
 		}
-		if err := ed.removeMember(cont, idx); err != nil {
+		if err := ed.del(name); err != nil {
 			return Result{}, err
 		}
 		res.Removed = append(res.Removed, name)
 	}
-	res.Output = ed.src
-	res.Changed = !bytes.Equal(existing, ed.src)
+	res.Output = ed.bytes()
+	res.Changed = !bytes.Equal(existing, res.Output)
 	return res, nil
 }
 
@@ -379,25 +390,47 @@ func ownHermesTools(c Client, existing []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cont, idx, err := ed.lookup(configmigrate.HermesToolsName)
-	if err != nil || idx < 0 {
+	entry, found, err := ed.lookup(configmigrate.HermesToolsName)
+	if err != nil || !found {
 		return false, err
 	}
-	v := cont.members[idx].value
-	return !runsHermesTools(ed.doc.standard(v.start, v.end)), nil
+	return !runsHermesTools(entry), nil
 }
 
 // runsHermesTools reports whether a hermes-tools entry (plain JSON) starts
 // the hermes-tools-mcp binary, as every entry Hermes writes does, wherever
 // it was installed then.
 func runsHermesTools(entry []byte) bool {
-	var e struct {
-		Command string `json:"command"`
+	var have map[string]json.RawMessage
+	if json.Unmarshal(entry, &have) != nil {
+		return false
 	}
-	return json.Unmarshal(entry, &e) == nil && isHermesToolsBinary(e.Command)
+	cmd, _, ok := entryCommand(have)
+	return ok && isHermesToolsBinary(cmd)
 }
 
-func open(d *dialect, existing []byte) (*editor, error) {
+// store is a client's config file being edited, whatever its syntax:
+// entries are read back as plain JSON and written from an object.
+type store interface {
+	// lookup returns the entry named name as plain JSON.
+	lookup(name string) (entry []byte, found bool, err error)
+	// put inserts the entry, or replaces the value of an existing one.
+	put(name string, val object) error
+	del(name string) error
+	// names lists the entries in file order.
+	names() ([]string, error)
+	bytes() []byte
+	// notes are warnings about the file as it was.
+	notes() []string
+}
+
+func open(d *dialect, existing []byte) (store, error) {
+	switch d.format {
+	case formatYAML:
+		return openYAML(d, existing)
+	case formatTOML:
+		return openTOML(d, existing)
+	}
 	ed, err := newEditor(existing, d.rootKey)
 	var syn *SyntaxError
 	switch {
@@ -410,8 +443,60 @@ func open(d *dialect, existing []byte) (*editor, error) {
 	case err != nil:
 		return nil, fmt.Errorf("cannot edit the existing %s config (nothing was changed): %w", d.display, err)
 	}
-	return ed, nil
+	return jsonStore{ed, d}, nil
 }
+
+// jsonStore edits JSON and JSONC files.
+type jsonStore struct {
+	*editor
+	d *dialect
+}
+
+func (j jsonStore) lookup(name string) ([]byte, bool, error) {
+	cont, idx, err := j.editor.lookup(name)
+	if err != nil || idx < 0 {
+		return nil, false, err
+	}
+	v := cont.members[idx].value
+	return j.doc.standard(v.start, v.end), true, nil
+}
+
+func (j jsonStore) put(name string, val object) error {
+	cont, idx, err := j.editor.lookup(name)
+	if err != nil {
+		return err
+	}
+	if idx >= 0 {
+		return j.apply(j.replace(cont, idx, val))
+	}
+	if cont, err = j.ensureContainer(); err != nil {
+		return err
+	}
+	return j.apply(j.insert(cont, name, val))
+}
+
+func (j jsonStore) del(name string) error {
+	cont, idx, err := j.editor.lookup(name)
+	if err != nil || idx < 0 {
+		return err
+	}
+	return j.removeMember(cont, idx)
+}
+
+func (j jsonStore) names() ([]string, error) {
+	cont, err := j.container()
+	if err != nil || cont == nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range cont.members {
+		out = append(out, m.key)
+	}
+	return out, nil
+}
+
+func (j jsonStore) bytes() []byte   { return j.src }
+func (j jsonStore) notes() []string { return j.fileNotes(j.d) }
 
 // removeMember deletes a member and collapses the servers object when
 // it is left empty.

@@ -14,7 +14,7 @@ func TestParseClient(t *testing.T) {
 		}
 	}
 	_, err := ParseClient("codex")
-	want := `unknown MCP client "codex"; valid clients are claude-desktop, claude-code, cursor, vscode, gemini`
+	want := `unknown MCP client "codex"; valid clients are claude-desktop, claude-code, cursor, vscode, gemini, antigravity, cline, cline-cli, fx, github-copilot-cli, kilo-code, kimi-code, kiro-cli, mastracode, mcporter, opencode, pi, windsurf, zed, roo-code, lmstudio, goose, grok-build`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
@@ -51,6 +51,32 @@ func TestConfigPath(t *testing.T) {
 		{Gemini, linux, "/home/u/.gemini/settings.json"},
 		{Gemini, mac, "/Users/u/.gemini/settings.json"},
 		{Gemini, win, `C:\Users\u\.gemini\settings.json`},
+		{Antigravity, linux, "/home/u/.gemini/config/mcp_config.json"},
+		{Cline, linux, "/home/u/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+		{Cline, mac, "/Users/u/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+		{Cline, win, `C:\Users\u\AppData\Roaming\Code\User\globalStorage\saoudrizwan.claude-dev\settings\cline_mcp_settings.json`},
+		{ClineCLI, linux, "/home/u/.cline/data/settings/cline_mcp_settings.json"},
+		{ClineCLI, withVar(linux, "CLINE_DIR", "/opt/cline"), "/opt/cline/data/settings/cline_mcp_settings.json"},
+		{ClineCLI, withVar(linux, "CLINE_DIR", "relative"), "/home/u/.cline/data/settings/cline_mcp_settings.json"},
+		{FX, mac, "/Users/u/.fx/mcp.json"},
+		{CopilotCLI, linux, "/home/u/.copilot/mcp-config.json"},
+		{CopilotCLI, withVar(xdg, "COPILOT_HOME", "/c"), "/c/mcp-config.json"},
+		{CopilotCLI, win, `C:\Users\u\.copilot\mcp-config.json`},
+		{KiloCode, xdg, "/cfg/kilo/kilo.json"},
+		{KiloCode, mac, "/Users/u/.config/kilo/kilo.json"},
+		{KimiCode, withVar(linux, "KIMI_CODE_HOME", "/k"), "/k/mcp.json"},
+		{KimiCode, linux, "/home/u/.kimi-code/mcp.json"},
+		{KiroCLI, win, `C:\Users\u\.kiro\settings\mcp.json`},
+		{MastraCode, linux, "/home/u/.mastracode/mcp.json"},
+		{MCPorter, linux, "/home/u/.mcporter/mcporter.json"},
+		{OpenCode, xdg, "/home/u/.config/opencode/opencode.jsonc"},
+		{Pi, linux, "/home/u/.pi/agent/mcp.json"},
+		{Pi, withVar(linux, "PI_CODING_AGENT_DIR", "/p"), "/p/mcp.json"},
+		{Windsurf, mac, "/Users/u/.codeium/windsurf/mcp_config.json"},
+		{Zed, linux, "/home/u/.config/zed/settings.json"},
+		{Zed, xdg, "/cfg/zed/settings.json"},
+		{Zed, mac, "/Users/u/.config/zed/settings.json"},
+		{Zed, win, `C:\Users\u\AppData\Roaming\Zed\settings.json`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.client)+"/"+tt.env.GOOS, func(t *testing.T) {
@@ -59,6 +85,42 @@ func TestConfigPath(t *testing.T) {
 				t.Errorf("ConfigPath = %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+func withVar(env Env, name, value string) Env {
+	env.Getenv = func(k string) string {
+		if k == name {
+			return value
+		}
+		return ""
+	}
+	return env
+}
+
+func TestProjectPath(t *testing.T) {
+	for _, c := range Clients() {
+		got, err := ProjectPath(c, "/p")
+		if info, _ := Describe(c); info.Project == "" {
+			if err == nil || !strings.Contains(err.Error(), "reads no project-level MCP config") {
+				t.Errorf("%s: ProjectPath = %q, %v; want an error", c, got, err)
+			}
+			continue
+		}
+		if err != nil || !strings.HasPrefix(got, "/p/") {
+			t.Errorf("%s: ProjectPath = %q, %v", c, got, err)
+		}
+	}
+	if got, _ := ProjectPath(VSCode, "/p"); got != "/p/.vscode/mcp.json" {
+		t.Errorf("vscode project file = %q", got)
+	}
+}
+
+func TestParseClientAliases(t *testing.T) {
+	for alias, want := range map[string]Client{"gemini-cli": Gemini, "kiro": KiroCLI, "kilocode": KiloCode, "github-copilot": VSCode, "cascade": Windsurf} {
+		if got, err := ParseClient(alias); err != nil || got != want {
+			t.Errorf("ParseClient(%q) = %q, %v; want %q", alias, got, err, want)
+		}
 	}
 }
 

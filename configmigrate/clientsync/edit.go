@@ -423,7 +423,7 @@ func (e *editor) collapse(obj *node) []edit {
 // sameAs reports whether the existing value (plain JSON) already means
 // val, whatever its formatting: such an entry is left byte for byte as
 // the user has it.
-func (e *editor) sameAs(existing []byte, val any) bool {
+func sameAs(existing []byte, val any) bool {
 	var have, want any
 	if err := json.Unmarshal(existing, &have); err != nil {
 		return false

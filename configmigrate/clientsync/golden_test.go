@@ -25,6 +25,8 @@ import (
 //	remove: name ...          names for Remove
 //	crlf: true                input lines end in CRLF (shown as LF here)
 //	bom: true                 input starts with a UTF-8 BOM
+//	restores: case            the output must equal case's input
+//	# source: ...             where the client's schema is documented
 //
 // Sections: "input" (absent: the file does not exist), then "want" and
 // "result", which -update rewrites.
@@ -74,6 +76,15 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			summary := summarize(res)
+			if from := dir["restores"]; from != "" {
+				orig, err := txtar.ParseFile(filepath.Join(filepath.Dir(file), from+".txtar"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in, _ := golden.Section(orig, "input"); !bytes.Equal(out, in) {
+					t.Errorf("remove did not restore %s's input:\n%s", from, out)
+				}
+			}
 
 			golden.Archive(t, file, ar, []string{"want", "result"}, map[string][]byte{"want": out, "result": []byte(summary)})
 
@@ -149,6 +160,27 @@ func checkOutput(t *testing.T, client Client, out []byte) {
 	if len(bytes.TrimSpace(out)) == 0 {
 		return
 	}
+	if f := dialects[client].format; f == formatYAML || f == formatTOML {
+		st, err := open(dialects[client], out)
+		if err != nil {
+			t.Fatalf("output does not parse: %v\n%s", err, out)
+		}
+		names, err := st.names()
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers := map[string]any{}
+		for _, n := range names {
+			raw, _, _ := st.lookup(n)
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatalf("entry %s does not read back: %v", n, err)
+			}
+			servers[n] = v
+		}
+		checkSchema(t, client, map[string]any{dialects[client].rootKey: servers})
+		return
+	}
 	std, err := Standardize(out)
 	if err != nil {
 		t.Fatalf("output does not parse: %v\n%s", err, out)
@@ -157,6 +189,7 @@ func checkOutput(t *testing.T, client Client, out []byte) {
 	if err := json.Unmarshal(std, &doc); err != nil {
 		t.Fatalf("encoding/json rejects the output: %v\n%s", err, std)
 	}
+	checkSchema(t, client, doc)
 	if servers, ok := doc[dialects[client].rootKey]; ok {
 		if _, ok := servers.(map[string]any); !ok {
 			t.Errorf("%s is %T, want an object", dialects[client].rootKey, servers)

@@ -38,6 +38,12 @@ type Job struct {
 	UserServers bool
 	// Remove takes out hermes-tools and every entry an earlier run wrote.
 	Remove bool
+	// Project, when set, is the root of a project: the client's
+	// project-level file there is edited instead of the user-level one.
+	Project string
+	// AllowLiteralSecrets copies values that look like secrets as they
+	// are (configmigrate.ProtectSecrets).
+	AllowLiteralSecrets bool
 	// DryRun writes neither the config file nor the ownership state; the
 	// result carries the diff.
 	DryRun bool
@@ -86,12 +92,7 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		goos = runtime.GOOS
 	}
 	var err error
-	res.Path, err = ConfigPath(j.Client, Env{
-		GOOS:          goos,
-		Home:          getenv("HOME"),
-		AppData:       getenv("APPDATA"),
-		XDGConfigHome: getenv("XDG_CONFIG_HOME"),
-	})
+	res.Path, err = j.configPath(goos, getenv)
 	if err != nil {
 		return res, err
 	}
@@ -202,7 +203,8 @@ func (j Job) servers(home string) ([]configmigrate.Server, []string, error) {
 	for _, p := range problems {
 		texts = append(texts, p.Error())
 	}
-	return append(servers, user...), texts, nil
+	user, secretProblems := configmigrate.ProtectSecrets(user, j.AllowLiteralSecrets)
+	return append(servers, user...), append(texts, secretProblems...), nil
 }
 
 // stateFileName records, per client config file, which entries
@@ -296,4 +298,38 @@ func (s stateFile) record(ctx context.Context, configPath string, remove bool, e
 	}
 	_, err = ed.Commit(append(data, '\n'))
 	return err
+}
+
+// configPath is the file the job edits: the project file under Project,
+// else the first of the client's user-level files that exists, else its
+// usual one.
+func (j Job) configPath(goos string, getenv func(string) string) (string, error) {
+	if j.Project != "" {
+		if !filepath.IsAbs(j.Project) {
+			return "", fmt.Errorf("project directory %q is not an absolute path", j.Project)
+		}
+		return ProjectPath(j.Client, j.Project)
+	}
+	return Locate(j.Client, Env{
+		GOOS:          goos,
+		Home:          getenv("HOME"),
+		AppData:       getenv("APPDATA"),
+		XDGConfigHome: getenv("XDG_CONFIG_HOME"),
+		Getenv:        getenv,
+	})
+}
+
+// Locate returns the user-level file of c that is edited: the first of
+// ConfigPaths that exists, else ConfigPath.
+func Locate(c Client, env Env) (string, error) {
+	paths, err := ConfigPaths(c, env)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range paths[:len(paths)-1] {
+		if _, err := os.Lstat(p); err == nil {
+			return p, nil
+		}
+	}
+	return paths[len(paths)-1], nil
 }

@@ -101,11 +101,7 @@ func TestJobConcurrentClientsKeepState(t *testing.T) {
 	writeTestFile(t, d.yaml(), ghYAML)
 	paths, user := map[Client]string{}, map[Client]string{}
 	for _, c := range Clients() {
-		key := "mcpServers"
-		if c == VSCode {
-			key = "servers"
-		}
-		user[c] = "{\n  \"" + key + "\": {\n    \"mine\": {\"command\": \"my-server\"}\n  }\n}\n"
+		user[c] = userDoc(c, "mine", "my-server")
 		p, err := ConfigPath(c, Env{GOOS: "linux", Home: d.home})
 		if err != nil {
 			t.Fatal(err)

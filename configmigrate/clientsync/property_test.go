@@ -226,7 +226,7 @@ func TestPropertyRandomDocs(t *testing.T) {
 	for i := range iterations {
 		r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
 		g := newDocGen(r)
-		client := Clients()[r.IntN(len(Clients()))]
+		client := jsonClients()[r.IntN(len(jsonClients()))]
 		d := dialects[client]
 
 		// Servers: always hermes-tools, plus a few of our own; some of
@@ -445,7 +445,7 @@ func FuzzApply(f *testing.F) {
 	f.Add([]byte("{\"mcpServers\":{\"a\":1,}}"), uint8(3))
 	f.Add([]byte("\uFEFF{\r\n}"), uint8(4))
 	f.Fuzz(func(t *testing.T, in []byte, pick uint8) {
-		client := Clients()[int(pick)%len(Clients())]
+		client := jsonClients()[int(pick)%len(jsonClients())]
 		servers := []configServer{toolsServer, fixtureServers["github"], fixtureServers["linear"]}
 		if _, err := parse(in); err != nil {
 			if res, err := Apply(client, in, servers, Options{}); err == nil || res.Output != nil {

@@ -11,90 +11,6 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 )
 
-// dialect is what differs between the JSON clients.
-type dialect struct {
-	client  Client
-	display string
-	// rootKey holds the servers object at the top level of the file.
-	rootKey string
-	// comments and trailingCommas say what the client's own parser
-	// accepts; a file that has more still gets edited, with a note.
-	comments, trailingCommas bool
-	// ref spells a reference to an environment variable; nil when the
-	// client cannot expand variables at all.
-	ref func(name string) string
-	// passRef spells a pass-through variable (Server.EnvVars), which
-	// may be unset; nil means the same as ref.
-	passRef func(name string) string
-	// refDefault spells ${VAR:-default}; nil when the client has no
-	// defaults, and the reference is then written without one.
-	refDefault func(name, def string) string
-	// liveVarsOnly writes only the pass-through variables set where
-	// hermes-migrate runs (Server.EnvVarsSet): the client hands an unset
-	// reference to the server as literal text.
-	liveVarsOnly bool
-	// unsetRef and unsetPass say what the client does when a
-	// referenced variable is unset, where that needs the user's care.
-	unsetRef, unsetPass string
-	// expands reports whether literal text would be read as a variable
-	// reference by the client, which cannot be escaped in any of them.
-	expands func(lit string) bool
-	// typeField writes "type": "stdio"/"http"/"sse".
-	typeField bool
-	cwd       bool
-	remote    bool
-	// geminiURLs picks the transport by key (httpUrl or url) and has a
-	// timeout in milliseconds.
-	gemini bool
-}
-
-// dollarBrace matches how Claude Code, Cursor and VS Code find
-// variables: any "${...}".
-func dollarBrace(lit string) bool { return strings.Contains(lit, "${") }
-
-// geminiVarRE matches how Gemini CLI finds variables: $NAME or ${...}.
-var geminiVarRE = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
-
-func neverExpands(string) bool { return false }
-
-// dialects is read-only after initialisation.
-var dialects = map[Client]*dialect{
-	ClaudeDesktop: {
-		client: ClaudeDesktop, display: "Claude Desktop", rootKey: "mcpServers",
-		expands: neverExpands,
-	},
-	ClaudeCode: {
-		client: ClaudeCode, display: "Claude Code", rootKey: "mcpServers",
-		ref: func(n string) string { return "${" + n + "}" },
-		// An unset ${VAR} makes Claude Code reject the server; a
-		// pass-through is optional, so it gets an empty default.
-		passRef:    func(n string) string { return "${" + n + ":-}" },
-		refDefault: func(n, def string) string { return "${" + n + ":-" + def + "}" },
-		unsetRef:   "Claude Code refuses to load the server while %s unset",
-		expands:    dollarBrace, typeField: true, remote: true,
-	},
-	Cursor: {
-		client: Cursor, display: "Cursor", rootKey: "mcpServers",
-		ref:     func(n string) string { return "${env:" + n + "}" },
-		expands: dollarBrace, remote: true,
-	},
-	VSCode: {
-		client: VSCode, display: "VS Code", rootKey: "servers",
-		comments: true, trailingCommas: true,
-		ref:     func(n string) string { return "${env:" + n + "}" },
-		expands: dollarBrace, typeField: true, cwd: true, remote: true,
-	},
-	Gemini: {
-		client: Gemini, display: "Gemini CLI", rootKey: "mcpServers",
-		comments:  true,
-		ref:       func(n string) string { return "${" + n + "}" },
-		unsetRef:  "Gemini CLI passes the reference on as literal text while %s unset",
-		unsetPass: "Gemini CLI passes the reference on as literal text while %s unset",
-		expands:   geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
-		liveVarsOnly: true,
-	},
-}
-
 // part is a piece of a string: literal text or a variable reference,
 // with the default of ${VAR:-default} when it has one.
 type part struct {
@@ -137,6 +53,8 @@ type translation struct {
 	// literalVars names fields whose literal text the client would
 	// expand.
 	literalVars []string
+	// byName are env variables passed by name (dialect.nameKeys).
+	byName []string
 	// noRef names fields left out because they need a reference the
 	// client cannot spell.
 	noRef []string
@@ -165,7 +83,7 @@ func (t *translation) spell(field string, parts []part) (string, bool) {
 			b.WriteString(p.lit)
 			continue
 		}
-		if t.d.ref == nil {
+		if t.d.ref == nil || t.d.refEnvOnly && !strings.HasPrefix(field, "env ") {
 			return "", false
 		}
 		if !slices.Contains(t.refs, p.ref) {
@@ -209,7 +127,14 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 		}
 		seen[kv.Key] = true
 		s, ok := t.spell(what+" "+kv.Key, valueParts(kv.Value))
-		if !ok {
+		switch {
+		case !ok && what == "env" && t.d.nameKeys != "" && kv.Value.Ref == kv.Key && kv.Value.Prefix == "":
+			t.byName = append(t.byName, kv.Key)
+			if kv.Value.HasDefault {
+				t.noDefault = append(t.noDefault, kv.Key)
+			}
+			continue
+		case !ok:
 			t.noRef = append(t.noRef, kv.Key)
 			continue
 		}
@@ -236,7 +161,7 @@ type translated struct {
 // translate renders s in the client's dialect.
 func translate(d *dialect, s configmigrate.Server) translated {
 	t := &translation{d: d}
-	if s.Disabled {
+	if s.Disabled && d.offSwitch == "" {
 		return translated{skip: fmt.Sprintf("disabled in Hermes, and %s has no switch to register a server turned off", d.display)}
 	}
 	var entry object
@@ -253,6 +178,14 @@ func translate(d *dialect, s configmigrate.Server) translated {
 		return translated{skip: skip}
 	}
 	t.common(s, &entry)
+	for _, f := range d.last {
+		if f.key == d.offSwitch && s.Disabled {
+			// enabled: true becomes false, disabled: false true.
+			f.val = !f.val.(bool)
+			t.notes = append(t.notes, fmt.Sprintf("disabled in Hermes, so registered turned off (%s)", render(object{f}, layout{inline: true})))
+		}
+		entry = append(entry, f)
+	}
 	tr := translated{entry: entry, notes: t.notes}
 	if s.IsStdio() {
 		tr.hand = t.noRef
@@ -268,14 +201,16 @@ func (tr *translated) keepHand(d *dialect, existing []byte) []string {
 	if len(tr.hand) == 0 {
 		return nil
 	}
-	var have struct {
-		Env map[string]any `json:"env"`
+	var have map[string]json.RawMessage
+	var env map[string]any
+	// Nothing to keep from an odd entry.
+	if json.Unmarshal(existing, &have) == nil {
+		_ = json.Unmarshal(have[d.envKey], &env)
 	}
-	_ = json.Unmarshal(existing, &have) // nothing to keep from an odd entry
 	var kept, missing []string
 	var extra object
 	for _, k := range tr.hand {
-		if v, ok := have.Env[k].(string); ok {
+		if v, ok := env[k].(string); ok {
 			kept = append(kept, k)
 			extra.set(k, v)
 		} else {
@@ -283,7 +218,7 @@ func (tr *translated) keepHand(d *dialect, existing []byte) []string {
 		}
 	}
 	if len(extra) > 0 {
-		tr.entry = withEnv(tr.entry, extra)
+		tr.entry = withEnv(tr.entry, d.envKey, extra)
 	}
 	var notes []string
 	if len(kept) > 0 {
@@ -297,10 +232,10 @@ func (tr *translated) keepHand(d *dialect, existing []byte) []string {
 
 // withEnv appends extra to the entry's env, creating env after command
 // and args when there is none.
-func withEnv(e object, extra object) object {
+func withEnv(e object, envKey string, extra object) object {
 	e = slices.Clone(e)
 	for i, f := range e {
-		if f.key == "env" {
+		if f.key == envKey {
 			e[i].val = append(slices.Clone(f.val.(object)), extra...)
 			return e
 		}
@@ -311,31 +246,36 @@ func withEnv(e object, extra object) object {
 			at = i + 1
 		}
 	}
-	return slices.Insert(e, at, field{"env", extra})
+	return slices.Insert(e, at, field{envKey, extra})
 }
 
 func (t *translation) stdio(s configmigrate.Server) (object, string) {
 	d := t.d
-	var e object
-	if d.typeField {
-		e.set("type", "stdio")
+	e := d.lead(s.Name)
+	if d.stdioType != "" {
+		e.set(d.typeKey, d.stdioType)
 	}
 	cmdParts := stringParts(s.Command)
 	cmd, ok := t.spell("command", cmdParts)
 	if !ok {
 		return nil, t.cannotExpand("command", firstRef(cmdParts))
 	}
-	e.set("command", cmd)
-	if len(s.Args) > 0 {
-		args := make([]string, len(s.Args))
-		for i, a := range s.Args {
-			field := fmt.Sprintf("args[%d]", i)
-			p := stringParts(a)
-			if args[i], ok = t.spell(field, p); !ok {
-				return nil, t.cannotExpand(field, firstRef(p))
-			}
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		field := fmt.Sprintf("args[%d]", i)
+		p := stringParts(a)
+		if args[i], ok = t.spell(field, p); !ok {
+			return nil, t.cannotExpand(field, firstRef(p))
 		}
+	}
+	switch {
+	case d.commandArray:
+		e.set("command", append([]string{cmd}, args...))
+	case len(args) > 0 || d.alwaysArgs:
+		e.set(d.commandKey, cmd)
 		e.set("args", args)
+	default:
+		e.set(d.commandKey, cmd)
 	}
 	env := t.pairs("env", s.Env)
 	for _, name := range s.EnvVars {
@@ -344,6 +284,10 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 			t.note("pass-through variable %q is not a valid name and was dropped", name)
 		case slices.ContainsFunc(env, func(f field) bool { return f.key == name }) || slices.Contains(t.noRef, name):
 			// An explicit env entry already decides this variable.
+		case d.ref == nil && d.nameKeys != "":
+			if !slices.Contains(t.byName, name) {
+				t.byName = append(t.byName, name)
+			}
 		case d.ref == nil:
 			t.noRef = append(t.noRef, name)
 		case d.liveVarsOnly && !slices.Contains(s.EnvVarsSet, name):
@@ -358,7 +302,11 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 		}
 	}
 	if len(env) > 0 {
-		e.set("env", env)
+		e.set(d.envKey, env)
+	}
+	if len(t.byName) > 0 {
+		e.set(d.nameKeys, slices.Clone(t.byName))
+		t.note("%s passes %s by name (%s): it reads them from its environment or its secret store", d.display, strings.Join(t.byName, ", "), d.nameKeys)
 	}
 	if s.Cwd != "" {
 		if d.cwd {
@@ -390,24 +338,27 @@ func (t *translation) remote(s configmigrate.Server) (object, string) {
 		return nil, "a remote server cannot be registered in claude_desktop_config.json; add its URL as a custom connector in Claude Desktop's settings instead"
 	}
 	urlParts := stringParts(s.URL)
-	url, _ := t.spell("url", urlParts) // every remote-capable client spells references
-	var e object
-	transport := "http"
+	url, ok := t.spell("url", urlParts)
+	if !ok {
+		return nil, t.cannotExpand("url", firstRef(urlParts))
+	}
+	e := d.lead(s.Name)
+	transport := d.httpType
 	if s.SSE {
-		transport = "sse"
+		transport = d.sseType
 	}
 	switch {
 	case d.gemini && s.SSE:
 		e.set("url", url)
 	case d.gemini:
 		e.set("httpUrl", url)
-	case d.typeField:
-		e.set("type", transport)
-		e.set("url", url)
+	case transport != "":
+		e.set(d.typeKey, transport)
+		e.set(d.urlKey, url)
 	default:
 		// Cursor has no transport field; it tries Streamable HTTP and
 		// falls back to SSE on its own.
-		e.set("url", url)
+		e.set(d.urlKey, url)
 	}
 	if headers := t.pairs("header", s.Headers); len(headers) > 0 {
 		e.set("headers", headers)
@@ -432,13 +383,13 @@ func (t *translation) cannotExpand(field, ref string) string {
 // the notes about references.
 func (t *translation) common(s configmigrate.Server, e *object) {
 	d := t.d
-	if d.gemini {
+	if d.timeoutKey != "" {
 		if s.ToolTimeoutSec > 0 {
-			// Gemini's timeout covers each request to the server, in ms.
-			e.set("timeout", int64(math.Round(s.ToolTimeoutSec*1000)))
+			// The timeout covers each request to the server, in ms.
+			e.set(d.timeoutKey, int64(math.Round(s.ToolTimeoutSec*1000)))
 		}
 		if s.StartupTimeoutSec > 0 {
-			t.note("startup timeout dropped: Gemini CLI has no setting for it")
+			t.note("startup timeout dropped: %s has no setting for it", d.display)
 		}
 	} else if s.ToolTimeoutSec > 0 || s.StartupTimeoutSec > 0 {
 		if d.client == ClaudeCode {
@@ -537,27 +488,27 @@ func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 	for k := range have {
 		switch k {
 		// trust is what Hermes' own note tells Gemini users to add.
-		case "type", "command", "args", "env", "timeout", "cwd", "trust":
+		case "type", "command", "args", "timeout", "cwd", "trust", d.envKey, d.typeKey, d.timeoutKey, d.commandKey, d.nameKeys:
+		case "name":
+			if !d.nameField {
+				return false
+			}
 		default:
-			return false
+			if !slices.ContainsFunc(d.first, func(f field) bool { return f.key == k }) &&
+				!slices.ContainsFunc(d.last, func(f field) bool { return f.key == k }) {
+				return false
+			}
 		}
 	}
-	var cmd string
-	if json.Unmarshal(have["command"], &cmd) != nil {
-		return false
-	}
-	if cmd != s.Command && !isHermesToolsBinary(cmd) {
-		return false
-	}
-	var args []string
-	if raw, ok := have["args"]; ok && json.Unmarshal(raw, &args) != nil {
+	cmd, args, ok := entryCommand(have)
+	if !ok || cmd != s.Command && !isHermesToolsBinary(cmd) {
 		return false
 	}
 	if !slices.Equal(args, s.Args) && !(len(args) == 0 && len(s.Args) == 0) {
 		return false
 	}
 	var env map[string]string
-	if raw, ok := have["env"]; ok && json.Unmarshal(raw, &env) != nil {
+	if raw, ok := have[d.envKey]; ok && json.Unmarshal(raw, &env) != nil {
 		return false
 	}
 	for k, v := range env {
@@ -575,4 +526,34 @@ func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 		}
 	}
 	return true
+}
+
+// entryCommand reads the command and arguments of an entry (plain JSON
+// members), whether written as command plus args or as one array.
+func entryCommand(have map[string]json.RawMessage) (cmd string, args []string, ok bool) {
+	raw, ok := have["command"]
+	if !ok {
+		raw = have["cmd"] // Goose
+	}
+	if json.Unmarshal(raw, &cmd) == nil {
+		if a, has := have["args"]; has && json.Unmarshal(a, &args) != nil {
+			return "", nil, false
+		}
+		return cmd, args, true
+	}
+	var all []string
+	if json.Unmarshal(raw, &all) != nil || len(all) == 0 {
+		return "", nil, false
+	}
+	return all[0], all[1:], true
+}
+
+// lead is what every entry of the dialect starts with: its name where the
+// client repeats it (Goose), then the constant leading fields.
+func (d *dialect) lead(name string) object {
+	var e object
+	if d.nameField {
+		e.set("name", name)
+	}
+	return append(e, d.first...)
 }

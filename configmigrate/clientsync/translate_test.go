@@ -268,7 +268,18 @@ func TestTranslate(t *testing.T) {
 		{
 			name:   "disabled",
 			server: configServer{Command: "/bin/srv", Disabled: true},
-			want:   all(expect{want: "skip: disabled in Hermes"}),
+			want: func() map[Client]expect {
+				m := all(expect{want: "skip: disabled in Hermes"})
+				// Clients with an on/off switch get the entry turned off.
+				m[OpenCode] = expect{want: `{"type": "local", "command": ["/bin/srv"], "enabled": false}`, notes: []string{`registered turned off ({"enabled": false})`}}
+				m[FX] = expect{want: `{"type": "local", "command": ["/bin/srv"], "enabled": false}`, notes: []string{"turned off"}}
+				m[KiloCode] = expect{want: `{"type": "local", "command": ["/bin/srv"], "enabled": false}`, notes: []string{"turned off"}}
+				m[Cline] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{`({"disabled": true})`}}
+				m[ClineCLI] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
+				m[RooCode] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
+				m[Goose] = expect{want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "enabled": false, "timeout": 300}`, notes: []string{"turned off"}}
+				return m
+			}(),
 		},
 		{
 			name:   "neither command nor url",

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func newProject(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "proj")
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// TestProjectScope: --project writes the project-level files with the same
+// guarantees, and never outside a project unless one is named.
+func TestProjectScope(t *testing.T) {
+	e := newTestEnv(t)
+	proj := newProject(t)
+	sub := filepath.Join(proj, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  gh:\n    command: npx\n")
+	userVS := filepath.Join(proj, ".vscode", "mcp.json")
+	os.MkdirAll(filepath.Dir(userVS), 0o755)
+	const mine = "{\n  // my project's servers\n  \"servers\": {\n    \"db\": {\"type\": \"stdio\", \"command\": \"db-mcp\"},\n  },\n}\n"
+	e.write(t, userVS, mine)
+
+	tests := []struct {
+		name  string
+		args  []string
+		wd    string
+		code  int
+		files []string // relative to proj, must exist afterwards
+		err   string
+	}{
+		{name: "named dir, flag order kept", args: []string{"--project", proj, "--client", "cursor,vscode,claude-code", "--user-servers"},
+			files: []string{".cursor/mcp.json", ".vscode/mcp.json", ".mcp.json"}},
+		{name: "working dir inside the project", args: []string{"--client", "gemini", "--project"}, wd: sub,
+			files: []string{".gemini/settings.json"}},
+		{name: "equals form", args: []string{"--client", "kiro", "--project=" + proj}, files: []string{".kiro/settings/mcp.json"}},
+		{name: "all means the clients with a project file", args: []string{"--client", "all", "--project", proj, "--no-plugins"},
+			files: []string{".codex/config.toml", "opencode.jsonc", ".zed/settings.json", "config/mcporter.json"}},
+		{name: "outside a project", args: []string{"--client", "cursor", "--project"}, wd: t.TempDir(), code: exitUsage, err: "not inside a project"},
+		{name: "client without a project file", args: []string{"--client", "windsurf", "--project", proj}, code: exitUsage, err: "Windsurf reads no project-level MCP config"},
+		{name: "not a directory", args: []string{"--client", "cursor", "--project", userVS}, code: exitUsage, err: "is not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := e.deps()
+			wd := tt.wd
+			d.getwd = func() (string, error) { return wd, nil }
+			code, out, stderr := runWith(t, e, d, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.err) {
+				t.Fatalf("exit %d, stderr %q; want %d with %q\n%s", code, stderr, tt.code, tt.err, out)
+			}
+			for _, f := range tt.files {
+				p := filepath.Join(proj, filepath.FromSlash(f))
+				b, err := os.ReadFile(p)
+				if err != nil || !strings.Contains(string(b), "hermes-tools") {
+					t.Errorf("%s: %v\n%s", f, err, b)
+				}
+			}
+		})
+	}
+	// The user's bytes in the project file are kept, and nothing was
+	// written at user level or outside the project.
+	got, _ := os.ReadFile(userVS)
+	if !strings.HasPrefix(string(got), "{\n  // my project's servers\n  \"servers\": {\n    \"db\": {\"type\": \"stdio\", \"command\": \"db-mcp\"},\n") {
+		t.Errorf("project .vscode/mcp.json lost the user's bytes:\n%s", got)
+	}
+	if b, _ := os.ReadFile(userVS + ".bak"); string(b) != mine {
+		t.Errorf("backup is not the user's version:\n%s", b)
+	}
+	for _, p := range []string{filepath.Join(e.env["HOME"], ".cursor"), filepath.Join(e.codexHome, "config.toml"), filepath.Join(proj, ".codeium"), filepath.Join(sub, ".gemini")} {
+		if exists(p) {
+			t.Errorf("%s was written; --project must write only the project's files", p)
+		}
+	}
+	// list --project shows the project's files, not the user's.
+	code, js, stderr := e.list(t, "--project", proj, "--json")
+	var list []listedClient
+	if code != exitOK || json.Unmarshal([]byte(js), &list) != nil {
+		t.Fatalf("list --project: exit %d %s\n%s", code, stderr, js)
+	}
+	for _, c := range list {
+		if !strings.HasPrefix(c.Path, proj+string(filepath.Separator)) || c.HermesTools == nil || c.HermesTools.Command != e.toolsBin {
+			t.Errorf("list --project: %+v", c)
+		}
+	}
+	if len(list) < 7 {
+		t.Errorf("list --project found %d clients:\n%s", len(list), js)
+	}
+	// A second run changes nothing; --remove gives the user's file back.
+	if code, out, _ := runWith(t, e, e.deps(), "--project", proj, "--client", "cursor,vscode,claude-code", "--user-servers"); code != exitOK || strings.Contains(out, "wrote") {
+		t.Errorf("second run: exit %d\n%s", code, out)
+	}
+	if code, _, stderr := runWith(t, e, e.deps(), "--project", proj, "--client", "vscode", "--remove"); code != exitOK {
+		t.Fatalf("--remove: exit %d %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(userVS); string(got) != mine {
+		t.Errorf("--remove did not restore the project file:\n%s", got)
+	}
+}
+
+func runWith(t *testing.T, e *testEnv, d deps, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb strings.Builder
+	base := []string{"--codex-home", e.codexHome, "--hermes-home", e.hermesHome}
+	code := run(t.Context(), append(base, args...), &out, &errb, d)
+	return code, out.String(), errb.String()
+}
+
+// TestNoSecretInAnyFile runs the whole CLI over every client with a
+// config.yaml full of literal secrets: no file written anywhere holds one,
+// unless --allow-literal-secrets says so, and then with a warning.
+func TestNoSecretInAnyFile(t *testing.T) {
+	secrets := []string{"sk-live-4f9a8b7c6d5e4f3a2b1c", "hunter2hunter2", "opaque-session-value-123"}
+	yaml := `mcp_servers:
+  fetch:
+    command: fetch-mcp
+    env:
+      FETCH_API_KEY: "sk-live-4f9a8b7c6d5e4f3a2b1c"
+      DB_PASSWORD: hunter2hunter2
+      LOG_LEVEL: info
+  api:
+    url: https://api.example.com/mcp
+    headers:
+      Authorization: "Bearer opaque-session-value-123"
+`
+	for _, allow := range []bool{false, true} {
+		e := newTestEnv(t)
+		e.write(t, filepath.Join(e.hermesHome, "config.yaml"), yaml)
+		proj := newProject(t)
+		args := []string{"--client", "all", "--user-servers", "--no-plugins"}
+		if allow {
+			args = append(args, "--allow-literal-secrets")
+		}
+		var outs string
+		for _, extra := range [][]string{nil, {"--project", proj}} {
+			code, out, stderr := e.run(t, append(args, extra...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			outs += out
+		}
+		found := map[string]bool{}
+		for _, root := range []string{e.env["HOME"], e.codexHome, proj} {
+			filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
+				if err != nil || de.IsDir() || strings.HasSuffix(p, ".bak") {
+					return nil
+				}
+				b, _ := os.ReadFile(p)
+				for _, s := range secrets {
+					if strings.Contains(string(b), s) {
+						found[s] = true
+						if !allow {
+							t.Errorf("%s holds the secret %q:\n%s", p, s, b)
+						}
+					}
+				}
+				return nil
+			})
+		}
+		if allow && len(found) != len(secrets) {
+			t.Errorf("--allow-literal-secrets wrote only %v", found)
+		}
+		if allow != strings.Contains(outs, "copied as is (--allow-literal-secrets)") {
+			t.Errorf("allow=%v: warning shown = %v\n%s", allow, !allow, outs)
+		}
+		if !allow && !strings.Contains(outs, "set FETCH_API_KEY in the environment") {
+			t.Errorf("the report does not say which variable to set:\n%s", outs)
+		}
+	}
+}

@@ -1,0 +1,469 @@
+package clientsync
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// dialect is one row of the client table: where a client keeps its MCP
+// servers and how it spells an entry. Every client-specific fact lives
+// here; the README's client table is generated from these rows
+// (TestReadmeClientTable), so the two cannot drift apart.
+type dialect struct {
+	client  Client
+	display string
+	// aliases are other spellings the CLI accepts (add-mcp's agent ids).
+	aliases []string
+	// format names the file's syntax: JSON, JSONC, YAML or TOML.
+	format string
+	// rootKey holds the servers object at the top level of the file.
+	rootKey string
+	// comments and trailingCommas say what the client's own parser
+	// accepts; a file that has more still gets edited, with a note.
+	comments, trailingCommas bool
+
+	// user is the user-level file; alternates, when one exists, is used
+	// instead (a client that reads either name).
+	user       func(p pathEnv) (string, error)
+	alternates func(p pathEnv) []string
+	// project is the project-level file, relative to the project root
+	// (slash-separated); empty when the client reads none.
+	project string
+
+	// ref spells a reference to an environment variable; nil when the
+	// client cannot expand variables at all.
+	ref func(name string) string
+	// refSyntax is ref for people, "" for none.
+	refSyntax string
+	// refEnvOnly says the client expands references in env values only.
+	refEnvOnly bool
+	// passRef spells a pass-through variable (Server.EnvVars), which
+	// may be unset; nil means the same as ref.
+	passRef func(name string) string
+	// refDefault spells ${VAR:-default}; nil when the client has no
+	// defaults, and the reference is then written without one.
+	refDefault func(name, def string) string
+	// liveVarsOnly writes only the pass-through variables set where
+	// hermes-migrate runs (Server.EnvVarsSet): the client hands an unset
+	// reference to the server as literal text.
+	liveVarsOnly bool
+	// unsetRef and unsetPass say what the client does when a
+	// referenced variable is unset, where that needs the user's care.
+	unsetRef, unsetPass string
+	// expands reports whether literal text would be read as a variable
+	// reference by the client, which cannot be escaped in any of them.
+	expands func(lit string) bool
+
+	// Entry shape. typeKey names the transport field ("type",
+	// "transport"); stdioType, httpType and sseType are its values, ""
+	// where the client wants none.
+	typeKey                      string
+	stdioType, httpType, sseType string
+	// urlKey names the remote URL ("url", "serverUrl").
+	urlKey string
+	// envKey names the environment map ("env", "environment").
+	envKey string
+	// commandArray writes command and args as one array (OpenCode).
+	commandArray bool
+	// commandKey names the executable ("command", Goose's "cmd").
+	commandKey string
+	// alwaysArgs writes args even when empty.
+	alwaysArgs bool
+	// offSwitch names the boolean in last that registers a server turned
+	// off ("enabled", Cline's "disabled"); without one a server disabled
+	// in Hermes is not registered.
+	offSwitch string
+	// nameField repeats the server's name in its entry (Goose).
+	nameField bool
+	// nameKeys names a list of variables the client passes to the server
+	// by name from its own environment (Goose's env_keys): how a client
+	// without reference syntax still gets a secret without its value.
+	nameKeys string
+	// first and last are constant fields leading and ending every entry
+	// ("source": "custom", "enabled": true).
+	first, last object
+	// timeoutKey names a per-request timeout in milliseconds.
+	timeoutKey string
+	cwd        bool
+	remote     bool
+	// gemini picks the transport by key (httpUrl or url) and has tool
+	// filters.
+	gemini bool
+
+	// source names where the row's facts come from, for the README.
+	source string
+}
+
+const (
+	formatYAML = "YAML"
+	formatTOML = "TOML"
+)
+
+// pathEnv builds paths for one OS from an Env.
+type pathEnv struct {
+	Env
+	win bool
+}
+
+func (p pathEnv) join(elem ...string) string {
+	if p.win {
+		for i := range elem {
+			elem[i] = strings.TrimRight(elem[i], `\/`)
+		}
+		return strings.Join(elem, `\`)
+	}
+	return path.Join(elem...)
+}
+
+func (p pathEnv) home(elem ...string) string { return p.join(append([]string{p.Home}, elem...)...) }
+
+// dir is the value of a client's own home variable (CODEX_HOME style)
+// when it is set to an absolute path, else the default under home.
+func (p pathEnv) dir(variable string, def ...string) string {
+	if p.Getenv != nil {
+		if v := p.Getenv(variable); isAbs(v, p.win) {
+			return v
+		}
+	}
+	return p.home(def...)
+}
+
+func (p pathEnv) appData(who string) (string, error) {
+	if !isAbs(p.AppData, true) {
+		return "", fmt.Errorf("%%APPDATA%% is %q, not an absolute path; %s keeps its config under it, so set APPDATA", p.AppData, who)
+	}
+	return p.AppData, nil
+}
+
+// configHome is $XDG_CONFIG_HOME, or ~/.config when it is unset or
+// relative (the XDG spec says to ignore a relative value).
+func (p pathEnv) configHome() string {
+	if isAbs(p.XDGConfigHome, false) {
+		return p.XDGConfigHome
+	}
+	return p.home(".config")
+}
+
+// app is the per-user application data directory: Application Support
+// on macOS, %APPDATA% on Windows, the XDG config home elsewhere.
+func (p pathEnv) app(who string, elem ...string) (string, error) {
+	var base string
+	switch p.GOOS {
+	case "darwin":
+		base = p.home("Library", "Application Support")
+	case "windows":
+		var err error
+		if base, err = p.appData(who); err != nil {
+			return "", err
+		}
+	default:
+		base = p.configHome()
+	}
+	return p.join(append([]string{base}, elem...)...), nil
+}
+
+func under(elem ...string) func(p pathEnv) (string, error) {
+	return func(p pathEnv) (string, error) { return p.home(elem...), nil }
+}
+
+// dollarBrace matches how Claude Code, Cursor and VS Code find
+// variables: any "${...}".
+func dollarBrace(lit string) bool { return strings.Contains(lit, "${") }
+
+// geminiVarRE matches how Gemini CLI finds variables: $NAME or ${...}.
+var geminiVarRE = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
+
+func braceEnv(lit string) bool { return strings.Contains(lit, "{env:") }
+
+func neverExpands(string) bool { return false }
+
+func dollarRef(n string) string { return "${" + n + "}" }
+func envRef(n string) string    { return "${env:" + n + "}" }
+
+// stdEntry is the shape most clients share: command, args, env; url and
+// headers for remote servers, no transport field.
+func stdEntry(d dialect) *dialect {
+	if d.urlKey == "" {
+		d.urlKey = "url"
+	}
+	if d.envKey == "" {
+		d.envKey = "env"
+	}
+	if d.commandKey == "" {
+		d.commandKey = "command"
+	}
+	if d.rootKey == "" {
+		d.rootKey = "mcpServers"
+	}
+	if d.format == "" {
+		d.format = "JSON"
+		if d.comments {
+			d.format = "JSONC"
+		}
+	}
+	if d.expands == nil {
+		d.expands = neverExpands
+	}
+	return &d
+}
+
+// dialects is the client table, read-only after initialisation. Where
+// sources disagree (reference/mcp-clients.md §4) the choice and its
+// source are named in the row.
+var dialects = map[Client]*dialect{
+	ClaudeDesktop: stdEntry(dialect{
+		client: ClaudeDesktop, display: "Claude Desktop",
+		user: func(p pathEnv) (string, error) {
+			// No official Linux build; the community builds use the
+			// XDG config home.
+			return p.app("Claude Desktop", "Claude", "claude_desktop_config.json")
+		},
+		source: "modelcontextprotocol.io/quickstart/user",
+	}),
+	ClaudeCode: stdEntry(dialect{
+		client: ClaudeCode, display: "Claude Code",
+		user:    under(".claude.json"),
+		project: ".mcp.json",
+		ref:     dollarRef, refSyntax: "${VAR}, ${VAR:-default}",
+		// An unset ${VAR} makes Claude Code reject the server; a
+		// pass-through is optional, so it gets an empty default.
+		passRef:    func(n string) string { return "${" + n + ":-}" },
+		refDefault: func(n, def string) string { return "${" + n + ":-" + def + "}" },
+		unsetRef:   "Claude Code refuses to load the server while %s unset",
+		expands:    dollarBrace, typeKey: "type", stdioType: "stdio", httpType: "http", sseType: "sse", remote: true,
+		source: "code.claude.com/docs/en/mcp",
+	}),
+	Cursor: stdEntry(dialect{
+		client: Cursor, display: "Cursor",
+		user: under(".cursor", "mcp.json"), project: ".cursor/mcp.json",
+		ref: envRef, refSyntax: "${env:VAR}",
+		expands: dollarBrace, remote: true,
+		source: "cursor.com/docs/context/mcp",
+	}),
+	VSCode: stdEntry(dialect{
+		client: VSCode, display: "VS Code", aliases: []string{"github-copilot"},
+		rootKey:  "servers",
+		comments: true, trailingCommas: true,
+		user: func(p pathEnv) (string, error) {
+			return p.app("VS Code", "Code", "User", "mcp.json")
+		},
+		project: ".vscode/mcp.json",
+		ref:     envRef, refSyntax: "${env:VAR}",
+		expands: dollarBrace, typeKey: "type", stdioType: "stdio", httpType: "http", sseType: "sse", cwd: true, remote: true,
+		source: "code.visualstudio.com/docs/copilot/reference/mcp-configuration",
+	}),
+	Gemini: stdEntry(dialect{
+		client: Gemini, display: "Gemini CLI", aliases: []string{"gemini-cli"},
+		comments: true,
+		user:     under(".gemini", "settings.json"), project: ".gemini/settings.json",
+		ref: dollarRef, refSyntax: "$VAR, ${VAR}",
+		unsetRef:  "Gemini CLI passes the reference on as literal text while %s unset",
+		unsetPass: "Gemini CLI passes the reference on as literal text while %s unset",
+		expands:   geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
+		timeoutKey:   "timeout",
+		liveVarsOnly: true,
+		source:       "github.com/google-gemini/gemini-cli docs/tools/mcp-server.md",
+	}),
+	Antigravity: stdEntry(dialect{
+		client: Antigravity, display: "Antigravity",
+		// add-mcp 2.4.0's path; older pages say ~/.gemini/antigravity/.
+		user:   under(".gemini", "config", "mcp_config.json"),
+		urlKey: "serverUrl", remote: true,
+		source: "add-mcp 2.4.0 (dist/agents); expansion undocumented, so none",
+	}),
+	Cline: stdEntry(dialect{
+		client: Cline, display: "Cline", aliases: []string{"cline-vscode"},
+		user: func(p pathEnv) (string, error) {
+			return p.app("Cline", "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
+		},
+		typeKey: "type", httpType: "streamableHttp", sseType: "sse",
+		last: object{{"disabled", false}}, offSwitch: "disabled",
+		remote: true,
+		source: "docs.cline.bot/mcp/configuring-mcp-servers; add-mcp 2.4.0",
+	}),
+	ClineCLI: stdEntry(dialect{
+		client: ClineCLI, display: "Cline CLI",
+		user: func(p pathEnv) (string, error) {
+			return p.join(p.dir("CLINE_DIR", ".cline"), "data", "settings", "cline_mcp_settings.json"), nil
+		},
+		typeKey: "type", httpType: "streamableHttp", sseType: "sse",
+		last: object{{"disabled", false}}, offSwitch: "disabled",
+		remote: true,
+		source: "add-mcp 2.4.0 (dist/agents)",
+	}),
+	FX: stdEntry(dialect{
+		client: FX, display: "fx",
+		user:    under(".fx", "mcp.json"),
+		rootKey: "mcp", envKey: "environment", commandArray: true,
+		typeKey: "type", stdioType: "local", httpType: "http", sseType: "sse",
+		last: object{{"enabled", true}}, offSwitch: "enabled",
+		remote: true,
+		source: "add-mcp 2.4.0 (dist/agents)",
+	}),
+	CopilotCLI: stdEntry(dialect{
+		client: CopilotCLI, display: "GitHub Copilot CLI",
+		// $COPILOT_HOME, else ~/.copilot (docs.github.com); add-mcp's
+		// $XDG_CONFIG_HOME/mcp-config.json is reported not to be read
+		// (github/docs#40682). The project file is Claude Code's
+		// .mcp.json, which Copilot CLI reads too: write it with
+		// --client claude-code.
+		user: func(p pathEnv) (string, error) {
+			return p.join(p.dir("COPILOT_HOME", ".copilot"), "mcp-config.json"), nil
+		},
+		typeKey: "type", stdioType: "stdio", httpType: "http", sseType: "sse",
+		last:   object{{"tools", []string{"*"}}},
+		remote: true,
+		source: "docs.github.com/copilot/how-tos/use-copilot-agents/use-copilot-cli",
+	}),
+	KiloCode: stdEntry(dialect{
+		client: KiloCode, display: "Kilo Code", aliases: []string{"kilo", "kilocode"},
+		comments: true, trailingCommas: true,
+		user: func(p pathEnv) (string, error) {
+			return p.join(p.configHome(), "kilo", "kilo.json"), nil
+		},
+		alternates: func(p pathEnv) []string {
+			return []string{p.join(p.configHome(), "kilo", "kilo.jsonc")}
+		},
+		project: "kilo.json",
+		rootKey: "mcp", envKey: "environment", commandArray: true,
+		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
+		last: object{{"enabled", true}}, offSwitch: "enabled",
+		timeoutKey: "timeout", remote: true,
+		source: "add-mcp 2.4.0 (OpenCode's schema, which Kilo's CLI forks); expansion undocumented, so none",
+	}),
+	KimiCode: stdEntry(dialect{
+		client: KimiCode, display: "Kimi Code", aliases: []string{"kimi"},
+		user: func(p pathEnv) (string, error) {
+			return p.join(p.dir("KIMI_CODE_HOME", ".kimi-code"), "mcp.json"), nil
+		},
+		project: ".kimi-code/mcp.json",
+		typeKey: "transport", stdioType: "stdio", httpType: "http", sseType: "sse",
+		timeoutKey: "toolTimeoutMs", remote: true,
+		source: "add-mcp 2.4.0 (dist/agents)",
+	}),
+	KiroCLI: stdEntry(dialect{
+		client: KiroCLI, display: "Kiro CLI", aliases: []string{"kiro"},
+		user: under(".kiro", "settings", "mcp.json"), project: ".kiro/settings/mcp.json",
+		ref: dollarRef, refSyntax: "${VAR} (env only)", refEnvOnly: true, expands: dollarBrace,
+		timeoutKey: "timeout", remote: true,
+		source: "kiro.dev/docs/cli/mcp/configuration",
+	}),
+	MastraCode: stdEntry(dialect{
+		client: MastraCode, display: "Mastra Code", aliases: []string{"mastra"},
+		user: under(".mastracode", "mcp.json"), project: ".mastracode/mcp.json",
+		remote: true,
+		source: "add-mcp 2.4.0 (dist/agents)",
+	}),
+	MCPorter: stdEntry(dialect{
+		client: MCPorter, display: "MCPorter",
+		user: under(".mcporter", "mcporter.json"),
+		alternates: func(p pathEnv) []string {
+			return []string{p.home(".mcporter", "mcporter.jsonc")}
+		},
+		project: "config/mcporter.json",
+		typeKey: "type", httpType: "http", sseType: "sse",
+		remote: true,
+		source: "add-mcp 2.4.0 (dist/agents)",
+	}),
+	OpenCode: stdEntry(dialect{
+		client: OpenCode, display: "OpenCode",
+		comments: true, trailingCommas: true,
+		// add-mcp ignores XDG_CONFIG_HOME here; so does hermes-migrate.
+		user: under(".config", "opencode", "opencode.jsonc"),
+		alternates: func(p pathEnv) []string {
+			return []string{p.home(".config", "opencode", "opencode.json")}
+		},
+		project: "opencode.jsonc",
+		rootKey: "mcp", envKey: "environment", commandArray: true,
+		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
+		last: object{{"enabled", true}}, offSwitch: "enabled",
+		ref: func(n string) string { return "{env:" + n + "}" }, refSyntax: "{env:VAR}",
+		expands: braceEnv, remote: true,
+		source: "opencode.ai/docs/config#variables, opencode.ai/docs/mcp-servers",
+	}),
+	Pi: stdEntry(dialect{
+		client: Pi, display: "Pi", aliases: []string{"pi-agent"},
+		user: func(p pathEnv) (string, error) {
+			return p.join(p.dir("PI_CODING_AGENT_DIR", ".pi", "agent"), "mcp.json"), nil
+		},
+		project:    ".pi/mcp.json",
+		timeoutKey: "requestTimeoutMs", remote: true,
+		source: "add-mcp 2.4.0 (pi-mcp-adapter)",
+	}),
+	Windsurf: stdEntry(dialect{
+		client: Windsurf, display: "Windsurf", aliases: []string{"codeium", "cascade"},
+		user:   under(".codeium", "windsurf", "mcp_config.json"),
+		urlKey: "serverUrl",
+		ref:    envRef, refSyntax: "${env:VAR}", expands: dollarBrace,
+		remote: true,
+		source: "docs.windsurf.com/windsurf/cascade/mcp",
+	}),
+	Zed: stdEntry(dialect{
+		client: Zed, display: "Zed",
+		rootKey:  "context_servers",
+		comments: true, trailingCommas: true,
+		// zed.dev/docs/configuring-zed: ~/.config/zed on macOS and
+		// Linux (add-mcp's Application Support path is not read).
+		user: func(p pathEnv) (string, error) {
+			if p.GOOS == "windows" {
+				return p.app("Zed", "Zed", "settings.json")
+			}
+			if p.GOOS == "darwin" {
+				return p.home(".config", "zed", "settings.json"), nil
+			}
+			return p.join(p.configHome(), "zed", "settings.json"), nil
+		},
+		project: ".zed/settings.json",
+		first:   object{{"source", "custom"}},
+		remote:  true,
+		source:  "zed.dev/docs/ai/mcp",
+	}),
+	// Two clients add-mcp 2.4.0 does not know.
+	RooCode: stdEntry(dialect{
+		client: RooCode, display: "Roo Code", aliases: []string{"roo", "roo-cline"},
+		user: func(p pathEnv) (string, error) {
+			return p.app("Roo Code", "Code", "User", "globalStorage", "rooveterinaryinc.roo-cline", "settings", "mcp_settings.json")
+		},
+		project: ".roo/mcp.json",
+		typeKey: "type", httpType: "streamable-http", sseType: "sse",
+		last: object{{"disabled", false}}, offSwitch: "disabled",
+		cwd: true, remote: true,
+		source: "docs.roocode.com/features/mcp/using-mcp-in-roo (mcpServers: command, args, env, cwd, disabled; type streamable-http/sse, url, headers); expansion undocumented, so none",
+	}),
+	LMStudio: stdEntry(dialect{
+		client: LMStudio, display: "LM Studio", aliases: []string{"lm-studio"},
+		user:   under(".lmstudio", "mcp.json"),
+		remote: true,
+		source: "lmstudio.ai/docs/app/mcp (mcp.json in Cursor's notation: mcpServers, command, args, env, url, headers)",
+	}),
+	Goose: stdEntry(dialect{
+		client: Goose, display: "Goose", format: formatYAML, rootKey: "extensions",
+		user: func(p pathEnv) (string, error) {
+			switch p.GOOS {
+			case "windows":
+				return p.app("Goose", "Block", "goose", "config", "config.yaml")
+			case "darwin":
+				return p.home(".config", "goose", "config.yaml"), nil
+			}
+			return p.join(p.configHome(), "goose", "config.yaml"), nil
+		},
+		commandKey: "cmd", alwaysArgs: true, envKey: "envs", urlKey: "uri", nameKeys: "env_keys", refSyntax: "env_keys: [VAR] (same name only)",
+		typeKey: "type", stdioType: "stdio", httpType: "streamable_http", sseType: "sse",
+		nameField: true, first: object{{"description", ""}},
+		// Goose's timeout is in seconds; 300 is its default.
+		last: object{{"enabled", true}, {"timeout", int64(300)}}, offSwitch: "enabled",
+		remote: true,
+		source: "block.github.io/goose/docs/getting-started/using-extensions; add-mcp 2.4.0",
+	}),
+	GrokBuild: stdEntry(dialect{
+		client: GrokBuild, display: "Grok Build", aliases: []string{"grok"}, format: formatTOML, rootKey: "mcp_servers",
+		user: func(p pathEnv) (string, error) {
+			return p.join(p.dir("GROK_HOME", ".grok"), "config.toml"), nil
+		},
+		project: ".grok/config.toml",
+		remote:  true,
+		source:  "add-mcp 2.4.0 (dist/agents: codex-style [mcp_servers.<name>] tables)",
+	}),
+}

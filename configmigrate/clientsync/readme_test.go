@@ -1,0 +1,49 @@
+package clientsync
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/unidiff"
+)
+
+const (
+	clientTableBegin = "<!-- client table: generated from configmigrate/clientsync's client table; run make docs -->"
+	clientTableEnd   = "<!-- end client table -->"
+)
+
+// codexRow is codex's line: its file is edited by configmigrate's managed
+// block, not by this package.
+const codexRow = "| Codex `codex` | `${CODEX_HOME:-~/.codex}/config.toml` (all) | – | TOML (managed block) | `mcp_servers` | none: secrets passed by name (`env_vars`, `bearer_token_env_var`) |"
+
+// TestReadmeClientTable fails when the README's client table no longer
+// matches the client table in code; make docs rewrites it.
+func TestReadmeClientTable(t *testing.T) {
+	readme := filepath.Join("..", "..", "README.md")
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	i := strings.Index(text, clientTableBegin)
+	j := strings.Index(text, clientTableEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the client table markers %q ... %q", clientTableBegin, clientTableEnd)
+	}
+	want := MarkdownClientTable(codexRow)
+	got := text[i+len(clientTableBegin) : j]
+	if got == want {
+		return
+	}
+	if golden.Update() {
+		text = text[:i+len(clientTableBegin)] + want + text[j:]
+		if err := os.WriteFile(readme, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README client table is out of date; run `%s`\n%s", golden.Command, unidiff.Diff("README.md", "client table", []byte(got), []byte(want)))
+}

@@ -1,0 +1,115 @@
+package clientsync
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/configmigrate"
+)
+
+// TestNoClientGetsALiteralSecret is the secrets rule, for every client:
+// whatever config.yaml holds, after configmigrate.ProtectSecrets (what
+// Job does) no literal secret reaches the client's file, in any field,
+// for random keys, values and positions.
+func TestNoClientGetsALiteralSecret(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 1))
+	secretKeys := []string{"FETCH_API_KEY", "GITHUB_TOKEN", "PASSWORD", "CLIENT_SECRET", "Authorization", "X-Api-Key", "db-password"}
+	plainKeys := []string{"LOG_LEVEL", "REGION", "Accept", "MODE"}
+	body := func() string {
+		const alpha = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		b := make([]byte, 20+r.IntN(20))
+		for i := range b {
+			b[i] = alpha[r.IntN(len(alpha))]
+		}
+		return string(b)
+	}
+	for i := range 300 {
+		var secrets []string
+		// A credential of a known shape, anywhere; or any value under a
+		// key named like a secret.
+		shaped := func() string {
+			b := body()
+			secrets = append(secrets, b)
+			return []string{"sk-", "ghp_", "xoxb-", "hf_", "Bearer ", "--api-key="}[r.IntN(6)] + b
+		}
+		named := func() string {
+			b := body()
+			secrets = append(secrets, b)
+			return b
+		}
+		pairs := func() []configmigrate.KeyValue {
+			var kvs []configmigrate.KeyValue
+			for j := range 1 + r.IntN(4) {
+				switch r.IntN(3) {
+				case 0:
+					kvs = append(kvs, kv(fmt.Sprintf("K%d_%s", j, secretKeys[r.IntN(len(secretKeys))]), lit(named())))
+				case 1:
+					kvs = append(kvs, kv(fmt.Sprintf("K%d_%s", j, plainKeys[r.IntN(len(plainKeys))]), lit(shaped())))
+				default:
+					kvs = append(kvs, kv(fmt.Sprintf("K%d_%s", j, plainKeys[r.IntN(len(plainKeys))]), lit("plain")))
+				}
+			}
+			return kvs
+		}
+		var s configServer
+		if r.IntN(2) == 0 {
+			s = configServer{Name: "local", Command: "/bin/srv", Env: pairs()}
+			if r.IntN(3) == 0 {
+				s.Args = []string{"-v", shaped()}
+			}
+		} else {
+			s = configServer{Name: "remote", URL: "https://mcp.example.com/mcp", Headers: pairs()}
+			if r.IntN(3) == 0 {
+				s.URL += "?key=" + shaped()
+			}
+		}
+		servers, _ := configmigrate.ProtectSecrets([]configServer{s}, false)
+		for _, c := range Clients() {
+			for _, existing := range [][]byte{nil, []byte(userDoc(c, "x", "y"))} {
+				res, err := Apply(c, existing, servers, Options{})
+				if err != nil {
+					t.Fatalf("case %d, %s: %v", i, c, err)
+				}
+				out := string(res.Output) + strings.Join(res.Notes, "\n")
+				for _, sec := range secrets {
+					if strings.Contains(out, sec) {
+						t.Fatalf("case %d: %s's file or notes hold the secret %q:\n%s\nserver: %+v", i, c, sec, out, s)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSecretBecomesReference: the literal is replaced by a reference in
+// the client's own syntax, or left for the user to fill in where the
+// client expands none, and the note names the variable either way.
+func TestSecretBecomesReference(t *testing.T) {
+	const key = "sk-live-4f9a8b7c6d5e4f3a2b1c"
+	servers, _ := configmigrate.ProtectSecrets([]configServer{{
+		Name: "fetch", Command: "/bin/fetch-mcp",
+		Env: []configmigrate.KeyValue{kv("FETCH_API_KEY", lit(key))},
+	}}, false)
+	for _, c := range Clients() {
+		d := dialects[c]
+		res, err := Apply(c, nil, servers, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(res.Notes, "\n")
+		switch {
+		case strings.Contains(string(res.Output), key):
+			t.Errorf("%s: the secret was written", c)
+		case d.ref != nil && !strings.Contains(string(res.Output), `"FETCH_API_KEY": "`+d.ref("FETCH_API_KEY")+`"`):
+			t.Errorf("%s: no %s reference in\n%s", c, d.refSyntax, res.Output)
+		case d.nameKeys != "" && !strings.Contains(string(res.Output), d.nameKeys+":\n      - FETCH_API_KEY\n"):
+			t.Errorf("%s: FETCH_API_KEY not passed by name in\n%s", c, res.Output)
+		case d.ref == nil && d.nameKeys == "" && !strings.Contains(notes, "env FETCH_API_KEY not written"):
+			t.Errorf("%s: no note asking to fill FETCH_API_KEY in by hand:\n%s", c, notes)
+		case !strings.Contains(notes, "set FETCH_API_KEY"):
+			t.Errorf("%s: notes do not name the variable to set:\n%s", c, notes)
+		}
+	}
+}
