@@ -114,6 +114,11 @@ func BenchmarkVsPeers(b *testing.B) {
 			b.Fatalf("%s: warm-up navigate: %v", s.name, err)
 		}
 	}
+	// The three-way table, printed once at the end (a benchmark's log is
+	// always shown).
+	var table strings.Builder
+	fmt.Fprintf(&table, "\n%-10s %-10s %9s %9s %11s %9s\n", "page", "server", "nav+snap", "bytes", "controls", "peak MiB")
+	defer func() { b.Log(table.String()) }()
 	for _, pg := range pages {
 		b.Run(pg.name, func(b *testing.B) {
 			url := base + pg.path
@@ -164,10 +169,12 @@ func BenchmarkVsPeers(b *testing.B) {
 				b.ReportMetric(size[i], s.name+"-bytes")
 				b.ReportMetric(float64(kept)/float64(len(pg.controls)), s.name+"-kept")
 				b.ReportMetric(s.mem.peakMiB(), s.name+"-peak-MiB")
+				fmt.Fprintf(&table, "%-10s %-10s %7.0fms %9.0f %5d/%-5d %9.0f\n", pg.name, s.name, ms[i], size[i], kept, len(pg.controls), s.mem.peakMiB())
 			}
 			if len(servers) > 1 {
 				b.ReportMetric(size[0]/slices.Min(size[1:]), "bytes-ratio")
 				b.ReportMetric(ms[0]/slices.Min(ms[1:]), "time-ratio")
+				fmt.Fprintf(&table, "%-10s %-10s %8.2fx %8.2fx   (ours over the better peer)\n", pg.name, "ratio", ms[0]/slices.Min(ms[1:]), size[0]/slices.Min(size[1:]))
 			}
 			// ns/op is all servers together; the per-server figures
 			// above are the ones to read.

@@ -38,6 +38,11 @@
     'br', 'p', 'div', 'td', 'th', 'tr', 'li', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
     'section', 'article', 'table', 'ul', 'ol', 'pre', 'blockquote', 'header', 'footer', 'nav',
   ]);
+  // Table parts that a page may use for layout rather than data.
+  const LAYOUT_ROLES = new Set(['row', 'cell', 'columnheader', 'rowheader']);
+  // A row lists at most this many controls on its own line; a row with
+  // more is a form in a table, better read a control per line.
+  const ROW_LINE_MAX = 12;
   const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title']);
   const LANDMARK_SCOPE = new Set(['article', 'aside', 'main', 'nav', 'section']);
 
@@ -340,6 +345,10 @@
       let role = roleOf(el);
       const pointer = !!el.__hermesPointer;
       if (!role && isClickable(el, parentPointer)) role = 'clickable';
+      // A row or cell that holds a table is layout (whole pages sit in one
+      // such cell): naming it from its content would repeat the page in
+      // one line, so it is a plain container.
+      if (LAYOUT_ROLES.has(role) && !el.hasAttribute('role') && el.querySelector('table, [role=row], [role=grid], [role=table]')) role = null;
       const interactive = INTERACTIVE.has(role) && !(el.localName === 'option' && !full);
       // Refs are issued before the children are walked, so they follow
       // document order (an iframe before its content).
@@ -404,7 +413,7 @@
       let line = role + (name ? ' ' + quote(name) : '') + states(el, role, full) + frameNote;
       const ids = [];
       if (id) { line += ' [ref=' + id + ']'; ids.push(id); }
-      if (isRow && kids.length && kids.every((k) => !k.c.length)) {
+      if (isRow && kids.length && kids.length <= ROW_LINE_MAX && kids.every((k) => !k.c.length)) {
         // One line per row: its own text, then its controls. Tables are
         // where pages repeat a structure a thousand times; a line per
         // cell would spend most of the budget on indentation and dashes.

@@ -30,7 +30,7 @@ func TestSnapshotContainers(t *testing.T) {
 	d := newDriver(t, browser.Options{})
 	nav := d.ok("browser_navigate", map[string]any{"url": base + "/containers.html"})
 	controls := []string{"Edit Ada", "Profile Ada", "Edit Grace", "Open one", "Remove two", "Qty basic",
-		"Choose basic", "Outer link", "Deep button", "Framed button"}
+		"Choose basic", "Layout button", "Outer link", "Deep button", "Framed button"}
 	for _, full := range []bool{false, true} {
 		snap := d.ok("browser_snapshot", map[string]any{"full": full})["snapshot"].(string)
 		if !strings.HasPrefix(snap, "url: "+base+"/containers.html\ntitle: \"Containers\"\n") {
@@ -48,6 +48,15 @@ func TestSnapshotContainers(t *testing.T) {
 		}
 		if !strings.Contains(snap, `row "Ada": button "Edit Ada" [ref=`) {
 			t.Errorf("full=%v: the grid row is not one line with its text and controls:\n%s", full, snap)
+		}
+		// A table used for layout is not one giant row named by the page.
+		if !strings.Contains(snap, `row "Inner data": button "Layout button" [ref=`) {
+			t.Errorf("full=%v: the row inside the layout table is not one line:\n%s", full, snap)
+		}
+		for _, line := range strings.Split(snap, "\n") {
+			if strings.Contains(line, "Inner data") && strings.Contains(line, "LAYOUT TEXT") {
+				t.Errorf("full=%v: the layout table's text is folded into one line: %s", full, line)
+			}
 		}
 		long := "Start of a long paragraph." + strings.Repeat(" ALPHA-0123456789", 20) + " and the END OF THE LONG PARAGRAPH."
 		if full && !strings.Contains(snap, long) {
