@@ -37,8 +37,10 @@ import (
 //   - <server>-peak-MiB: the peak summed PSS so far of the server's whole
 //     process tree (server plus every Chromium process), sampled every
 //     100 ms;
-//   - bytes-ratio, time-ratio: ours over the smaller (faster) peer's
-//     (targets: bytes <= 0.5, time <= 0.5).
+//   - hermes-full-bytes: ours with full=true (the page's text too), as the
+//     peers' outlines always carry it;
+//   - bytes-ratio, time-ratio: ours (interactive outline) over the smaller
+//     (faster) peer's (targets: bytes <= 0.5, time <= 0.5).
 //
 // Without the npm packages installed (make deps) only our figures are
 // reported, except in CI, where that is an error.
@@ -114,13 +116,13 @@ func BenchmarkVsPeers(b *testing.B) {
 			b.Fatalf("%s: warm-up navigate: %v", s.name, err)
 		}
 	}
-	// The three-way table, printed once at the end (a benchmark's log is
-	// always shown).
-	var table strings.Builder
-	fmt.Fprintf(&table, "\n%-10s %-10s %9s %9s %11s %9s\n", "page", "server", "nav+snap", "bytes", "controls", "peak MiB")
-	defer func() { b.Log(table.String()) }()
 	for _, pg := range pages {
 		b.Run(pg.name, func(b *testing.B) {
+			// The page's rows of the three-way table (a benchmark's log
+			// is always shown).
+			var table strings.Builder
+			fmt.Fprintf(&table, "\n%-10s %-11s %9s %9s %11s %9s\n", "page", "server", "nav+snap", "bytes", "controls", "peak MiB")
+			defer func() { b.Log(table.String()) }()
 			url := base + pg.path
 			spent := make([]time.Duration, len(servers))
 			n := 0
@@ -169,12 +171,29 @@ func BenchmarkVsPeers(b *testing.B) {
 				b.ReportMetric(size[i], s.name+"-bytes")
 				b.ReportMetric(float64(kept)/float64(len(pg.controls)), s.name+"-kept")
 				b.ReportMetric(s.mem.peakMiB(), s.name+"-peak-MiB")
-				fmt.Fprintf(&table, "%-10s %-10s %7.0fms %9.0f %5d/%-5d %9.0f\n", pg.name, s.name, ms[i], size[i], kept, len(pg.controls), s.mem.peakMiB())
+				fmt.Fprintf(&table, "%-10s %-11s %7.0fms %9.0f %5d/%-5d %9.0f\n", pg.name, s.name, ms[i], size[i], kept, len(pg.controls), s.mem.peakMiB())
 			}
+			// Ours with the page's text too, for the pages where the
+			// peers' outlines carry text and ours by default does not.
+			text, err := call(hermes, "browser_snapshot", map[string]any{"full": true, "max_chars": browser.MaxSnapshotChars})
+			if err != nil {
+				b.Fatalf("hermes: full snapshot: %v", err)
+			}
+			kept := 0
+			for _, c := range pg.controls {
+				if strings.Contains(text, strings.ReplaceAll(c, `"`, `\"`)) {
+					kept++
+				}
+			}
+			if kept < len(pg.controls) {
+				b.Errorf("our full snapshot of %s names %d of %d controls", pg.name, kept, len(pg.controls))
+			}
+			b.ReportMetric(float64(len(text)), "hermes-full-bytes")
+			fmt.Fprintf(&table, "%-10s %-11s %9s %9d %5d/%-5d\n", pg.name, "hermes-full", "", len(text), kept, len(pg.controls))
 			if len(servers) > 1 {
 				b.ReportMetric(size[0]/slices.Min(size[1:]), "bytes-ratio")
 				b.ReportMetric(ms[0]/slices.Min(ms[1:]), "time-ratio")
-				fmt.Fprintf(&table, "%-10s %-10s %8.2fx %8.2fx   (ours over the better peer)\n", pg.name, "ratio", ms[0]/slices.Min(ms[1:]), size[0]/slices.Min(size[1:]))
+				fmt.Fprintf(&table, "%-10s %-11s %8.2fx %8.2fx   (ours over the better peer)\n", pg.name, "ratio", ms[0]/slices.Min(ms[1:]), size[0]/slices.Min(size[1:]))
 			}
 			// ns/op is all servers together; the per-server figures
 			// above are the ones to read.
