@@ -43,6 +43,9 @@
   // A row lists at most this many controls on its own line; a row with
   // more is a form in a table, better read a control per line.
   const ROW_LINE_MAX = 12;
+  // Text runs of the full outline are wrapped into lines of about this
+  // many characters.
+  const TEXT_LINE = 500;
   const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title']);
   const LANDMARK_SCOPE = new Set(['article', 'aside', 'main', 'nav', 'section']);
 
@@ -323,7 +326,7 @@
         text = '';
         if (t && full) {
           used += t.length + 8;
-          out.push({ t: 'text: ' + t, c: [], ids: [], k: 'text' });
+          for (const part of wrap(t)) out.push({ t: 'text: ' + part, c: [], ids: [], k: 'text' });
         }
       };
       for (const c of children(node)) {
@@ -433,6 +436,22 @@
       return { entries: [{ t: line, c: kids, ids: ids, k: k }] };
     }
 
+    // wrap splits a long text run into lines of about TEXT_LINE characters
+    // at spaces: nothing is cut, but no single line is too big to fit a
+    // budget, so a continuation always moves on.
+    function wrap(t) {
+      if (t.length <= TEXT_LINE) return [t];
+      const parts = [];
+      while (t.length > TEXT_LINE) {
+        let at = t.lastIndexOf(' ', TEXT_LINE);
+        if (at < TEXT_LINE / 2) at = TEXT_LINE;
+        parts.push(t.slice(0, at));
+        t = t.slice(at).trimStart();
+      }
+      if (t) parts.push(t);
+      return parts;
+    }
+
     // markPointers flags elements whose own computed cursor is pointer, so
     // the walk can spot clickable divs without a style lookup per node
     // twice. One pass over the elements that have a non-auto cursor.
@@ -490,10 +509,16 @@
       keep[stop] = 1;
       size += l.n;
     }
+    if (!any && offset < L.length) {
+      // No control or signpost from here on: the first line is shown
+      // even when over the budget, so reading text always moves on.
+      keep[offset] = 1;
+      size += L[offset].n;
+    }
     let textLeft = 0, textLeftBytes = 0, firstTextLeft = -1;
     for (let i = offset; i < stop; i++) {
       const l = L[i];
-      if (l.ess) continue;
+      if (l.ess || keep[i]) continue;
       // Text stops at the first line that does not fit, so what is shown
       // reads on without gaps and offset=firstTextLeft continues it.
       if (firstTextLeft < 0 && size + l.n <= budget) { keep[i] = 1; size += l.n; continue; }

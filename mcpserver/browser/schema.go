@@ -24,7 +24,7 @@ const snapshotDesc = "Read the current page as an accessibility outline. It star
 	"title (and says when the page navigated since the previous result). By default only interactive " +
 	"elements (links, buttons, fields, ...) and headings are listed, each with a ref like [ref=e5] that " +
 	"browser_click and browser_type take as @e5; a table row is one line: its text, then its controls with " +
-	"their refs. Set full=true for the whole page including its text, each text run whole; control names are " +
+	"their refs. Set full=true for the whole page including its text, uncut (long runs wrap over lines); control names are " +
 	"cut at 100 characters and a select lists its first 25 options. Content inside tables, lists, same-origin " +
 	"iframes and open shadow DOM is included. Refs stay valid until the page navigates or the element " +
 	"disappears; then take a new snapshot. The result fits max_chars (default 8000): controls are kept " +

@@ -3,6 +3,7 @@ package browser_test
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -186,6 +187,38 @@ func TestSnapshotBudget(t *testing.T) {
 	}
 	if len(s) > 3000 || !strings.Contains(s, "text line(s)") || !strings.Contains(s, "were left out") {
 		t.Errorf("tight full snapshot (%d bytes) does not count the text it left out:\n%s", len(s), s)
+	}
+	// Reading on from the offsets the notes give reaches every word,
+	// each once, in a bounded number of calls.
+	textOffset := regexp.MustCompile(`read them from offset=(\d+)`)
+	words, offset := 0, 0
+	for calls := 0; ; calls++ {
+		if calls > 40 {
+			t.Fatalf("reading the article 3000 bytes at a time did not end after %d calls", calls)
+		}
+		s := d.ok("browser_snapshot", map[string]any{"full": true, "max_chars": 3000, "offset": offset})["snapshot"].(string)
+		if len(s) > 3000 {
+			t.Fatalf("offset=%d: %d bytes returned", offset, len(s))
+		}
+		for _, line := range strings.Split(s, "\n") {
+			if _, text, ok := strings.Cut(line, "text: "); ok {
+				words += len(strings.Fields(text))
+			} else if _, text, ok := strings.Cut(line, "paragraph: "); ok {
+				words += len(strings.Fields(text))
+			}
+		}
+		m := textOffset.FindStringSubmatch(s)
+		if m == nil {
+			break
+		}
+		next, _ := strconv.Atoi(m[1])
+		if next <= offset {
+			t.Fatalf("the text note's offset %d does not move on from %d:\n%s", next, offset, s)
+		}
+		offset = next
+	}
+	if words != 5000 {
+		t.Errorf("reading the article page by page gave %d words, want the page's 5000", words)
 	}
 	whole := d.ok("browser_snapshot", map[string]any{"full": true, "max_chars": browser.MaxSnapshotChars})["snapshot"].(string)
 	if words := len(strings.Fields(whole)); words < 5000 || strings.Contains(whole, "left out") {
