@@ -416,7 +416,14 @@
       let line = role + (name ? ' ' + quote(name) : '') + states(el, role, full) + frameNote;
       const ids = [];
       if (id) { line += ' [ref=' + id + ']'; ids.push(id); }
-      if (isRow && kids.length && kids.length <= ROW_LINE_MAX && kids.every((k) => !k.c.length)) {
+      if (isRow && full && name.length > TEXT_LINE) {
+        // A row holding a long text (a post, a comment) keeps it whole as
+        // text lines under the row, so no line outgrows a budget.
+        kids = wrap(name).map((t) => ({ t: 'text: ' + t, c: [], ids: [], k: 'text' })).concat(kids);
+        name = '';
+        line = role + states(el, role, full);
+      }
+      if (isRow && kids.length && kids.length <= ROW_LINE_MAX && kids.every((k) => !k.c.length && k.ids.length)) {
         // One line per row: its own text, then its controls. Tables are
         // where pages repeat a structure a thousand times; a line per
         // cell would spend most of the budget on indentation and dashes.

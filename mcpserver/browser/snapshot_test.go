@@ -31,7 +31,7 @@ func TestSnapshotContainers(t *testing.T) {
 	d := newDriver(t, browser.Options{})
 	nav := d.ok("browser_navigate", map[string]any{"url": base + "/containers.html"})
 	controls := []string{"Edit Ada", "Profile Ada", "Edit Grace", "Open one", "Remove two", "Qty basic",
-		"Choose basic", "Layout button", "Outer link", "Deep button", "Framed button"}
+		"Choose basic", "Reply to post", "Layout button", "Outer link", "Deep button", "Framed button"}
 	for _, full := range []bool{false, true} {
 		snap := d.ok("browser_snapshot", map[string]any{"full": full})["snapshot"].(string)
 		if !strings.HasPrefix(snap, "url: "+base+"/containers.html\ntitle: \"Containers\"\n") {
@@ -57,6 +57,23 @@ func TestSnapshotContainers(t *testing.T) {
 		for _, line := range strings.Split(snap, "\n") {
 			if strings.Contains(line, "Inner data") && strings.Contains(line, "LAYOUT TEXT") {
 				t.Errorf("full=%v: the layout table's text is folded into one line: %s", full, line)
+			}
+		}
+		// A row with a long text keeps it whole, over lines no longer
+		// than a text line.
+		if full {
+			var words []string
+			for _, line := range strings.Split(snap, "\n") {
+				if len(line) > 600 {
+					t.Errorf("a %d-byte line: %.100s...", len(line), line)
+				}
+				if strings.Contains(line, "beta") {
+					_, text, _ := strings.Cut(line, "text: ")
+					words = append(words, strings.Fields(text)...)
+				}
+			}
+			if len(words) != 122 || words[0] != "BETA-START" || words[121] != "BETA-END" {
+				t.Errorf("the long row's text comes back as %d words, want its 122:\n%s", len(words), snap)
 			}
 		}
 		long := "Start of a long paragraph." + strings.Repeat(" ALPHA-0123456789", 20) + " and the END OF THE LONG PARAGRAPH."
