@@ -352,8 +352,11 @@ func pageTitle(info *target.Info) string {
 func (p place) header() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "url: %s\ntitle: %s\n", p.URL, strconv.Quote(p.Title))
-	if p.Navigated {
+	switch {
+	case p.Navigated && p.From != "":
 		fmt.Fprintf(&b, "navigated: yes, since the previous result (it showed %s)\n", p.From)
+	case p.Navigated:
+		b.WriteString("navigated: yes, since the previous result\n")
 	}
 	return b.String()
 }
