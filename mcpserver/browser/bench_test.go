@@ -300,8 +300,9 @@ func startPlaywright(b *testing.B, node, exe string) *mcptest.Client {
 }
 
 // startDevTools starts the pinned Chrome DevTools MCP on Debian's Chromium,
-// headless and isolated, with its usage statistics and CrUX lookups off
-// (they would send traffic off this machine); nil when not installed.
+// headless and isolated, with its usage statistics, update check and CrUX
+// lookups off (they would send traffic off this machine); nil when not
+// installed.
 func startDevTools(b *testing.B, node, exe string) *mcptest.Client {
 	b.Helper()
 	cli := peerCLI(b, node, "chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js")
@@ -314,7 +315,10 @@ func startDevTools(b *testing.B, node, exe string) *mcptest.Client {
 		args = append(args, "--chromeArg="+a)
 	}
 	cmd := exec.Command(node, args...)
-	cmd.Env = append(os.Environ(), "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1")
+	// Its update check would ask registry.npmjs.org from a child process
+	// and keep a cache under $HOME: both off, and HOME a scratch directory.
+	cmd.Env = append(os.Environ(), "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1", "CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS=1",
+		"HOME="+b.TempDir())
 	cmd.Dir = b.TempDir()
 	return mcptest.Start(b, cmd)
 }
