@@ -207,16 +207,16 @@ func TestBigPage(t *testing.T) {
 	nav := d.ok("browser_navigate", map[string]any{"url": base + "/big"})
 	navTime := time.Since(start)
 	snap := nav["snapshot"].(string)
-	if len(snap) > 8000+400 { // the cap plus the note
+	if len(snap) > 8000 { // the cap counts the note
 		t.Errorf("snapshot is %d bytes, want the 8000 cap", len(snap))
 	}
-	if !strings.Contains(snap, "truncated") || !strings.Contains(snap, "selector=") {
+	if !strings.Contains(snap, "cut to fit") || !strings.Contains(snap, "selector=") || !strings.Contains(snap, "offset=") {
 		t.Errorf("no narrowing note:\n%s", snap[max(0, len(snap)-500):])
 	}
 	start = time.Now()
 	full := d.ok("browser_snapshot", map[string]any{"full": true})
 	snapTime := time.Since(start)
-	if len(full["snapshot"].(string)) > 8400 {
+	if len(full["snapshot"].(string)) > 8000 {
 		t.Errorf("full snapshot is %d bytes", len(full["snapshot"].(string)))
 	}
 	// Generous bounds for a loaded 2-core CI box; typical is ~0.3 s / 0.1 s.

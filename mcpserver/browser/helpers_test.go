@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,12 @@ func site(t testing.TB) string {
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, bigPage(1000))
 	})
+	mux.HandleFunc("/table", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, tablePage(intParam(r, "rows", 1000)))
+	})
+	mux.HandleFunc("/article", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, articlePage(intParam(r, "words", 5000)))
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +91,49 @@ func bigPage(n int) string {
 		fmt.Fprintf(&b, `<tr><td><a href="/order/%d">Order %d</a></td><td>Item number %d, shipped</td><td><input aria-label="Note %d"></td><td><button>Cancel %d</button></td></tr>`, i, i, i, i, i)
 	}
 	b.WriteString(`</table></body></html>`)
+	return b.String()
+}
+
+func intParam(r *http.Request, name string, def int) int {
+	if n, err := strconv.Atoi(r.URL.Query().Get(name)); err == nil && n >= 0 {
+		return n
+	}
+	return def
+}
+
+// tablePage is the table of the issue that measured the peers: n rows of a
+// number, a link and a button, 2n controls.
+func tablePage(n int) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Items</title></head><body><h1>Items</h1><table><thead><tr><th>#</th><th>Item</th><th>Action</th></tr></thead><tbody>`)
+	for i := range n {
+		fmt.Fprintf(&b, `<tr><td>%d</td><td><a href="/item/%d">Item %d</a></td><td><button>Delete %d</button></td></tr>`, i, i, i, i)
+	}
+	b.WriteString(`</tbody></table></body></html>`)
+	return b.String()
+}
+
+// articlePage is a long article: words words in paragraphs of 100 under a
+// heading every 1,000, with two links and a button around it.
+func articlePage(words int) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Article</title></head><body>` +
+		`<nav><a href="/prev">Previous article</a> <a href="/next">Next article</a></nav><main><article><h1>A long article</h1>`)
+	vocab := []string{"river", "stone", "quiet", "market", "lantern", "across", "the", "of", "morning", "harbour", "slowly", "and"}
+	for i := range words {
+		if i%1000 == 0 && i > 0 {
+			fmt.Fprintf(&b, "</p><h2>Part %d</h2>", i/1000+1)
+		}
+		if i%100 == 0 {
+			if i%1000 != 0 || i == 0 {
+				b.WriteString("</p>")
+			}
+			b.WriteString("<p>")
+		}
+		b.WriteString(vocab[(i*7+i/13)%len(vocab)])
+		b.WriteByte(' ')
+	}
+	b.WriteString(`</p></article></main><footer><button>Subscribe</button></footer></body></html>`)
 	return b.String()
 }
 
@@ -175,6 +225,9 @@ func (d *driver) fail(name string, args any) string {
 // ref finds the ref of the first snapshot line containing all of parts.
 func ref(t testing.TB, snapshot string, parts ...string) string {
 	t.Helper()
+	if len(parts) == 0 {
+		t.Fatal("ref: name a part of the line")
+	}
 	for _, line := range strings.Split(snapshot, "\n") {
 		all := true
 		for _, p := range parts {
@@ -186,10 +239,14 @@ func ref(t testing.TB, snapshot string, parts ...string) string {
 		if !all {
 			continue
 		}
-		i := strings.Index(line, "[ref=")
+		// A table row's line lists several controls: take the first ref
+		// after the last part named.
+		at := strings.Index(line, parts[len(parts)-1])
+		i := strings.Index(line[at:], "[ref=")
 		if i < 0 {
 			continue
 		}
+		i += at
 		j := strings.IndexByte(line[i:], ']')
 		return "@" + line[i+5:i+j]
 	}

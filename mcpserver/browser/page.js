@@ -30,8 +30,22 @@
   const NAME_FROM_CONTENT = new Set([
     'button', 'link', 'heading', 'cell', 'columnheader', 'rowheader', 'option',
     'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem',
-    'checkbox', 'radio', 'switch', 'tooltip', 'clickable', 'row',
+    'checkbox', 'radio', 'switch', 'tooltip', 'clickable', 'row', 'gridcell',
   ]);
+  // Elements whose text is a block of its own: name-from-content text gets
+  // a space at their edges, so cells do not run together ("0Item 0").
+  const BLOCK_TAGS = new Set([
+    'br', 'p', 'div', 'td', 'th', 'tr', 'li', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+    'section', 'article', 'table', 'ul', 'ol', 'pre', 'blockquote', 'header', 'footer', 'nav',
+  ]);
+  // Table parts that a page may use for layout rather than data.
+  const LAYOUT_ROLES = new Set(['row', 'cell', 'columnheader', 'rowheader']);
+  // A row lists at most this many controls on its own line; a row with
+  // more is a form in a table, better read a control per line.
+  const ROW_LINE_MAX = 12;
+  // Text runs of the full outline are wrapped into lines of about this
+  // many characters.
+  const TEXT_LINE = 500;
   const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title']);
   const LANDMARK_SCOPE = new Set(['article', 'aside', 'main', 'nav', 'section']);
 
@@ -122,6 +136,7 @@
 
   // textOf is the "name from content" text: text nodes, alt text of images,
   // through open shadow roots, skipping aria-hidden subtrees.
+  // skip is an element to leave out, or a function saying which to.
   function textOf(node, budget, skip) {
     let out = '';
     const walk = (n) => {
@@ -129,14 +144,14 @@
       if (n.nodeType === 3) { out += n.data; return; }
       if (n.nodeType !== 1 && n.nodeType !== 11) return;
       if (n.nodeType === 1) {
-        if (n === skip) return;
+        if (n === skip || (typeof skip === 'function' && n !== node && skip(n))) return;
         if (SKIP_TAGS.has(n.localName) || n.getAttribute('aria-hidden') === 'true') return;
         if (n.localName === 'img') { out += ' ' + (n.getAttribute('alt') || '') + ' '; return; }
         if (n.localName === 'input' && n !== node) { out += ' ' + (n.value || '') + ' '; return; }
         const lab = n !== node && n.getAttribute('aria-label');
         if (lab) { out += ' ' + lab + ' '; return; }
         if (n.shadowRoot) { for (const c of n.shadowRoot.childNodes) walk(c); return; }
-        if (n.localName === 'br' || n.localName === 'p' || n.localName === 'div') out += ' ';
+        if (BLOCK_TAGS.has(n.localName)) { out += ' '; for (const c of n.childNodes) walk(c); out += ' '; return; }
       }
       for (const c of n.childNodes) walk(c);
     };
@@ -154,7 +169,31 @@
     }).join(' '));
   }
 
-  function nameOf(el, role) {
+  // rowName is a table row's own text: its cells' text without the text
+  // of the controls in them, which the row's line lists with their refs.
+  function rowName(el) {
+    let n = byIds(el, 'aria-labelledby') || norm(el.getAttribute('aria-label'));
+    if (n) return n;
+    return textOf(el, Infinity, (c) => {
+      const r = roleOf(c);
+      return (r && INTERACTIVE.has(r)) || c.localName === 'select' || c.localName === 'textarea';
+    });
+  }
+
+  function utf8Len(s) {
+    let n = s.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c < 0xdc00) { n += 1; i++; } // a surrogate pair: 4 bytes for 2 units
+      else if (c >= 0x800) n += 2;
+      else if (c >= 0x80) n += 1;
+    }
+    return n;
+  }
+
+  // nameOf computes el's accessible name; budget bounds name-from-content
+  // text (the full outline passes Infinity for non-controls).
+  function nameOf(el, role, budget) {
     let n = byIds(el, 'aria-labelledby');
     if (n) return n;
     n = norm(el.getAttribute('aria-label'));
@@ -177,7 +216,7 @@
     if (tag === 'table') { const c = el.querySelector(':scope > caption'); if (c) return textOf(c, 200); }
     if (tag === 'iframe' || tag === 'frame') return norm(el.getAttribute('title')) || norm(el.getAttribute('name'));
     if (NAME_FROM_CONTENT.has(role)) {
-      n = textOf(el, 300);
+      n = textOf(el, budget || 300);
       if (n) return n;
     }
     return norm(el.getAttribute('title'));
@@ -241,14 +280,22 @@
     return !parentPointer && el.__hermesPointer;
   }
 
-  // walk returns outline entries {t: line, c: children, r: role}. A node that
-  // is not shown lifts its children into its parent.
+  // snapshot builds the whole outline of the page (or of opts.selector's
+  // subtree) as lines, then returns the part that fits opts.budget bytes
+  // starting at line opts.offset. Lines that carry refs, headings and the
+  // containers around them are "essential": they are placed first, and
+  // plain text only fills the room they leave, so a tight budget drops
+  // text, never a control. Every line left out is counted, so the caller
+  // can say exactly what is missing and how to get it.
   function snapshot(opts) {
     const full = !!opts.full;
-    const max = opts.maxChars > 0 ? opts.maxChars : 8000;
-    let used = 0, truncated = false, count = 0, skippedFrames = 0;
+    const budget = opts.budget > 0 ? opts.budget : 8000;
+    const offset = opts.offset > 0 ? opts.offset : 0;
+    // The walk itself stops at this much outline, so a monstrous page
+    // cannot stall the tab; the result then says the totals are partial.
+    const WALK_CAP = 4000000;
+    let used = 0, walkCut = false, skippedFrames = 0;
     last = [];
-    const budgetHit = () => { if (used > max) truncated = true; return truncated; };
 
     function children(node) {
       if (node.nodeType === 1 && node.shadowRoot) return node.shadowRoot.childNodes;
@@ -259,23 +306,34 @@
       return node.childNodes;
     }
 
-    function walkKids(node, parentPointer, depth) {
+    // refsOnly keeps the entries that carry refs, lifting them out of
+    // containers that do not: a name-from-content container (a row, a
+    // cell, a heading) already says its text, but must not swallow the
+    // controls inside it.
+    function refsOnly(list) {
+      const out = [];
+      for (const e of list) {
+        if (e.ids.length) { e.c = refsOnly(e.c); out.push(e); } else for (const k of refsOnly(e.c)) out.push(k);
+      }
+      return out;
+    }
+
+    function walkKids(node, parentPointer) {
       const out = [];
       let text = '';
       const flush = () => {
         const t = norm(text);
         text = '';
         if (t && full) {
-          const line = 'text: ' + clip(t, 300);
-          used += line.length + depth * 2 + 3;
-          out.push({ t: line, c: [] });
+          used += t.length + 8;
+          for (const part of wrap(t)) out.push({ t: 'text: ' + part, c: [], ids: [], k: 'text' });
         }
       };
       for (const c of children(node)) {
-        if (budgetHit()) break;
+        if (used > WALK_CAP) { walkCut = true; break; }
         if (c.nodeType === 3) { text += c.data; continue; }
         if (c.nodeType !== 1) continue;
-        const got = walkEl(c, parentPointer, depth);
+        const got = walkEl(c, parentPointer);
         if (got.inlineText !== undefined) { text += ' ' + got.inlineText + ' '; continue; }
         if (got.entries.length) flush();
         for (const e of got.entries) out.push(e);
@@ -284,21 +342,26 @@
       return out;
     }
 
-    function walkEl(el, parentPointer, depth) {
+    function walkEl(el, parentPointer) {
       if (SKIP_TAGS.has(el.localName)) return { entries: [] };
       if (isHiddenSubtree(el)) return { entries: [] };
       let role = roleOf(el);
       const pointer = !!el.__hermesPointer;
       if (!role && isClickable(el, parentPointer)) role = 'clickable';
+      // A row or cell that holds a table is layout (whole pages sit in one
+      // such cell): naming it from its content would repeat the page in
+      // one line, so it is a plain container.
+      if (LAYOUT_ROLES.has(role) && !el.hasAttribute('role') && el.querySelector('table, [role=row], [role=grid], [role=table]')) role = null;
       const interactive = INTERACTIVE.has(role) && !(el.localName === 'option' && !full);
       // Refs are issued before the children are walked, so they follow
       // document order (an iframe before its content).
       const id = (interactive || role === 'iframe') ? refOf(el) : '';
       if (el.localName === 'label' && el.control) {
         // The label's text is the control's name; say it once.
-        const inner = walkKids(el, pointer || parentPointer, depth + 1).filter((e) => !e.t.startsWith('text: '));
+        const inner = walkKids(el, pointer || parentPointer).filter((e) => e.k !== 'text');
         return { entries: inner };
       }
+      const isRow = role === 'row';
       let kids = [];
       let frameNote = '';
       if (role === 'iframe') {
@@ -306,7 +369,7 @@
         try { doc = el.contentDocument; } catch (e) { doc = null; }
         if (doc && doc.documentElement) {
           markPointers(doc);
-          kids = walkKids(doc.documentElement, false, depth + 1);
+          kids = walkKids(doc.documentElement, false);
         } else {
           skippedFrames++;
           frameNote = ' (cross-origin)';
@@ -316,39 +379,84 @@
       } else if (role && NAME_FROM_CONTENT.has(role)) {
         // The name already carries the text; keep only the controls
         // inside (a row of cells, a card that is a link around a button).
-        kids = walkKids(el, true, depth + 1).filter((e) => e.r);
+        kids = refsOnly(walkKids(el, true));
       } else {
-        kids = walkKids(el, pointer || parentPointer, depth + 1);
+        kids = walkKids(el, pointer || parentPointer);
       }
-      const name = role ? clip(nameOf(el, role), 100) : '';
+      // A control's name is a label, cut at 100; a row's or heading's
+      // name is the page's text, whole in the full outline.
+      let name = '';
+      if (isRow) {
+        name = rowName(el);
+        if (!full) name = clip(name, 60);
+      } else if (role) {
+        name = nameOf(el, role, full && !interactive ? Infinity : 300);
+        if (interactive || !full) name = clip(name, 100);
+      }
       let show;
       if (full) {
         show = !!role;
         if (!role) {
           // Generic containers are transparent; an inline one holding only
           // text joins the parent's text run.
-          const textOnly = kids.every((k) => !k.c.length && k.t.startsWith('text: '));
-          if (textOnly && el.localName !== 'iframe' && getComputedStyle(el).display.startsWith('inline')) {
-            for (const k of kids) used -= k.t.length;
+          const textOnly = kids.every((k) => !k.c.length && k.k === 'text');
+          if (textOnly && kids.length && el.localName !== 'iframe' && getComputedStyle(el).display.startsWith('inline')) {
             return { entries: [], inlineText: kids.map((k) => k.t.slice(6)).join(' ') };
           }
           return { entries: kids };
         }
       } else {
-        show = interactive || (CONTEXT.has(role) && (kids.length > 0 || role === 'heading' || role === 'iframe'));
+        show = interactive || (isRow && kids.length > 0) ||
+          (CONTEXT.has(role) && (kids.length > 0 || role === 'heading' || role === 'iframe'));
         if (role === 'heading') kids = [];
       }
       if (!show) return { entries: kids };
       if (role !== 'heading' && role !== 'iframe' && !interactive && !kids.length && !name && !full) return { entries: [] };
       if (interactive && !el.isConnected) return { entries: [] };
       let line = role + (name ? ' ' + quote(name) : '') + states(el, role, full) + frameNote;
-      if (id) line += ' [ref=' + id + ']';
-      if (full && kids.length === 1 && kids[0].t.startsWith('text: ') && !kids[0].c.length) {
+      const ids = [];
+      if (id) { line += ' [ref=' + id + ']'; ids.push(id); }
+      if (isRow && full && name.length > TEXT_LINE) {
+        // A row holding a long text (a post, a comment) keeps it whole as
+        // text lines under the row, so no line outgrows a budget.
+        kids = wrap(name).map((t) => ({ t: 'text: ' + t, c: [], ids: [], k: 'text' })).concat(kids);
+        name = '';
+        line = role + states(el, role, full);
+      }
+      if (isRow && kids.length && kids.length <= ROW_LINE_MAX && kids.every((k) => !k.c.length && k.ids.length)) {
+        // One line per row: its own text, then its controls. Tables are
+        // where pages repeat a structure a thousand times; a line per
+        // cell would spend most of the budget on indentation and dashes.
+        line += ': ' + kids.map((k) => k.t).join(', ');
+        for (const k of kids) for (const i of k.ids) ids.push(i);
+        kids = [];
+      }
+      if (full && kids.length === 1 && kids[0].k === 'text' && !kids[0].c.length) {
         line += ': ' + kids[0].t.slice(6);
         kids = [];
       }
-      used += line.length + depth * 2 + 3;
-      return { entries: [{ t: line, c: kids, r: interactive, id: id }] };
+      used += line.length + 4;
+      // A header row says what the columns are: a signpost, kept with
+      // the controls.
+      const header = isRow && el.querySelector('th, [role=columnheader]');
+      const k = ids.length ? 'ctl' : (role === 'heading' || role === 'iframe' || header || !full) ? 'sig' : (role === 'paragraph' ? 'text' : 'box');
+      return { entries: [{ t: line, c: kids, ids: ids, k: k }] };
+    }
+
+    // wrap splits a long text run into lines of about TEXT_LINE characters
+    // at spaces: nothing is cut, but no single line is too big to fit a
+    // budget, so a continuation always moves on.
+    function wrap(t) {
+      if (t.length <= TEXT_LINE) return [t];
+      const parts = [];
+      while (t.length > TEXT_LINE) {
+        let at = t.lastIndexOf(' ', TEXT_LINE);
+        if (at < TEXT_LINE / 2) at = TEXT_LINE;
+        parts.push(t.slice(0, at));
+        t = t.slice(at).trimStart();
+      }
+      if (t) parts.push(t);
+      return parts;
     }
 
     // markPointers flags elements whose own computed cursor is pointer, so
@@ -370,30 +478,83 @@
       if (!root) return { error: 'no element matches selector ' + opts.selector };
     }
     markPointers(document);
-    let entries;
-    const top = walkEl(root, false, 0);
-    entries = top.entries;
-    if (top.inlineText) entries = [{ t: 'text: ' + clip(top.inlineText, 300), c: [] }];
+    const top = walkEl(root, false);
+    let entries = top.entries;
+    if (top.inlineText) entries = [{ t: 'text: ' + top.inlineText, c: [], ids: [], k: 'text' }];
 
-    const lines = [];
-    let size = 0;
-    let cut = false;
-    const render = (list, depth) => {
+    // Flatten into lines; a line is essential when it or a line under it
+    // carries a ref or is a signpost (heading, iframe, landmark).
+    const L = [];
+    const flat = (list, depth, parent) => {
       for (const e of list) {
-        if (cut) return;
-        const l = '  '.repeat(depth) + '- ' + e.t;
-        if (size + l.length + 1 > max) { cut = true; return; }
-        lines.push(l);
-        size += l.length + 1;
-        if (e.id) { last.push(e.id); count++; }
-        render(e.c, depth + 1);
+        const i = L.length;
+        const s = '  '.repeat(depth) + '- ' + e.t;
+        L.push({ s: s, n: utf8Len(s) + 1, ids: e.ids, p: parent, ess: e.k === 'ctl' || e.k === 'sig' });
+        flat(e.c, depth + 1, i);
       }
     };
-    render(entries, 0);
+    flat(entries, 0, -1);
+    for (let i = L.length - 1; i >= 0; i--) if (L[i].ess && L[i].p >= 0) L[L[i].p].ess = true;
+    let total = 0;
+    for (const l of L) total += l.ids.length;
+
+    const keep = new Uint8Array(L.length);
+    let size = 0;
+    // The containers of the first line, so a continuation still says
+    // where it is.
+    if (offset > 0 && offset < L.length) {
+      for (let p = L[offset].p; p >= 0; p = L[p].p) { keep[p] = 1; size += L[p].n; }
+    }
+    let stop = offset, any = false;
+    for (; stop < L.length; stop++) {
+      const l = L[stop];
+      if (!l.ess) continue;
+      // The first line is shown even when it alone is over the budget:
+      // a continuation that shows nothing would never end.
+      if (size + l.n > budget && any) break;
+      any = true;
+      keep[stop] = 1;
+      size += l.n;
+    }
+    if (!any && offset < L.length) {
+      // No control or signpost from here on: the first line is shown
+      // even when over the budget, so reading text always moves on.
+      keep[offset] = 1;
+      size += L[offset].n;
+    }
+    let textLeft = 0, textLeftBytes = 0, firstTextLeft = -1;
+    for (let i = offset; i < stop; i++) {
+      const l = L[i];
+      if (l.ess || keep[i]) continue;
+      // Text stops at the first line that does not fit, so what is shown
+      // reads on without gaps and offset=firstTextLeft continues it.
+      if (firstTextLeft < 0 && size + l.n <= budget) { keep[i] = 1; size += l.n; continue; }
+      textLeft++; textLeftBytes += l.n;
+      if (firstTextLeft < 0) firstTextLeft = i;
+    }
+    const out = [];
+    let shown = 0, before = 0, after = 0, afterLines = 0, afterBytes = 0;
+    for (let i = 0; i < L.length; i++) {
+      const l = L[i];
+      if (keep[i]) { out.push(l.s); for (const id of l.ids) last.push(id); shown += l.ids.length; continue; }
+      if (i < offset) before += l.ids.length;
+      else if (i >= stop) { after += l.ids.length; afterLines++; afterBytes += l.n; }
+    }
     return {
-      snapshot: lines.join('\n'),
-      count: count,
-      truncated: truncated || cut,
+      snapshot: out.join('\n'),
+      count: shown,
+      total: total,
+      before: before,
+      after: after,
+      lines: L.length,
+      offset: offset,
+      stop: stop,
+      afterLines: afterLines,
+      afterBytes: afterBytes,
+      textLeft: textLeft,
+      textLeftBytes: textLeftBytes,
+      firstTextLeft: firstTextLeft,
+      walkCut: walkCut,
       crossOriginFrames: skippedFrames,
       next: next,
     };

@@ -20,19 +20,24 @@ const navigateSchema = `{
   "additionalProperties": false
 }`
 
-const snapshotDesc = "Read the current page as an accessibility outline. By default only interactive " +
+const snapshotDesc = "Read the current page as an accessibility outline. It starts with the page's url and " +
+	"title (and says when the page navigated since the previous result). By default only interactive " +
 	"elements (links, buttons, fields, ...) and headings are listed, each with a ref like [ref=e5] that " +
-	"browser_click and browser_type take as @e5; set full=true for the whole page including its text. " +
-	"Content inside same-origin iframes and open shadow DOM is included. Refs stay valid until the page " +
-	"navigates or the element disappears; then take a new snapshot. Long pages are cut at max_chars " +
-	"(default 8000) with a note: narrow with selector."
+	"browser_click and browser_type take as @e5; a table row is one line: its text, then its controls with " +
+	"their refs. Set full=true for the whole page including its text, uncut (long runs wrap over lines); control names are " +
+	"cut at 100 characters and a select lists its first 25 options. Content inside tables, lists, same-origin " +
+	"iframes and open shadow DOM is included. Refs stay valid until the page navigates or the element " +
+	"disappears; then take a new snapshot. The result fits max_chars (default 8000): controls are kept " +
+	"before text, and a cut result says how many controls and lines it left out and the offset that " +
+	"continues where it stopped; selector narrows it to one part."
 
 const snapshotSchema = `{
   "type": "object",
   "properties": {
     "full": {"type": "boolean", "default": false, "description": "true: the whole page with its text; false (default): interactive elements and headings only."},
     "selector": {"type": "string", "description": "Optional CSS selector; only the first matching element's subtree is described (e.g. 'main', 'form#login', '#results')."},
-    "max_chars": {"type": "integer", "minimum": 500, "maximum": 200000, "description": "Optional size cap in characters (default 8000). The snapshot is cut at a line boundary with a note when it is longer."}
+    "max_chars": {"type": "integer", "minimum": 500, "maximum": 200000, "description": "Optional size cap in bytes of the whole result text (default 8000). When the outline is longer, text lines go first, then the outline is cut at a line, with a note saying what was left out."},
+    "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Start at this line of the outline: the offset a cut snapshot's note gives, to continue where it stopped (same full and selector)."}
   },
   "additionalProperties": false
 }`

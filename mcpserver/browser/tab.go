@@ -66,6 +66,12 @@ type tab struct {
 	// the dialog is answered the page runs nothing, so waiting would only
 	// run into the deadline.
 	interrupt func()
+	// seenHist and seenURL are where the tab was when a result last told
+	// the model its address (seenOnce: one did), so the next can say the
+	// page moved in between (a script redirect, a late form submit).
+	seenHist uint64
+	seenURL  string
+	seenOnce bool
 
 	// world is our isolated world in the current document; valid while
 	// worldNav == navSeq.
@@ -281,6 +287,17 @@ func (t *tab) setInterrupt(fn func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.interrupt = fn
+}
+
+// markSeen records that a result shows the tab at url now, and reports
+// whether the page navigated since the previous such result, and from where.
+func (t *tab) markSeen(url string) (navigated bool, from string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	navigated = t.seenOnce && t.histSeq != t.seenHist
+	from = t.seenURL
+	t.seenHist, t.seenURL, t.seenOnce = t.histSeq, url, true
+	return navigated, from
 }
 
 // snap is a consistent view of the tab state.
