@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/filelock"
@@ -225,9 +224,7 @@ func (j CodexJob) HermesToolsEntry() (Server, error) {
 	if err != nil {
 		return Server{}, fmt.Errorf("%w (--hermes-tools-command)", err)
 	}
-	// The kanban dispatcher sets its worker variables later, in the
-	// client's environment: they are written even when unset here.
-	opts := HermesToolsOptions{Command: bin, EnvVars: j.EnvVars, Approve: j.ApproveTools, Getenv: j.Getenv, Needed: kanbanWorkerVars(j.EnvVars)}
+	opts := HermesToolsOptions{Command: bin, EnvVars: j.EnvVars, Approve: j.ApproveTools}
 	if j.HermesHomeExplicit {
 		opts.HermesHome = j.HermesHome
 	}
@@ -285,15 +282,4 @@ func (j CodexJob) plugins(ctx context.Context, codexHome string, existing []byte
 		return p, s, err
 	}
 	return found, "codex", nil
-}
-
-// kanbanWorkerVars are the dispatcher's worker variables among vars.
-func kanbanWorkerVars(vars []string) []string {
-	var out []string
-	for _, v := range vars {
-		if strings.HasPrefix(v, "HERMES_KANBAN_") {
-			out = append(out, v)
-		}
-	}
-	return out
 }

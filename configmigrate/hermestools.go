@@ -1,9 +1,6 @@
 package configmigrate
 
-import (
-	"os"
-	"slices"
-)
+import "slices"
 
 // HermesToolsName is the name codex and Hermes know the callback server by.
 const HermesToolsName = "hermes-tools"
@@ -23,14 +20,6 @@ type HermesToolsOptions struct {
 	// Approve makes codex run hermes-tools' tools without asking first.
 	// Without it codex decides per tool from the tools' annotations.
 	Approve bool
-	// Needed are EnvVars written even when unset where hermes-migrate
-	// runs, because a toolset in use needs them and they are set later
-	// in the client's environment (the kanban dispatcher's task
-	// variables).
-	Needed []string
-	// Getenv tells which EnvVars are set where hermes-migrate runs; nil
-	// means os.Getenv.
-	Getenv func(string) string
 }
 
 // HermesToolsServer returns the callback entry.
@@ -51,14 +40,5 @@ func HermesToolsServer(o HermesToolsOptions) Server {
 	vars := slices.Clone(o.EnvVars)
 	slices.Sort(vars)
 	s.EnvVars = slices.Compact(slices.DeleteFunc(vars, func(v string) bool { return v == "" || v == "HERMES_HOME" && o.HermesHome != "" }))
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	for _, v := range s.EnvVars {
-		if getenv(v) != "" || slices.Contains(o.Needed, v) {
-			s.EnvVarsSet = append(s.EnvVarsSet, v)
-		}
-	}
 	return s
 }

@@ -80,11 +80,7 @@ type Server struct {
 	// EnvVars are variable names to pass through from the client's own
 	// environment without writing a value (codex `env_vars`).
 	EnvVars []string
-	// EnvVarsSet are the EnvVars set in the environment the migration ran
-	// in, plus those a toolset needs even when unset then. Clients that
-	// pass an unset reference on as literal text get only these.
-	EnvVarsSet []string
-	Cwd        string
+	Cwd     string
 	// HTTP transport
 	URL     string
 	Headers []KeyValue

@@ -91,13 +91,43 @@ func checkHomes(o options, d deps) error {
 // config.toml for a program they do not have.
 func chooseClients(o options, d deps, listing io.Writer) ([]string, error) {
 	if o.clients != "" {
-		return parseClients(o.clients)
+		return parseClients(o.clients, func() ([]string, error) { return allClients(o, d) })
 	}
 	if codexPresent(o, d) {
 		return []string{"codex"}, nil
 	}
-	writeDetected(listing, detectClients(d), d.getenv("HOME"), o)
+	found, err := findClients(d, "")
+	if err != nil {
+		return nil, err
+	}
+	writeDetected(listing, found, d.getenv("HOME"), o)
 	return nil, errListed
+}
+
+// allClients is what --client all means. In user scope: the clients found
+// here, and codex when it is installed, so that a client never installed
+// gets no config directory; a client named explicitly is written found or
+// not. In project scope every client, narrowed later to those with a
+// project file (projectClients).
+func allClients(o options, d deps) ([]string, error) {
+	if o.project.set {
+		return knownClients(), nil
+	}
+	var out []string
+	if codexPresent(o, d) {
+		out = append(out, "codex")
+	}
+	found, err := findClients(d, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range found {
+		out = append(out, string(f.client))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--client all: no MCP client was found here (no config file or config directory of any, and no codex); name the clients to configure: --client <name> (%s)", strings.Join(knownClients(), ", "))
+	}
+	return out, nil
 }
 
 // codexPresent says whether codex counts as installed: a codex binary (--codex-bin, $CODEX_BIN, PATH), a codex home the user
@@ -122,43 +152,66 @@ func codexPresent(o options, d deps) bool {
 	return err == nil && fi.IsDir()
 }
 
-// detected is a client whose config file, or the directory it goes in,
-// exists.
-type detected struct {
+// foundClient is a client found here, as the plain run, --client all and
+// list all see it.
+type foundClient struct {
 	client clientsync.Client
-	path   string
+	// path is the file a run edits; content its bytes when exists.
+	path    string
+	content []byte
+	exists  bool
 }
 
-// detectClients finds the MCP clients used here. A client counts when its
-// config file exists, or the directory it goes in does (the client is
+// findClients finds the MCP clients used here: those whose config file
+// exists or, at user level, whose config directory does (the client is
 // installed but has no MCP servers yet) unless that directory is the home
-// itself, which every user has.
-func detectClients(d deps) []detected {
+// itself, which every user has (~/.claude.json). In a project (project
+// non-empty) a client counts only by its project file.
+func findClients(d deps, project string) ([]foundClient, error) {
 	home := d.getenv("HOME")
-	env := clientsync.Env{GOOS: runtime.GOOS, Home: home, AppData: d.getenv("APPDATA"), XDGConfigHome: d.getenv("XDG_CONFIG_HOME")}
-	var out []detected
+	env := clientsync.Env{GOOS: runtime.GOOS, Home: home, AppData: d.getenv("APPDATA"), XDGConfigHome: d.getenv("XDG_CONFIG_HOME"), Getenv: d.getenv}
+	var out []foundClient
 	for _, c := range clientsync.Clients() {
-		p, err := clientsync.ConfigPath(c, env)
-		if err != nil {
-			continue
+		var path string
+		var err error
+		if project != "" {
+			if path, err = clientsync.ProjectPath(c, project); err != nil {
+				continue // the client reads no project file
+			}
+		} else if path, err = clientsync.Locate(c, env); err != nil {
+			return nil, err
 		}
-		found := false
-		if _, err := os.Stat(p); err == nil {
-			found = true
-		} else if dir := filepath.Dir(p); filepath.Clean(dir) != filepath.Clean(home) {
-			fi, err := os.Stat(dir)
-			found = err == nil && fi.IsDir()
-		}
+		content, exists, found := readClientFile(path, project != "", home)
 		if found {
-			out = append(out, detected{c, p})
+			out = append(out, foundClient{client: c, path: path, content: content, exists: exists})
 		}
 	}
-	return out
+	return out, nil
+}
+
+// readClientFile reads a client's file. A client counts as found when the
+// file exists (or cannot be read for another reason than its absence) or,
+// at user level, the directory it would be in does; a project counts only
+// its files.
+func readClientFile(path string, project bool, home string) (content []byte, exists, found bool) {
+	content, err := os.ReadFile(path)
+	if err == nil {
+		return content, true, true
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, true, true
+	}
+	if project {
+		return nil, false, false
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	return nil, false, err == nil && fi.IsDir() && filepath.Clean(dir) != filepath.Clean(home)
 }
 
 // writeDetected lists the clients found, each with the command that
 // configures it; the commands keep --remove and --dry-run when given.
-func writeDetected(w io.Writer, found []detected, home string, o options) {
+func writeDetected(w io.Writer, found []foundClient, home string, o options) {
 	mode, purpose := "", "to give one Hermes' tools"
 	if o.remove {
 		mode, purpose = " --remove", "to take Hermes' entries out of one"

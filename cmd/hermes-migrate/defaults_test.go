@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,7 +70,7 @@ func TestDefaultClients(t *testing.T) {
 					removeAll(t, filepath.Join(h.home, d))
 				}
 			},
-			want: []string{"No other MCP client's config was found either. Name a client: hermes-migrate --client <name> (codex, claude-desktop, claude-code, cursor, vscode, gemini)."},
+			want: []string{"No other MCP client's config was found either. Name a client: hermes-migrate --client <name> (" + strings.Join(knownClients(), ", ") + ")."},
 		},
 	}
 	for _, tt := range tests {
@@ -238,5 +241,57 @@ func removeAll(t *testing.T, p string) {
 	t.Helper()
 	if err := os.RemoveAll(p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClientAll: in user scope all is the clients found here (the same
+// ones a plain run lists) plus codex when it is installed; a client named
+// besides it is written although it was not found; with nothing found, all
+// is refused naming what to do, and nothing is written.
+func TestClientAll(t *testing.T) {
+	tests := []struct {
+		name    string
+		remove  []string // taken out of the realistic home first
+		args    []string
+		code    int
+		clients []string // reported as written, in order
+		stderr  string
+	}{
+		{name: "found clients and codex", args: []string{"--client", "all"}, clients: realHomeClients},
+		{name: "codex not installed", remove: []string{".codex"}, args: []string{"--client", "all"}, clients: realHomeClients[1:]},
+		{name: "a client named besides all", args: []string{"--client", "all,fx"}, clients: append(slices.Clone(realHomeClients), "fx")},
+		{
+			name: "nothing found", remove: []string{".codex", ".config", ".cursor", ".gemini"},
+			args: []string{"--client", "all"}, code: exitUsage,
+			stderr: "hermes-migrate: --client all: no MCP client was found here",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newRealHome(t)
+			for _, d := range tt.remove {
+				removeAll(t, filepath.Join(h.home, d))
+			}
+			before := h.snapshot(t)
+			code, out, stderr := h.run(t, tt.args...)
+			if code != tt.code || !strings.HasPrefix(stderr, tt.stderr) || (tt.stderr == "") != (stderr == "") {
+				t.Fatalf("exit %d, stderr %q; want %d, %q", code, stderr, tt.code, tt.stderr)
+			}
+			var wrote []string
+			for _, m := range regexp.MustCompile(`(?m)^([a-z-]+): wrote `).FindAllStringSubmatch(out, -1) {
+				wrote = append(wrote, m[1])
+			}
+			if !slices.Equal(wrote, tt.clients) {
+				t.Errorf("wrote %q, want %q:\n%s", wrote, tt.clients, out)
+			}
+			if code != exitOK {
+				if after := h.snapshot(t); fmt.Sprint(after) != fmt.Sprint(before) {
+					t.Error("a refused --client all wrote files")
+				}
+				if entries, _ := os.ReadDir(h.home); len(entries) != 1 { // .hermes
+					t.Errorf("a refused --client all created %v", entries)
+				}
+			}
+		})
 	}
 }

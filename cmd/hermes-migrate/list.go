@@ -9,11 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -114,51 +112,18 @@ func listClients(ctx context.Context, d deps, hermesHomeFlag, codexHomeFlag, pro
 	if c, ok := listCodex(ctx, d, codexHomeFlag, project, servers, versions); ok {
 		list = append(list, c)
 	}
-	goos := runtime.GOOS
-	env := clientsync.Env{GOOS: goos, Home: d.getenv("HOME"), AppData: d.getenv("APPDATA"), XDGConfigHome: d.getenv("XDG_CONFIG_HOME"), Getenv: d.getenv}
-	for _, c := range clientsync.Clients() {
-		var path string
-		var err error
-		if project != "" {
-			if path, err = clientsync.ProjectPath(c, project); err != nil {
-				continue // the client reads no project file
-			}
-		} else if path, err = clientsync.Locate(c, env); err != nil {
-			return nil, err
-		}
-		content, exists, found := readClientFile(path, project != "", d.getenv("HOME"))
-		if !found {
-			continue
-		}
-		lc := listedClient{Client: string(c), Path: path, Exists: exists}
-		if err := inspectJSON(ctx, c, content, servers, versions, &lc); err != nil {
+	found, err := findClients(d, project)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range found {
+		lc := listedClient{Client: string(f.client), Path: f.path, Exists: f.exists}
+		if err := inspectJSON(ctx, f.client, f.content, servers, versions, &lc); err != nil {
 			lc.Error = err.Error()
 		}
 		list = append(list, lc)
 	}
 	return list, nil
-}
-
-// readClientFile reads a client's file. A client counts as found when the
-// file exists or, at user level, the directory it would be in does (the
-// client is installed but has no MCP servers yet); a project counts only
-// its files.
-func readClientFile(path string, project bool, home string) (content []byte, exists, found bool) {
-	content, err := os.ReadFile(path)
-	if err == nil {
-		return content, true, true
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, true, true
-	}
-	if project {
-		return nil, false, false
-	}
-	// The home directory itself says nothing about a client
-	// (~/.claude.json).
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	return nil, false, err == nil && fi.IsDir() && filepath.Clean(dir) != filepath.Clean(home)
 }
 
 // userServers are the servers a sync would register from config.yaml,

@@ -118,7 +118,8 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("hermes-migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.clients, "client", "", "client to configure: codex, claude-desktop, claude-code, cursor, vscode, gemini, or all (comma-separated); default codex when it is installed, else the clients found here are listed and nothing is written")
+	fs.StringVar(&o.clients, "client", "", "clients to configure, comma-separated: "+strings.Join(knownClients(), ", ")+
+		"; or all: every client found here (its config file or directory exists) and codex when it is installed, or with --project every client with a project file. A client named explicitly is written even if it was not found. Default: codex when it is installed, else the clients found here are listed and nothing is written")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of what would change; write nothing")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.remove, "remove", false, "take Hermes' entries out again")
@@ -285,18 +286,24 @@ type clientReport struct {
 	codexNotInstalled bool
 }
 
-func parseClients(s string) ([]string, error) {
-	known := []string{"codex"}
-	for _, c := range clientsync.Clients() {
-		known = append(known, string(c))
-	}
+// parseClients reads --client; all says what "all" stands for.
+func parseClients(s string, all func() ([]string, error)) ([]string, error) {
+	known := knownClients()
 	var out []string
 	for _, c := range strings.Split(s, ",") {
 		c = strings.TrimSpace(c)
 		switch {
 		case c == "":
 		case c == "all":
-			out = append(out, known...)
+			names, err := all()
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range names {
+				if !contains(out, n) {
+					out = append(out, n)
+				}
+			}
 		case contains(known, c):
 			if !contains(out, c) {
 				out = append(out, c)

@@ -242,7 +242,8 @@ func TestSyncJSONClients(t *testing.T) {
 	e.write(t, cursor, "{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"my-server\"}\n  },\n  \"x-extra\": true\n}\n")
 	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  gh:\n    command: npx\n    env: {GITHUB_TOKEN: \"${GITHUB_TOKEN}\"}\n")
 
-	code, out, stderr := e.run(t, "--client", "all", "--user-servers", "--no-plugins")
+	// Named, so written although only Cursor is installed here.
+	code, out, stderr := e.run(t, "--client", "codex,claude-desktop,claude-code,cursor,vscode,gemini", "--user-servers", "--no-plugins")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -21,7 +21,7 @@ func TestRealClaudeCodeCallsMigratedTool(t *testing.T) {
 	npmFile(t, claudeBin) // skip before any work when it is not installed
 	h := newClientHome(t)
 	report := h.migrate(t, "claude-code")
-	if !strings.Contains(report, "claude-code: wrote "+filepath.Join(h.home, ".claude.json")) {
+	if !strings.Contains(report, "claude-code: wrote ~/.claude.json") {
 		t.Fatalf("hermes-migrate report:\n%s", report)
 	}
 

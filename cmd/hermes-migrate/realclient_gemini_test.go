@@ -35,7 +35,7 @@ func TestRealGeminiCLICallsMigratedTool(t *testing.T) {
 	// The user's own settings, which must survive the migration.
 	settingsPath := writeGeminiUserSettings(t, h, nil)
 	report := h.migrate(t, "gemini")
-	if !strings.Contains(report, "gemini: wrote "+settingsPath) {
+	if !strings.Contains(report, "gemini: wrote ~/.gemini/settings.json") {
 		t.Fatalf("hermes-migrate report:\n%s", report)
 	}
 	var written map[string]any

@@ -29,11 +29,11 @@ func TestRealClientsResolveMigratedUserServerEnv(t *testing.T) {
 		"P_LITERAL": {"fixed"},
 	}
 	userEnv := []string{"PROBE_TOKEN=tok-value", "PROBE_PLAIN=plain-value"}
-	// Claude Code is not listed yet: hermes-migrate writes an unset
-	// ${VAR} for it as is, and Claude Code 2.1.331 loads the server with
-	// the literal text "${PROBE_UNSET}" (TestRealClientEnvExpansion), where
-	// Hermes itself would pass "". Add it once the entry says ${VAR:-}.
-	for _, client := range []string{"gemini"} {
+	// Claude Code 2.1.331 would start the server with the text
+	// "${PROBE_UNSET}" for an unset ${PROBE_UNSET} (TestRealClientEnvExpansion);
+	// hermes-migrate writes ${PROBE_UNSET:-} for it, so P_UNSET is "" as
+	// Hermes itself would pass it.
+	for _, client := range []string{"claude-code", "gemini"} {
 		t.Run(client, func(t *testing.T) {
 			npmFile(t, map[string]string{"claude-code": claudeBin, "gemini": geminiJS}[client])
 			h := newClientHome(t)

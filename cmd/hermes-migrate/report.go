@@ -52,18 +52,14 @@ func setVariables(getenv func(string) string) []string {
 func writeReports(w io.Writer, reports []clientReport, h humanReport) {
 	hidden := 0
 	var noVars []clientReport // clients that cannot hand variables on
-	var rerun []string        // clients that list only the variables set now
 	for _, r := range reports {
 		hidden += writeClient(w, r, h)
 		if len(h.vars) > 0 && cannotPassVars(r, h.vars) {
 			noVars = append(noVars, r)
 		}
-		if len(h.needs) > 0 && listsOnlySetVars(r) {
-			rerun = append(rerun, r.Client)
-		}
 	}
 	if h.toolsEntry {
-		writeVariables(w, h, noVars, rerun)
+		writeVariables(w, h, noVars)
 	}
 	if hidden > 0 {
 		s := "s"
@@ -204,26 +200,13 @@ func cannotPassVars(r clientReport, vars []string) bool {
 	return false
 }
 
-// listsOnlySetVars reports whether a client's hermes-tools entry names only
-// the variables set now (Gemini CLI would hand on an unset one's reference
-// as text), so setting one later needs another run.
-func listsOnlySetVars(r clientReport) bool {
-	return slices.ContainsFunc(r.Notes, func(n string) bool {
-		return strings.HasPrefix(n, configmigrate.HermesToolsName+": ") && strings.Contains(n, "run hermes-migrate again")
-	})
-}
-
-func writeVariables(w io.Writer, h humanReport, noVars []clientReport, rerun []string) {
+func writeVariables(w io.Writer, h humanReport, noVars []clientReport) {
 	if len(h.needs) > 0 {
 		var groups []string
 		for _, n := range h.needs {
 			groups = append(groups, fmt.Sprintf("%s (%s)", andList(n.tools), orList(n.vars)))
 		}
-		fmt.Fprintf(w, "hermes-tools hides these tools until a variable is set: %s; `hermes-tools-mcp doctor` says more.", strings.Join(groups, "; "))
-		if len(rerun) > 0 {
-			fmt.Fprintf(w, " After setting one, run hermes-migrate --client %s again.", strings.Join(rerun, ","))
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "hermes-tools hides these tools until a variable is set: %s; `hermes-tools-mcp doctor` says more.\n", strings.Join(groups, "; "))
 	}
 	if h.needsErr != nil {
 		fmt.Fprintf(w, "warning: could not check which hermes-tools tools wait for a variable: %v\n", h.needsErr)
@@ -237,9 +220,19 @@ func writeVariables(w io.Writer, h humanReport, noVars []clientReport, rerun []s
 	}
 	fmt.Fprintf(w, "hermes-tools reads %s (set here) from the environment a client starts it in: start clients where %s set.\n",
 		strings.Join(h.vars, ", "), map[string]string{"it": "it is", "them": "they are"}[them])
-	for _, r := range noVars {
+	// One line for all of them: their files are on the lines above.
+	switch len(noVars) {
+	case 0:
+	case 1:
 		fmt.Fprintf(w, "%s cannot pass variables on: add %s to hermes-tools' env in %s by hand (later runs keep %s).\n",
-			r.Client, strings.Join(h.vars, ", "), tilde(r.Path, h.home), them)
+			noVars[0].Client, strings.Join(h.vars, ", "), tilde(noVars[0].Path, h.home), them)
+	default:
+		names := make([]string, len(noVars))
+		for i, r := range noVars {
+			names[i] = r.Client
+		}
+		fmt.Fprintf(w, "%s cannot pass variables on: add %s to hermes-tools' env in each one's file (above) by hand (later runs keep %s).\n",
+			strings.Join(names, ", "), strings.Join(h.vars, ", "), them)
 	}
 }
 

@@ -39,19 +39,9 @@ type dialect struct {
 	refSyntax string
 	// refEnvOnly says the client expands references in env values only.
 	refEnvOnly bool
-	// passRef spells a pass-through variable (Server.EnvVars), which
-	// may be unset; nil means the same as ref.
-	passRef func(name string) string
 	// refDefault spells ${VAR:-default}; nil when the client has no
 	// defaults, and the reference is then written without one.
 	refDefault func(name, def string) string
-	// liveVarsOnly writes only the pass-through variables set where
-	// hermes-migrate runs (Server.EnvVarsSet): the client hands an unset
-	// reference to the server as literal text.
-	liveVarsOnly bool
-	// unsetRef and unsetPass say what the client does when a
-	// referenced variable is unset, where that needs the user's care.
-	unsetRef, unsetPass string
 	// expands reports whether literal text would be read as a variable
 	// reference by the client, which cannot be escaped in any of them.
 	expands func(lit string) bool
@@ -179,8 +169,10 @@ func braceEnv(lit string) bool { return strings.Contains(lit, "{env:") }
 
 func neverExpands(string) bool { return false }
 
-func dollarRef(n string) string { return "${" + n + "}" }
-func envRef(n string) string    { return "${env:" + n + "}" }
+func dollarRef(n string) string             { return "${" + n + "}" }
+func emptyDefaultRef(n string) string       { return "${" + n + ":-}" }
+func dollarDefaultRef(n, def string) string { return "${" + n + ":-" + def + "}" }
+func envRef(n string) string                { return "${env:" + n + "}" }
 
 // stdEntry is the shape most clients share: command, args, env; url and
 // headers for remote servers, no transport field.
@@ -226,12 +218,11 @@ var dialects = map[Client]*dialect{
 		client: ClaudeCode, display: "Claude Code",
 		user:    under(".claude.json"),
 		project: ".mcp.json",
-		ref:     dollarRef, refSyntax: "${VAR}, ${VAR:-default}",
-		// An unset ${VAR} makes Claude Code reject the server; a
-		// pass-through is optional, so it gets an empty default.
-		passRef:    func(n string) string { return "${" + n + ":-}" },
-		refDefault: func(n, def string) string { return "${" + n + ":-" + def + "}" },
-		unsetRef:   "Claude Code refuses to load the server while %s unset",
+		// Claude Code 2.1.331 hands an unset ${VAR} to the server as the
+		// text "${VAR}" (TestRealClientEnvExpansion); ${VAR:-} makes it
+		// "", as Hermes' own runtime does.
+		ref: emptyDefaultRef, refSyntax: "${VAR:-}, ${VAR:-default}",
+		refDefault: dollarDefaultRef,
 		expands:    dollarBrace, typeKey: "type", stdioType: "stdio", httpType: "http", sseType: "sse", remote: true,
 		source: "code.claude.com/docs/en/mcp",
 	}),
@@ -258,13 +249,16 @@ var dialects = map[Client]*dialect{
 		client: Gemini, display: "Gemini CLI", aliases: []string{"gemini-cli"},
 		comments: true,
 		user:     under(".gemini", "settings.json"), project: ".gemini/settings.json",
-		ref: dollarRef, refSyntax: "$VAR, ${VAR}",
-		unsetRef:  "Gemini CLI passes the reference on as literal text while %s unset",
-		unsetPass: "Gemini CLI passes the reference on as literal text while %s unset",
-		expands:   geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
-		timeoutKey:   "timeout",
-		liveVarsOnly: true,
-		source:       "github.com/google-gemini/gemini-cli docs/tools/mcp-server.md",
+		// Gemini CLI 0.61.0 expands an unset variable to "" and keeps
+		// from the server every variable named like a secret (KEY,
+		// TOKEN, AUTH, ...) or valued like one, unless the entry's env
+		// names it (TestRealClientEnvExpansion): so every pass-through
+		// variable is written, set or not.
+		ref: dollarRef, refSyntax: "$VAR, ${VAR}, ${VAR:-default}",
+		refDefault: dollarDefaultRef,
+		expands:    geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
+		timeoutKey: "timeout",
+		source:     "github.com/google-gemini/gemini-cli docs/tools/mcp-server.md",
 	}),
 	Antigravity: stdEntry(dialect{
 		client: Antigravity, display: "Antigravity",

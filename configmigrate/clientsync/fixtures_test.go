@@ -18,16 +18,6 @@ var toolsServer = configmigrate.HermesToolsServer(configmigrate.HermesToolsOptio
 	Command:    "/opt/hermes/bin/hermes-tools-mcp",
 	HermesHome: "/home/u/.hermes",
 	EnvVars:    []string{"HERMES_KANBAN_TASK", "FAL_KEY", "BROWSER_CDP_URL"},
-	// FAL_KEY is set where hermes-migrate runs, the kanban task is set
-	// later by the dispatcher, and BROWSER_CDP_URL is not used: Gemini
-	// must not get it.
-	Needed: []string{"HERMES_KANBAN_TASK"},
-	Getenv: func(k string) string {
-		if k == "FAL_KEY" {
-			return "fal-secret"
-		}
-		return ""
-	},
 })
 
 // fixtureServers are the servers golden cases refer to by name.
@@ -43,9 +33,8 @@ var fixtureServers = map[string]configServer{
 			kv("GITHUB_PERSONAL_ACCESS_TOKEN", configmigrate.Value{Ref: "GITHUB_TOKEN"}),
 			kv("LOG_LEVEL", lit("info")),
 		},
-		EnvVars:    []string{"HTTPS_PROXY"},
-		EnvVarsSet: []string{"HTTPS_PROXY"},
-		Cwd:        "/srv/github",
+		EnvVars: []string{"HTTPS_PROXY"},
+		Cwd:     "/srv/github",
 	},
 	// Streamable HTTP with a prefixed reference in a header.
 	"linear": {

@@ -61,9 +61,6 @@ type translation struct {
 	// noDefault names variables whose ${VAR:-default} default the
 	// client cannot spell.
 	noDefault []string
-	// unsetPassed are pass-through variables left out because they are
-	// not set (liveVarsOnly).
-	unsetPassed []string
 }
 
 func (t *translation) note(format string, args ...any) {
@@ -290,14 +287,8 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 			}
 		case d.ref == nil:
 			t.noRef = append(t.noRef, name)
-		case d.liveVarsOnly && !slices.Contains(s.EnvVarsSet, name):
-			t.unsetPassed = append(t.unsetPassed, name)
 		default:
-			spell := d.ref
-			if d.passRef != nil {
-				spell = d.passRef
-			}
-			env.set(name, spell(name))
+			env.set(name, d.ref(name))
 			t.passed = append(t.passed, name)
 		}
 	}
@@ -424,31 +415,12 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 	if len(t.noDefault) > 0 {
 		t.note("the default in ${%s:-...} was dropped: %s has no default values, so set %s where %s starts", strings.Join(t.noDefault, ":-...}, ${"), d.display, strings.Join(t.noDefault, ", "), d.display)
 	}
-	if len(t.unsetPassed) > 0 {
-		what := fmt.Sprintf("%d pass-through variables", len(t.unsetPassed))
-		if len(t.unsetPassed) == 1 {
-			what = "pass-through variable " + t.unsetPassed[0]
-		}
-		t.note("%s not written: unset when hermes-migrate ran, and %s would pass the reference on as literal text; set what you need and run hermes-migrate again", what, d.display)
-	}
 	if len(t.refs) > 0 {
-		t.note("%s", envNote("reads %s from the environment %s is started from", t.refs, d.display, d.unsetRef))
+		t.note("reads %s from the environment %s is started from", strings.Join(t.refs, ", "), d.display)
 	}
 	if len(t.passed) > 0 {
-		t.note("%s", envNote("passes %s through from the environment %s is started from", t.passed, d.display, d.unsetPass))
+		t.note("passes %s through from the environment %s is started from", strings.Join(t.passed, ", "), d.display)
 	}
-}
-
-func envNote(format string, names []string, display, unset string) string {
-	msg := fmt.Sprintf(format, strings.Join(names, ", "), display)
-	if unset != "" {
-		subject := "it is"
-		if len(names) > 1 {
-			subject = "one of them is"
-		}
-		msg += "; " + fmt.Sprintf(unset, subject)
-	}
-	return msg
 }
 
 // legacyHermesToolsEnv are variables the Python Hermes wrote into its
@@ -521,7 +493,7 @@ func hermesWrote(d *dialect, s configmigrate.Server, existing []byte) bool {
 			return false
 		case d.ref == nil:
 			// Filled in by hand, as Hermes asked.
-		case v != d.ref(k) && (d.passRef == nil || v != d.passRef(k)):
+		case v != d.ref(k):
 			return false
 		}
 	}

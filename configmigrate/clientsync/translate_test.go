@@ -52,14 +52,16 @@ func TestTranslate(t *testing.T) {
 					notes: []string{"the default in ${LOG_LEVEL:-...}, ${HOST:-...} was dropped", "reads LOG_LEVEL, HOST"},
 				},
 				Gemini: {
-					want:  `{"command": "/bin/srv", "env": {"LEVEL": "${LOG_LEVEL}", "URL": "http://${HOST}:8080"}}`,
-					notes: []string{"was dropped: Gemini CLI has no default values", "reads LOG_LEVEL, HOST"},
+					want:  `{"command": "/bin/srv", "env": {"LEVEL": "${LOG_LEVEL:-info}", "URL": "http://${HOST:-localhost}:8080"}}`,
+					notes: []string{"reads LOG_LEVEL, HOST"},
 				},
 			},
 		},
 		{
-			name:   "unset pass-through variables",
-			server: configServer{Command: "/bin/srv", EnvVars: []string{"BROWSER_CDP_URL", "FAL_KEY"}, EnvVarsSet: []string{"FAL_KEY"}},
+			// Set or not where hermes-migrate runs, every one is written:
+			// an unset one becomes "" in the clients that expand it.
+			name:   "pass-through variables, some unset",
+			server: configServer{Command: "/bin/srv", EnvVars: []string{"BROWSER_CDP_URL", "FAL_KEY"}},
 			want: map[Client]expect{
 				ClaudeDesktop: {
 					want:  `{"command": "/bin/srv"}`,
@@ -78,8 +80,8 @@ func TestTranslate(t *testing.T) {
 					notes: []string{"passes BROWSER_CDP_URL, FAL_KEY through"},
 				},
 				Gemini: {
-					want:  `{"command": "/bin/srv", "env": {"FAL_KEY": "${FAL_KEY}"}}`,
-					notes: []string{"pass-through variable BROWSER_CDP_URL not written: unset when hermes-migrate ran", "passes FAL_KEY through"},
+					want:  `{"command": "/bin/srv", "env": {"BROWSER_CDP_URL": "${BROWSER_CDP_URL}", "FAL_KEY": "${FAL_KEY}"}}`,
+					notes: []string{"passes BROWSER_CDP_URL, FAL_KEY through"},
 				},
 			},
 		},
@@ -116,8 +118,8 @@ func TestTranslate(t *testing.T) {
 					notes: []string{"env TOKEN, AUTH, DSN not written: Claude Desktop cannot read environment variables", "add them to the entry by hand"},
 				},
 				ClaudeCode: {
-					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${GH_TOKEN}", "AUTH": "Bearer ${API_KEY}", "DSN": "postgres://u:${PGPASS}@db/x"}}`,
-					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment Claude Code is started from; Claude Code refuses to load the server while one of them is unset"},
+					want:  `{"type": "stdio", "command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${GH_TOKEN:-}", "AUTH": "Bearer ${API_KEY:-}", "DSN": "postgres://u:${PGPASS:-}@db/x"}}`,
+					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment Claude Code is started from"},
 				},
 				Cursor: {
 					want:  `{"command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${env:GH_TOKEN}", "AUTH": "Bearer ${env:API_KEY}", "DSN": "postgres://u:${env:PGPASS}@db/x"}}`,
@@ -129,13 +131,13 @@ func TestTranslate(t *testing.T) {
 				},
 				Gemini: {
 					want:  `{"command": "/bin/srv", "env": {"PLAIN": "v", "TOKEN": "${GH_TOKEN}", "AUTH": "Bearer ${API_KEY}", "DSN": "postgres://u:${PGPASS}@db/x"}}`,
-					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment Gemini CLI", "literal text while one of them is unset"},
+					notes: []string{"reads GH_TOKEN, API_KEY, PGPASS from the environment Gemini CLI"},
 				},
 			},
 		},
 		{
 			name:   "pass-through variables",
-			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{kv("HOME_DIR", lit("/h"))}, EnvVars: []string{"HTTPS_PROXY", "HOME_DIR", "bad-name"}, EnvVarsSet: []string{"HTTPS_PROXY"}},
+			server: configServer{Command: "/bin/srv", Env: []configmigrate.KeyValue{kv("HOME_DIR", lit("/h"))}, EnvVars: []string{"HTTPS_PROXY", "HOME_DIR", "bad-name"}},
 			want: map[Client]expect{
 				ClaudeDesktop: {
 					want:  `{"command": "/bin/srv", "env": {"HOME_DIR": "/h"}}`,
@@ -155,7 +157,7 @@ func TestTranslate(t *testing.T) {
 				},
 				Gemini: {
 					want:  `{"command": "/bin/srv", "env": {"HOME_DIR": "/h", "HTTPS_PROXY": "${HTTPS_PROXY}"}}`,
-					notes: []string{"passes HTTPS_PROXY through", "literal text while it is unset", "bad-name"},
+					notes: []string{"passes HTTPS_PROXY through", "bad-name"},
 				},
 			},
 		},
@@ -175,7 +177,7 @@ func TestTranslate(t *testing.T) {
 			server: configServer{Command: "/bin/srv", Args: []string{"--root", "${HOME}/data", "$PORT"}},
 			want: map[Client]expect{
 				ClaudeDesktop: {want: "skip: args[1] refers to $HOME, which Claude Desktop cannot expand"},
-				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv", "args": ["--root", "${HOME}/data", "${PORT}"]}`, notes: []string{"reads HOME, PORT"}},
+				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv", "args": ["--root", "${HOME:-}/data", "${PORT:-}"]}`, notes: []string{"reads HOME, PORT"}},
 				Cursor:        {want: `{"command": "/bin/srv", "args": ["--root", "${env:HOME}/data", "${env:PORT}"]}`, notes: []string{"reads HOME, PORT"}},
 				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv", "args": ["--root", "${env:HOME}/data", "${env:PORT}"]}`, notes: []string{"reads HOME, PORT"}},
 				Gemini:        {want: `{"command": "/bin/srv", "args": ["--root", "${HOME}/data", "${PORT}"]}`, notes: []string{"reads HOME, PORT"}},
@@ -208,7 +210,7 @@ func TestTranslate(t *testing.T) {
 			}},
 			want: map[Client]expect{
 				ClaudeDesktop: {want: "skip: a remote server cannot be registered in claude_desktop_config.json; add its URL as a custom connector"},
-				ClaudeCode:    {want: `{"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
+				ClaudeCode:    {want: `{"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN:-}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
 				Cursor:        {want: `{"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
 				VSCode:        {want: `{"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
 				Gemini:        {want: `{"httpUrl": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": "core"}}`, notes: []string{"reads TOKEN"}},
