@@ -22,19 +22,12 @@ const (
 // readmeSnippets renders, for every client, the file a first
 // `hermes-migrate --client <name>` writes where the client had none: the
 // README shows exactly what the sync code produces, so a hand-written entry
-// matches it. The example user has OPENROUTER_API_KEY set.
+// matches it.
 func readmeSnippets(t *testing.T) string {
 	t.Helper()
-	set := map[string]bool{"OPENROUTER_API_KEY": true}
 	tools := configmigrate.HermesToolsServer(configmigrate.HermesToolsOptions{
 		Command: "/usr/local/bin/hermes-tools-mcp",
 		EnvVars: mcpserver.EnvVarNames(),
-		Getenv: func(k string) string {
-			if set[k] {
-				return "set"
-			}
-			return ""
-		},
 	})
 	var b strings.Builder
 	codex, _, err := configmigrate.MigrateCodex(nil, configmigrate.CodexInput{HermesTools: &tools})
