@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 )
 
 // VisionFunc answers a question about a PNG screenshot with a vision model.
@@ -139,10 +140,6 @@ type Session struct {
 	set    settings
 	setErr error
 
-	// lock is a one-slot semaphore rather than a mutex so a call waiting
-	// for the tab gives up when its own context ends.
-	lock chan struct{}
-
 	// blocked records what the network policy refused, for the calls
 	// during which it happened to report.
 	blocked blockedLog
@@ -151,7 +148,9 @@ type Session struct {
 	closed   bool
 	br       *runningBrowser // nil until the first call
 	starting sync.WaitGroup  // a browser start under way
-	refSeq   int             // next ref number, never reused in a session
+	// first is the session that drives the browser's default context (see
+	// tabset.go).
+	first *sessionstate.State
 }
 
 // New returns a Session that starts its browser on first use.
@@ -160,7 +159,7 @@ func New(opts Options) *Session {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Session{opts: opts, log: log, lock: make(chan struct{}, 1), refSeq: 1, blocked: blockedLog{log: log}}
+	s := &Session{opts: opts, log: log, blocked: blockedLog{log: log}}
 	s.set, s.setErr = resolveSettings(opts)
 	return s
 }

@@ -1,0 +1,160 @@
+package browser_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
+)
+
+// urlsOf are the tabs' URLs from browser_tabs, in order.
+func urlsOf(d *driver) []string {
+	d.t.Helper()
+	list, _ := tabs(d)
+	var out []string
+	for _, tb := range list {
+		out = append(out, tb["url"].(string))
+	}
+	return out
+}
+
+// contextPages are the page URLs of each browser context besides the
+// default one, sorted, for comparing without knowing the contexts' ids.
+func contextPages(t *testing.T, s *browser.Session) (def []string, others [][]string) {
+	t.Helper()
+	pages, contexts, err := browser.BrowserPages(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range contexts {
+		others = append(others, pages[id])
+	}
+	slices.SortFunc(others, func(a, b []string) int { return len(a) - len(b) })
+	return pages[""], others
+}
+
+// TestSessionsAreIsolated: MCP sessions on one browser each drive tabs of
+// their own in a browser context of their own: one sees none of another's
+// tabs, cookies or storage, a page's popup stays in its session, and
+// closing a session's state closes its pages and disposes of its context
+// while the others keep working.
+func TestSessionsAreIsolated(t *testing.T) {
+	base := site(t)
+	d := newDriver(t, browser.Options{CallTimeout: 20 * time.Second})
+	var states []*sessionstate.State
+	for _, id := range []string{"first", "second", "third"} {
+		st := sessionstate.New(id)
+		t.Cleanup(func() { _ = st.Close() })
+		states = append(states, st)
+	}
+	first, second, third := d.in(states[0]), d.in(states[1]), d.in(states[2])
+
+	first.ok("browser_navigate", map[string]any{"url": base + "/login.html"})
+	second.ok("browser_navigate", map[string]any{"url": base + "/welcome.html"})
+	opener := third.ok("browser_navigate", map[string]any{"url": base + "/tabs-opener.html"})["snapshot"].(string)
+	clicked := third.ok("browser_click", map[string]any{"ref": ref(t, opener, "Open in a new tab")})
+	if clicked["new_tab"] != true {
+		t.Fatalf("the popup in the third session was not announced: %v", clicked)
+	}
+
+	for _, tc := range []struct {
+		name string
+		d    *driver
+		want []string
+	}{
+		{"first", first, []string{base + "/login.html"}},
+		{"second", second, []string{base + "/welcome.html"}},
+		{"third", third, []string{base + "/tabs-opener.html", base + "/tabs-target.html"}},
+	} {
+		if got := urlsOf(tc.d); !slices.Equal(got, tc.want) {
+			t.Errorf("%s session's tabs = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+
+	// What one session stores on an origin, the others do not see there,
+	// neither the pages nor the site's server.
+	if got := eval(second, `document.cookie = "who=second; path=/"; localStorage.setItem("who", "second"); document.cookie`); got != "who=second" {
+		t.Fatalf("cookie in the second session = %v", got)
+	}
+	for _, tc := range []struct {
+		name string
+		d    *driver
+		want string
+	}{
+		{"first", first, "cookies:"},
+		{"second", second, "cookies: who=second"},
+		{"third", third, "cookies:"},
+	} {
+		if got := eval(tc.d, `document.cookie + "|" + localStorage.getItem("who")`); tc.name != "second" && got != "|null" {
+			t.Errorf("%s session sees cookie|storage %v of another session", tc.name, got)
+		}
+		tc.d.ok("browser_navigate", map[string]any{"url": base + "/cookies"})
+		if got := eval(tc.d, "document.title"); got != tc.want {
+			t.Errorf("%s session: the server saw %q, want %q", tc.name, got, tc.want)
+		}
+	}
+
+	def, others := contextPages(t, d.s)
+	if len(def) != 1 || len(others) != 2 || len(others[0]) != 1 || len(others[1]) != 2 {
+		t.Fatalf("pages: default context %v, others %v; want 1 page in the default context (the first session), 1 and 2 in two more", def, others)
+	}
+
+	if err := states[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	def, others = contextPages(t, d.s)
+	if len(def) != 1 || len(others) != 1 || len(others[0]) != 2 {
+		t.Errorf("after the second session closed: default context %v, others %v; want its context and page gone", def, others)
+	}
+	if msg := second.fail("browser_snapshot", nil); !strings.Contains(msg, "session has ended") {
+		t.Errorf("a call of the closed session: %q", msg)
+	}
+	// The others keep working, popups included.
+	third.ok("browser_tabs", map[string]any{"action": "select", "index": 1})
+	if got := urlsOf(third); len(got) != 2 {
+		t.Errorf("third session's tabs after the second closed: %v", got)
+	}
+	snap := third.ok("browser_navigate", map[string]any{"url": base + "/tabs-opener.html"})["snapshot"].(string)
+	third.ok("browser_click", map[string]any{"ref": ref(t, snap, "Open in a new tab")})
+	if got := urlsOf(third); len(got) != 3 {
+		t.Errorf("third session's tabs after another popup: %v", got)
+	}
+	first.ok("browser_navigate", map[string]any{"url": base + "/welcome.html"})
+
+	// The first session drives the default context; closing it leaves
+	// the browser's own first tab, emptied.
+	if err := states[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	def, others = contextPages(t, d.s)
+	// Chromium reports a page navigated to about:blank with no URL.
+	if len(def) != 1 || def[0] != "" && def[0] != "about:blank" || len(others) != 1 || len(others[0]) != 3 {
+		t.Errorf("after the first session closed: default context %v, others %v; want only about:blank in the default context", def, others)
+	}
+	if got := urlsOf(third); len(got) != 3 {
+		t.Errorf("third session's tabs after the first closed: %v", got)
+	}
+}
+
+// TestSessionContextKeepsTheNetworkPolicy: a session's browser context
+// inherits the browser's proxy, so a page in it is refused the cloud
+// metadata service as the default context's pages are.
+func TestSessionContextKeepsTheNetworkPolicy(t *testing.T) {
+	base := site(t)
+	d := newDriver(t, browser.Options{})
+	first, second := sessionstate.New("first"), sessionstate.New("second")
+	t.Cleanup(func() { _ = first.Close(); _ = second.Close() })
+	d.in(first).ok("browser_navigate", map[string]any{"url": base + "/welcome.html"})
+
+	res := d.in(second).ok("browser_navigate", map[string]any{"url": base + "/metadata-img.html"})
+	blocked, _ := res["blocked_requests"].([]any)
+	if len(blocked) == 0 || !strings.Contains(blocked[0].(string), "169.254.169.254") {
+		t.Fatalf("the metadata image in a second session's page was not refused by the egress proxy: %v", res)
+	}
+	if msg := d.in(second).fail("browser_navigate", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}); !strings.Contains(msg, "metadata") {
+		t.Errorf("navigating the second session to the metadata service: %q", msg)
+	}
+}
