@@ -91,6 +91,9 @@ type runningBrowser struct {
 	attached      bool
 	// log receives panics recovered on the browser's goroutines.
 	log *slog.Logger
+	// set is what the browser was started with; sessions' contexts are
+	// held to its network policy.
+	set settings
 	// proxy carries every connection of a browser we launched; nil when
 	// attached to one we did not start.
 	proxy *egress.Proxy
@@ -114,7 +117,7 @@ type runningBrowser struct {
 // context of its own: the browser's life must not end with the call that
 // happened to start it.
 func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*runningBrowser, error) {
-	rb := &runningBrowser{log: log}
+	rb := &runningBrowser{log: log, set: set}
 	var allocCtx context.Context
 	if set.browser.CDPURL != "" {
 		rb.attached = true
@@ -200,7 +203,7 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 	}
 	// When attached, the first context took one of the user's tabs; drive
 	// a tab of our own instead, and close only that one at the end.
-	rb.dflt = newTabSet(rb, "")
+	rb.dflt = newTabSet(rb, "", blocked, rb.guard)
 	var t *tab
 	var err error
 	if rb.attached {

@@ -1,6 +1,9 @@
 package browser_test
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -140,21 +143,44 @@ func TestSessionsAreIsolated(t *testing.T) {
 }
 
 // TestSessionContextKeepsTheNetworkPolicy: a session's browser context
-// inherits the browser's proxy, so a page in it is refused the cloud
-// metadata service as the default context's pages are.
+// goes through an egress proxy as the default context does, so a page in
+// it is refused the cloud metadata service; HTTPS is read by that proxy
+// with the key the browser accepts; and what it refuses is reported to
+// that session alone.
 func TestSessionContextKeepsTheNetworkPolicy(t *testing.T) {
 	base := site(t)
 	d := newDriver(t, browser.Options{})
-	first, second := sessionstate.New("first"), sessionstate.New("second")
-	t.Cleanup(func() { _ = first.Close(); _ = second.Close() })
-	d.in(first).ok("browser_navigate", map[string]any{"url": base + "/welcome.html"})
+	st1, st2 := sessionstate.New("first"), sessionstate.New("second")
+	t.Cleanup(func() { _ = st1.Close(); _ = st2.Close() })
+	first, second := d.in(st1), d.in(st2)
+	first.ok("browser_navigate", map[string]any{"url": base + "/welcome.html"})
 
-	res := d.in(second).ok("browser_navigate", map[string]any{"url": base + "/metadata-img.html"})
-	blocked, _ := res["blocked_requests"].([]any)
-	if len(blocked) == 0 || !strings.Contains(blocked[0].(string), "169.254.169.254") {
+	res := second.ok("browser_navigate", map[string]any{"url": base + "/metadata-img.html"})
+	if b := fmt.Sprint(res["blocked_requests"]); !strings.Contains(b, "169.254.169.254") {
 		t.Fatalf("the metadata image in a second session's page was not refused by the egress proxy: %v", res)
 	}
-	if msg := d.in(second).fail("browser_navigate", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}); !strings.Contains(msg, "metadata") {
+	if msg := second.fail("browser_navigate", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}); !strings.Contains(msg, "metadata") {
 		t.Errorf("navigating the second session to the metadata service: %q", msg)
+	}
+
+	// A request the second session's page makes after its call returned
+	// is reported in its next result, never in the first session's.
+	eval(second, `setTimeout(() => { new Image().src = "http://169.254.169.254/late.png" }, 100); 1`)
+	time.Sleep(time.Second)
+	if res := first.ok("browser_snapshot", nil); res["blocked_requests"] != nil {
+		t.Errorf("the first session was told of the second's refused request: %v", res["blocked_requests"])
+	}
+	if res := second.ok("browser_snapshot", nil); !strings.Contains(fmt.Sprint(res["blocked_requests"]), "late.png") {
+		t.Errorf("the second session was not told of its page's refused request: %v", res)
+	}
+
+	// The session's proxy reads HTTPS with the browser's accepted key: the
+	// browser takes its certificate, and the proxy itself refuses a host
+	// whose own certificate does not verify.
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsSrv.Close()
+	msg := second.fail("browser_navigate", map[string]any{"url": tlsSrv.URL + "/"})
+	if !strings.Contains(msg, "blocked") || !strings.Contains(msg, "certificate") {
+		t.Errorf("HTTPS to a host with an unverifiable certificate, from the second session: %q; want the proxy's refusal", msg)
 	}
 }

@@ -124,7 +124,7 @@ func (ts *tabSet) find(id target.ID) *tab {
 // startTab lists a tab for target id and attaches to it on a goroutine ts
 // owns (ts.close aborts and waits for it); ts.tabMu is held.
 func (ts *tabSet) startTab(id, opener target.ID) *tab {
-	t := newTabState(id, opener, ts.rb.log, ts.rb.guard)
+	t := newTabState(id, opener, ts.rb.log, ts.guard)
 	if ts.closing {
 		// ts.close is waiting for the attaches; none may start now.
 		t.abort, t.attachErr = func() {}, errors.New("the browser is closing")

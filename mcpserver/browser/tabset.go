@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"github.com/hermes-go/hermes/internal/egress"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 )
 
@@ -21,15 +22,26 @@ import (
 // has. Every later session (Streamable HTTP serves many) gets a browser
 // context of its own (Target.createBrowserContext), which has its own
 // cookies, storage and cache, so clients see nothing of each other's
-// pages; it is disposed, with its tabs, when the session ends. Contexts
-// inherit the browser's proxy flags, so the egress proxy carries every
-// session's requests.
+// pages; it is disposed, with its tabs, when the session ends. Each such
+// context has an egress proxy of its own (a sibling of the browser's,
+// with the same policy and key), so the requests it refuses are reported
+// to the session whose page made them and to no other.
 
 // tabSet is the tabs one session drives, in one browser context.
 type tabSet struct {
 	rb *runningBrowser
 	// id is the browser context; empty for the browser's default one.
 	id cdp.BrowserContextID
+	// blocked records what the network policy refused the set's pages,
+	// for the calls during which it happened to report.
+	blocked *blockedLog
+	// guard checks the requests of the set's tabs in an attached browser;
+	// nil when a proxy carries them.
+	guard *requestGuard
+	// proxy carries the requests of a session's own context in a browser
+	// we launched; nil for the default context (the browser's proxy) and
+	// in an attached browser.
+	proxy *egress.Proxy
 
 	// lock is a one-slot semaphore rather than a mutex so a call waiting
 	// for the tab gives up when its own context ends. Calls of one
@@ -48,8 +60,8 @@ type tabSet struct {
 	attachWG sync.WaitGroup
 }
 
-func newTabSet(rb *runningBrowser, id cdp.BrowserContextID) *tabSet {
-	return &tabSet{rb: rb, id: id, lock: make(chan struct{}, 1), refSeq: 1}
+func newTabSet(rb *runningBrowser, id cdp.BrowserContextID, blocked *blockedLog, guard *requestGuard) *tabSet {
+	return &tabSet{rb: rb, id: id, blocked: blocked, guard: guard, lock: make(chan struct{}, 1), refSeq: 1}
 }
 
 // newSessionSet makes a browser context and a blank tab in it, within
@@ -57,11 +69,29 @@ func newTabSet(rb *runningBrowser, id cdp.BrowserContextID) *tabSet {
 func (rb *runningBrowser) newSessionSet(ctx context.Context) (*tabSet, error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	res, err := chromedp.CallBrowser(rb.onBrowser(ctx), target.CreateBrowserContext, target.CreateBrowserContextParams{})
+	blocked := &blockedLog{log: rb.log}
+	var guard *requestGuard
+	var proxy *egress.Proxy
+	params := target.CreateBrowserContextParams{}
+	if rb.attached {
+		guard = &requestGuard{policy: rb.set.policy(), blocked: blocked, log: rb.log}
+	} else {
+		var err error
+		if proxy, err = rb.proxy.Sibling(egressPolicy(rb.set, blocked, rb.log)); err != nil {
+			return nil, fmt.Errorf("start the session's egress proxy: %w", err)
+		}
+		// As the browser's own flags say it (see startBrowser).
+		params.ProxyServer, params.ProxyBypassList = proxy.URL(), "<-loopback>"
+	}
+	res, err := chromedp.CallBrowser(rb.onBrowser(ctx), target.CreateBrowserContext, params)
 	if err != nil {
+		if proxy != nil {
+			_ = proxy.Close()
+		}
 		return nil, fmt.Errorf("make a browser context for the session: %w", err)
 	}
-	ts := newTabSet(rb, res.BrowserContextID)
+	ts := newTabSet(rb, res.BrowserContextID, blocked, guard)
+	ts.proxy = proxy
 	rb.setMu.Lock()
 	closing := rb.closing
 	if !closing {
@@ -127,6 +157,7 @@ func (ts *tabSet) release(shutdown bool) {
 		for _, t := range tabs {
 			t.stopConsole()
 		}
+		ts.closeProxy()
 		return
 	}
 	for _, t := range tabs {
@@ -146,8 +177,9 @@ func (ts *tabSet) release(shutdown bool) {
 }
 
 // dispose drops the set's browser context, which closes every page in it
-// and forgets its cookies and storage.
+// and forgets its cookies and storage, and then its proxy.
 func (ts *tabSet) dispose() {
+	defer ts.closeProxy()
 	if ts.id == "" {
 		return
 	}
@@ -155,6 +187,13 @@ func (ts *tabSet) dispose() {
 	defer cancel()
 	if _, err := chromedp.CallBrowser(ctx, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: ts.id}); err != nil {
 		ts.rb.log.Debug("disposing of a session's browser context", "err", err)
+	}
+}
+
+// closeProxy ends the set's proxy and every connection it still carries.
+func (ts *tabSet) closeProxy() {
+	if ts.proxy != nil {
+		_ = ts.proxy.Close()
 	}
 }
 

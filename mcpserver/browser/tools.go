@@ -107,7 +107,7 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 		defer func() { <-ts.lock }()
 		callCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout)
 		defer cancel()
-		c := &call{s: s, ts: ts, blockedMark: s.blocked.mark()}
+		c := &call{s: s, ts: ts, blockedMark: ts.blocked.mark()}
 		defer func() {
 			if c.t != nil {
 				c.t.setInterrupt(nil)
@@ -187,7 +187,7 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 // make them after the call that loaded it returned), so the model knows why
 // part of a page is missing or why a click went nowhere.
 func (c *call) finish(res tooldef.Result) tooldef.Result {
-	blocked := c.s.blocked.unreported()
+	blocked := c.ts.blocked.unreported()
 	if len(c.notes) == 0 && !c.newTab && len(blocked) == 0 {
 		return res
 	}
@@ -499,7 +499,7 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		if ctx.Err() != nil {
 			return tooldef.Result{}, ctx.Err()
 		}
-		if b, ok := refusalOf(s.blocked.since(c.blockedMark), dest); ok {
+		if b, ok := refusalOf(c.ts.blocked.since(c.blockedMark), dest); ok {
 			// The page itself was refused (by the proxy or the request
 			// guard): say what and why, never what the host answered.
 			return tooldef.Errorf("navigation to %s was blocked: %s", safeTarget(dest), b.reason), nil
