@@ -8,7 +8,9 @@
 // timeout cannot take the browser down), reused by every later call, and
 // closed by Session.Close when the server exits. Chromium runs
 // in its own process group with a parent-death signal, so it dies with the
-// server even when the server is killed with SIGKILL.
+// server even when the server is killed with SIGKILL. Each MCP session
+// (sessionstate.State) drives tabs of its own in that browser, in a browser
+// context of its own once there is more than one session (see tabset.go).
 //
 // Pages are described by an accessibility outline with refs ([ref=eN]) that
 // the model passes back as @eN. Refs are never reused within a session: a
@@ -128,9 +130,10 @@ func resolveSettings(opts Options) (settings, error) {
 	return s, nil
 }
 
-// Session owns the browser of one server process and the tabs the tools
-// drive. It is safe for concurrent use: tool calls are serialised, since
-// the current tab is a single cursor.
+// Session owns the browser of one server process and, per MCP session,
+// the tabs the tools drive. It is safe for concurrent use: the calls of
+// one MCP session are serialised, since its current tab is a single
+// cursor; those of different sessions run at once.
 type Session struct {
 	opts Options
 	log  *slog.Logger
@@ -140,8 +143,9 @@ type Session struct {
 	set    settings
 	setErr error
 
-	// blocked records what the network policy refused, for the calls
-	// during which it happened to report.
+	// blocked records what the network policy refused the default
+	// context's pages, for the calls during which it happened to report
+	// (other sessions' contexts have logs of their own).
 	blocked blockedLog
 
 	mu       sync.Mutex

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -183,4 +184,31 @@ func TestSessionContextKeepsTheNetworkPolicy(t *testing.T) {
 	if !strings.Contains(msg, "blocked") || !strings.Contains(msg, "certificate") {
 		t.Errorf("HTTPS to a host with an unverifiable certificate, from the second session: %q; want the proxy's refusal", msg)
 	}
+}
+
+// TestSessionsRunInParallel: sessions' calls run at once (each session's
+// own are serialised) and never act on another session's tab.
+func TestSessionsRunInParallel(t *testing.T) {
+	base := site(t)
+	d := newDriver(t, browser.Options{CallTimeout: 30 * time.Second})
+	pages := []string{"/login.html", "/welcome.html", "/tabs-opener.html"}
+	var wg sync.WaitGroup
+	for i, p := range pages {
+		st := sessionstate.New(p)
+		t.Cleanup(func() { _ = st.Close() })
+		s := d.in(st)
+		wg.Go(func() {
+			for range 4 {
+				if m, isErr := s.call("browser_navigate", map[string]any{"url": base + p + "?" + fmt.Sprint(i)}); isErr || m["url"] != base+p+"?"+fmt.Sprint(i) {
+					t.Errorf("session %s: navigate = %v", p, m)
+					return
+				}
+				if m, isErr := s.call("browser_snapshot", nil); isErr || !strings.Contains(fmt.Sprint(m["snapshot"]), base+p) {
+					t.Errorf("session %s: snapshot of another page: %v", p, m)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
