@@ -28,6 +28,10 @@ func urlsOf(d *driver) []string {
 // contextPages are the page URLs of each browser context besides the
 // default one, sorted, for comparing without knowing the contexts' ids.
 func contextPages(t *testing.T, s *browser.Session) (def []string, others [][]string) {
+	return contextPagesTB(t, s)
+}
+
+func contextPagesTB(t testing.TB, s *browser.Session) (def []string, others [][]string) {
 	t.Helper()
 	pages, contexts, err := browser.BrowserPages(s)
 	if err != nil {
@@ -211,4 +215,29 @@ func TestSessionsRunInParallel(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// BenchmarkSessionContext is what a new MCP session costs on a running
+// browser: its context, proxy and first tab made by its first call (a
+// navigation to a local page), then released when the session ends.
+//
+//	go test -run '^$' -bench SessionContext ./mcpserver/browser
+func BenchmarkSessionContext(b *testing.B) {
+	base := site(b)
+	d := newDriver(b, browser.Options{})
+	first := sessionstate.New("first")
+	defer first.Close()
+	d.in(first).ok("browser_navigate", map[string]any{"url": base + "/welcome.html"})
+	b.ResetTimer()
+	for i := range b.N {
+		st := sessionstate.New(fmt.Sprint(i))
+		d.in(st).ok("browser_navigate", map[string]any{"url": base + "/login.html"})
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if _, others := contextPagesTB(b, d.s); len(others) != 0 {
+		b.Errorf("%d session contexts left after their sessions closed", len(others))
+	}
 }
