@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -111,6 +112,10 @@ func (rb *runningBrowser) newSessionSet(ctx context.Context) (*tabSet, error) {
 	return ts, nil
 }
 
+// blankWait bounds emptying the default context's first tab when its
+// session ends; an idle page goes blank in a few ms.
+const blankWait = 2 * time.Second
+
 var errBrowserClosed = errors.New("the browser session is closed (the server is shutting down)")
 
 // Close releases the set when its session ends: its tabs close and its
@@ -166,7 +171,9 @@ func (ts *tabSet) release(shutdown bool) {
 			// cannot close; it is emptied instead, so the ended
 			// session's page runs nothing more.
 			t.stopConsole()
-			ctx, cancel := context.WithTimeout(t.ctx, closeWait)
+			// Bounded tightly: over stdio the session ends as the server
+			// exits, and a frozen page must not hold that up.
+			ctx, cancel := context.WithTimeout(t.ctx, blankWait)
 			_, _ = chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: "about:blank"})
 			cancel()
 			continue
