@@ -9,12 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/httpmcp"
 	"github.com/hermes-go/hermes/mcpserver/memory"
 )
@@ -56,10 +54,6 @@ func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger,
 	loopback := isLoopback(ln.Addr())
 	if token == "" {
 		log.Warn("serving without a token: any local process can call the tools; set " + TokenEnv + " or --token-file to require one")
-	}
-	if slices.ContainsFunc(setup.plan.Enabled(), func(e mcpserver.Entry) bool { return e.Toolset == browser.ToolsetName }) {
-		// Not yet one browser context per session (see the README).
-		log.Warn("the browser tools share one Chromium and its tabs across all HTTP sessions; leave the browser toolset out (--toolsets) when clients must not see each other's pages")
 	}
 	srv := mcpserver.New(mcpserver.Options{
 		Version: buildVersion(), Plan: setup.plan, Logger: log, Skills: setup.skills,

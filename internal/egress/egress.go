@@ -98,6 +98,21 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	return serve(cfg, mint)
+}
+
+// Sibling starts another proxy, enforcing cfg, whose certificates carry
+// p's key: a browser told to accept p's key accepts its certificates too.
+// Browser contexts that must each have a proxy of their own (to know whose
+// request was refused) share the one key the browser was started with.
+func (p *Proxy) Sibling(cfg Config) (*Proxy, error) {
+	if cfg.Dial == nil {
+		return nil, errors.New("egress: Config.Dial is nil")
+	}
+	return serve(cfg, &minter{key: p.mint.key, spki: p.mint.spki, certs: map[string]*tls.Certificate{}})
+}
+
+func serve(cfg Config, mint *minter) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: listen on 127.0.0.1: %w", err)

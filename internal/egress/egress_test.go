@@ -525,6 +525,67 @@ func TestCertificatesAreForTheHostAndTheProxysKey(t *testing.T) {
 	}
 }
 
+// A sibling proxy shows certificates of its parent's key, so the browser
+// that accepts the parent's accepts them, and it enforces its own config:
+// its refusals reach its own OnBlocked, not the parent's.
+func TestSiblingSharesTheKeyNotTheReports(t *testing.T) {
+	p, parentBlocked := start(t, &policy{}, nil)
+	var mu sync.Mutex
+	var blocked []Blocked
+	pol := &policy{}
+	sib, err := p.Sibling(Config{
+		Dial: pol.dial,
+		CheckURL: func(u *url.URL) error {
+			if strings.Contains(u.Path, "refused") {
+				return fmt.Errorf("%w: %s", errForbidden, u.Path)
+			}
+			return nil
+		},
+		UpstreamTLS: &tls.Config{RootCAs: testRoots(t)},
+		Refused:     func(err error) bool { return errors.Is(err, errForbidden) },
+		OnBlocked: func(b Blocked) {
+			mu.Lock()
+			blocked = append(blocked, b)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sib.Close()
+	if sib.SPKI() != p.SPKI() || sib.URL() == p.URL() {
+		t.Fatalf("sibling: key %s at %s, parent: key %s at %s; want the parent's key on a port of its own", sib.SPKI(), sib.URL(), p.SPKI(), p.URL())
+	}
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	// The request is read, and refused, only once the client, which
+	// accepts nothing but p's key, took the sibling's certificate.
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(t, sib.URL())), TLSClientConfig: browserTLS(p)}}
+	resp, err := c.Get(srv.URL + "/refused-by-the-sibling")
+	if err == nil {
+		resp.Body.Close()
+	} else if strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("through the sibling with the parent's key: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(blocked) == 0 || !strings.Contains(blocked[0].Target, "/refused-by-the-sibling") {
+		t.Errorf("sibling's refusals = %v, want the refused URL", blocked)
+	}
+	if got := parentBlocked(); len(got) != 0 {
+		t.Errorf("the parent heard of the sibling's refusals: %v", got)
+	}
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
 // Close ends tunnels in use, upgraded ones included: no connection
 // outlives the browser session.
 func TestCloseEndsOpenTunnels(t *testing.T) {

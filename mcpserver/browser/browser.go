@@ -8,7 +8,9 @@
 // timeout cannot take the browser down), reused by every later call, and
 // closed by Session.Close when the server exits. Chromium runs
 // in its own process group with a parent-death signal, so it dies with the
-// server even when the server is killed with SIGKILL.
+// server even when the server is killed with SIGKILL. Each MCP session
+// (sessionstate.State) drives tabs of its own in that browser, in a browser
+// context of its own once there is more than one session (see tabset.go).
 //
 // Pages are described by an accessibility outline with refs ([ref=eN]) that
 // the model passes back as @eN. Refs are never reused within a session: a
@@ -35,6 +37,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 )
 
 // VisionFunc answers a question about a PNG screenshot with a vision model.
@@ -127,9 +130,10 @@ func resolveSettings(opts Options) (settings, error) {
 	return s, nil
 }
 
-// Session owns the browser of one server process and the tabs the tools
-// drive. It is safe for concurrent use: tool calls are serialised, since
-// the current tab is a single cursor.
+// Session owns the browser of one server process and, per MCP session,
+// the tabs the tools drive. It is safe for concurrent use: the calls of
+// one MCP session are serialised, since its current tab is a single
+// cursor; those of different sessions run at once.
 type Session struct {
 	opts Options
 	log  *slog.Logger
@@ -139,19 +143,18 @@ type Session struct {
 	set    settings
 	setErr error
 
-	// lock is a one-slot semaphore rather than a mutex so a call waiting
-	// for the tab gives up when its own context ends.
-	lock chan struct{}
-
-	// blocked records what the network policy refused, for the calls
-	// during which it happened to report.
+	// blocked records what the network policy refused the default
+	// context's pages, for the calls during which it happened to report
+	// (other sessions' contexts have logs of their own).
 	blocked blockedLog
 
 	mu       sync.Mutex
 	closed   bool
 	br       *runningBrowser // nil until the first call
 	starting sync.WaitGroup  // a browser start under way
-	refSeq   int             // next ref number, never reused in a session
+	// first is the session that drives the browser's default context (see
+	// tabset.go).
+	first *sessionstate.State
 }
 
 // New returns a Session that starts its browser on first use.
@@ -160,7 +163,7 @@ func New(opts Options) *Session {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Session{opts: opts, log: log, lock: make(chan struct{}, 1), refSeq: 1, blocked: blockedLog{log: log}}
+	s := &Session{opts: opts, log: log, blocked: blockedLog{log: log}}
 	s.set, s.setErr = resolveSettings(opts)
 	return s
 }

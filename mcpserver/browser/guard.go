@@ -31,9 +31,11 @@ import (
 // the requestGuard pauses each tab's requests (CDP Fetch) and checks their
 // URLs, which is all that can be done for a browser someone else started.
 //
-// Refusals from both land in one log; each call's result lists those not
-// yet reported (a page's script can make requests after the call that
-// loaded it returned), and they are logged.
+// Refusals land in the log of the session whose pages made them (each
+// session's browser context has a proxy, or guards, of its own; see
+// tabset.go); each call's result lists those not yet reported (a page's
+// script can make requests after the call that loaded it returned), and
+// they are logged.
 
 // blockedLog numbers the refusals so a call can take those after a mark.
 type blockedLog struct {

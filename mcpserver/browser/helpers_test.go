@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
@@ -20,6 +21,7 @@ import (
 	"github.com/hermes-go/hermes/internal/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
+	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -62,6 +64,11 @@ func site(t testing.TB) string {
 		}
 		w.Header().Set("Content-Type", "image/png")
 		_ = png.Encode(w, img)
+	})
+	// The cookies the browser sent, as the page's title: what the server
+	// side of a site sees of a session.
+	mux.HandleFunc("/cookies", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "<!doctype html><title>cookies: %s</title><h1>Cookies</h1>", html.EscapeString(r.Header.Get("Cookie")))
 	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, bigPage(1000))
@@ -142,6 +149,17 @@ type driver struct {
 	t     testing.TB
 	s     *browser.Session
 	tools map[string]tooldef.Tool
+	// st is the MCP session the calls belong to, as a transport puts it in
+	// their context; nil: none.
+	st *sessionstate.State
+}
+
+// in returns a driver of the same toolset whose calls belong to the MCP
+// session st.
+func (d *driver) in(st *sessionstate.State) *driver {
+	e := *d
+	e.st = st
+	return &e
 }
 
 func newDriver(t testing.TB, opts browser.Options) *driver {
@@ -186,6 +204,9 @@ func (d *driver) callFull(name string, args any) (result, error) {
 	raw, _ := json.Marshal(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	if d.st != nil {
+		ctx = sessionstate.NewContext(ctx, d.st)
+	}
 	res, err := tl.Handler(ctx, raw)
 	if err != nil {
 		d.t.Fatalf("%s(%s): infrastructure error: %v", name, raw, err)

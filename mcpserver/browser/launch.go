@@ -91,6 +91,9 @@ type runningBrowser struct {
 	attached      bool
 	// log receives panics recovered on the browser's goroutines.
 	log *slog.Logger
+	// set is what the browser was started with; sessions' contexts are
+	// held to its network policy.
+	set settings
 	// proxy carries every connection of a browser we launched; nil when
 	// attached to one we did not start.
 	proxy *egress.Proxy
@@ -98,20 +101,23 @@ type runningBrowser struct {
 	// not launch (whose requests the proxy does not see); nil otherwise.
 	guard *requestGuard
 
-	tabMu   sync.Mutex
-	tabs    []*tab // see tabs.go
-	cur     *tab
-	fresh   []*tab // pages our pages opened that no call has shown yet
-	closing bool   // no more tabs are taken on
-	// attachWG waits for the goroutines attaching to tabs.
-	attachWG sync.WaitGroup
+	// setMu guards sets and closing. It is taken before any tab set's
+	// tabMu, never after.
+	setMu sync.Mutex
+	// sets are the live tab sets, one per MCP session (see tabset.go);
+	// browser events find the set a new page belongs to here.
+	sets    []*tabSet
+	closing bool // no more tab sets are taken on
+	// dflt drives the browser's default context: the stdio session's, and
+	// that of calls with no session.
+	dflt *tabSet
 }
 
 // startBrowser launches Chromium, or attaches to set.browser.CDPURL, on a
 // context of its own: the browser's life must not end with the call that
 // happened to start it.
 func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*runningBrowser, error) {
-	rb := &runningBrowser{log: log}
+	rb := &runningBrowser{log: log, set: set}
 	var allocCtx context.Context
 	if set.browser.CDPURL != "" {
 		rb.attached = true
@@ -197,43 +203,37 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 	}
 	// When attached, the first context took one of the user's tabs; drive
 	// a tab of our own instead, and close only that one at the end.
+	rb.dflt = newTabSet(rb, "", blocked, rb.guard)
 	var t *tab
 	var err error
 	if rb.attached {
-		t, err = rb.openBlank(sctx)
+		t, err = rb.dflt.openBlank(sctx)
 	} else {
 		if t, err = firstTab(rb.browserCtx, rb.log); err == nil {
-			rb.tabMu.Lock()
-			rb.tabs = append(rb.tabs, t)
-			rb.tabMu.Unlock()
+			rb.dflt.tabMu.Lock()
+			rb.dflt.tabs = append(rb.dflt.tabs, t)
+			rb.dflt.tabMu.Unlock()
 		}
 	}
 	if err != nil {
 		rb.kill()
 		return nil, err
 	}
-	rb.setCurrent(t)
+	rb.dflt.setCurrent(t)
+	rb.sets = append(rb.sets, rb.dflt)
 	return rb, nil
 }
 
 // close shuts the browser down gracefully, then makes sure: the process
 // group is killed and any process still using the profile is killed.
 func (rb *runningBrowser) close() error {
-	rb.tabMu.Lock()
+	rb.setMu.Lock()
 	rb.closing = true
-	tabs := rb.tabs
-	rb.tabs, rb.fresh, rb.cur = nil, nil, nil
-	rb.tabMu.Unlock()
-	for _, t := range tabs {
-		t.abort()
-	}
-	rb.attachWG.Wait()
-	for _, t := range tabs {
-		if rb.attached {
-			t.close() // only ours, in the user's browser
-		} else {
-			t.stopConsole() // the browser's end takes the pages with it
-		}
+	sets := rb.sets
+	rb.sets = nil
+	rb.setMu.Unlock()
+	for _, ts := range sets {
+		ts.release(true)
 	}
 	if rb.attached {
 		rb.allocCancel()

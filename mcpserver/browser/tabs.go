@@ -72,31 +72,48 @@ func (rb *runningBrowser) onBrowser(ctx context.Context) context.Context {
 	return withValues{ctx, rb.browserCtx}
 }
 
+func (ts *tabSet) onBrowser(ctx context.Context) context.Context { return ts.rb.onBrowser(ctx) }
+
 // onBrowserEvent runs in the browser's read loop (fast, no browser calls).
 // It notices pages our pages open and starts attaching to each at once:
 // the sooner a page is watched, the likelier a dialog it opens on load is
-// seen and can be answered.
+// seen and can be answered. A page belongs to the tab set of the page that
+// opened it, which is always in the same browser context.
 func (rb *runningBrowser) onBrowserEvent(ev any) {
 	e, ok := ev.(*target.EventTargetCreated)
 	if !ok || e.TargetInfo.Type != "page" || e.TargetInfo.OpenerID == "" {
 		return
 	}
-	rb.tabMu.Lock()
-	defer rb.tabMu.Unlock()
-	if rb.closing {
-		return
+	rb.setMu.Lock()
+	defer rb.setMu.Unlock()
+	for _, ts := range rb.sets {
+		if ts.adoptPopup(e.TargetInfo.TargetID, e.TargetInfo.OpenerID) {
+			return
+		}
 	}
-	opener := rb.find(e.TargetInfo.OpenerID)
-	if opener == nil || rb.find(e.TargetInfo.TargetID) != nil {
-		return
-	}
-	rb.fresh = append(rb.fresh, rb.startTab(e.TargetInfo.TargetID, opener.id))
-	opener.notePopup()
 }
 
-// find returns our tab of target id; rb.tabMu is held.
-func (rb *runningBrowser) find(id target.ID) *tab {
-	for _, t := range rb.tabs {
+// adoptPopup takes on page id when one of ts's tabs opened it.
+func (ts *tabSet) adoptPopup(id, openerID target.ID) bool {
+	ts.tabMu.Lock()
+	defer ts.tabMu.Unlock()
+	if ts.closing {
+		return false
+	}
+	opener := ts.find(openerID)
+	if opener == nil {
+		return false
+	}
+	if ts.find(id) == nil {
+		ts.fresh = append(ts.fresh, ts.startTab(id, opener.id))
+		opener.notePopup()
+	}
+	return true
+}
+
+// find returns our tab of target id; ts.tabMu is held.
+func (ts *tabSet) find(id target.ID) *tab {
+	for _, t := range ts.tabs {
 		if t.id == id {
 			return t
 		}
@@ -104,21 +121,21 @@ func (rb *runningBrowser) find(id target.ID) *tab {
 	return nil
 }
 
-// startTab lists a tab for target id and attaches to it on a goroutine rb
-// owns (rb.close aborts and waits for it); rb.tabMu is held.
-func (rb *runningBrowser) startTab(id, opener target.ID) *tab {
-	t := newTabState(id, opener, rb.log, rb.guard)
-	if rb.closing {
-		// rb.close is waiting for the attaches; none may start now.
+// startTab lists a tab for target id and attaches to it on a goroutine ts
+// owns (ts.close aborts and waits for it); ts.tabMu is held.
+func (ts *tabSet) startTab(id, opener target.ID) *tab {
+	t := newTabState(id, opener, ts.rb.log, ts.guard)
+	if ts.closing {
+		// ts.close is waiting for the attaches; none may start now.
 		t.abort, t.attachErr = func() {}, errors.New("the browser is closing")
 		close(t.ready)
 		return t
 	}
-	actx, abort := context.WithCancel(rb.browserCtx)
+	actx, abort := context.WithCancel(ts.rb.browserCtx)
 	t.abort = abort
-	rb.tabs = append(rb.tabs, t)
-	rb.attachWG.Go(func() {
-		_ = contain.Call(rb.log, "attaching to a tab", func() error {
+	ts.tabs = append(ts.tabs, t)
+	ts.attachWG.Go(func() {
+		_ = contain.Call(ts.rb.log, "attaching to a tab", func() error {
 			t.attach(actx)
 			return nil
 		})
@@ -127,49 +144,49 @@ func (rb *runningBrowser) startTab(id, opener target.ID) *tab {
 }
 
 // tabList returns the tabs in order and the current one.
-func (rb *runningBrowser) tabList() ([]*tab, *tab) {
-	rb.tabMu.Lock()
-	defer rb.tabMu.Unlock()
-	return slices.Clone(rb.tabs), rb.cur
+func (ts *tabSet) tabList() ([]*tab, *tab) {
+	ts.tabMu.Lock()
+	defer ts.tabMu.Unlock()
+	return slices.Clone(ts.tabs), ts.cur
 }
 
-func (rb *runningBrowser) setCurrent(t *tab) {
-	rb.tabMu.Lock()
-	defer rb.tabMu.Unlock()
-	rb.cur = t
+func (ts *tabSet) setCurrent(t *tab) {
+	ts.tabMu.Lock()
+	defer ts.tabMu.Unlock()
+	ts.cur = t
 }
 
 // drop removes t from the lists.
-func (rb *runningBrowser) drop(t *tab) {
-	rb.tabMu.Lock()
-	defer rb.tabMu.Unlock()
-	rb.tabs = slices.DeleteFunc(rb.tabs, func(x *tab) bool { return x == t })
-	rb.fresh = slices.DeleteFunc(rb.fresh, func(x *tab) bool { return x == t })
-	if rb.cur == t {
-		rb.cur = nil
+func (ts *tabSet) drop(t *tab) {
+	ts.tabMu.Lock()
+	defer ts.tabMu.Unlock()
+	ts.tabs = slices.DeleteFunc(ts.tabs, func(x *tab) bool { return x == t })
+	ts.fresh = slices.DeleteFunc(ts.fresh, func(x *tab) bool { return x == t })
+	if ts.cur == t {
+		ts.cur = nil
 	}
 }
 
 // openBlank opens a blank tab of our own and waits, within ctx, until it
 // can be driven.
-func (rb *runningBrowser) openBlank(ctx context.Context) (*tab, error) {
+func (ts *tabSet) openBlank(ctx context.Context) (*tab, error) {
 	// A window of its own, as chromedp makes them: a tab hidden behind
 	// another gets no animation frames.
-	res, err := chromedp.CallBrowser(rb.onBrowser(ctx), target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: new(true)})
+	res, err := chromedp.CallBrowser(ts.onBrowser(ctx), target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: new(true), BrowserContextID: ts.id})
 	if err != nil {
 		return nil, fmt.Errorf("open a new tab: %w", err)
 	}
-	rb.tabMu.Lock()
-	t := rb.startTab(res.TargetID, "")
-	rb.tabMu.Unlock()
+	ts.tabMu.Lock()
+	t := ts.startTab(res.TargetID, "")
+	ts.tabMu.Unlock()
 	select {
 	case <-t.ready:
 	case <-ctx.Done():
-		rb.closeTab(t)
+		ts.closeTab(t)
 		return nil, fmt.Errorf("open a new tab: %w", ctx.Err())
 	}
 	if t.attachErr != nil {
-		rb.closeTab(t)
+		ts.closeTab(t)
 		return nil, fmt.Errorf("open a new tab: %w", t.attachErr)
 	}
 	return t, nil
@@ -178,9 +195,9 @@ func (rb *runningBrowser) openBlank(ctx context.Context) (*tab, error) {
 // closeTab removes t from the list and closes its page. Target.closeTarget
 // runs no beforeunload handler, so a page cannot keep itself open, and it
 // works on a page frozen by a dialog.
-func (rb *runningBrowser) closeTab(t *tab) {
-	rb.drop(t)
-	ctx, cancel := context.WithTimeout(rb.browserCtx, closeWait)
+func (ts *tabSet) closeTab(t *tab) {
+	ts.drop(t)
+	ctx, cancel := context.WithTimeout(ts.rb.browserCtx, closeWait)
 	_, _ = chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: t.id})
 	cancel()
 	t.close()
@@ -189,8 +206,8 @@ func (rb *runningBrowser) closeTab(t *tab) {
 // activate brings t to the front of its window: a hidden page gets no
 // animation frames or intersection updates, so lazy content would not load
 // in it.
-func (rb *runningBrowser) activate(ctx context.Context, t *tab) {
-	_, _ = chromedp.CallBrowser(rb.onBrowser(ctx), target.ActivateTarget, target.ActivateTargetParams{TargetID: t.id})
+func (ts *tabSet) activate(ctx context.Context, t *tab) {
+	_, _ = chromedp.CallBrowser(ts.onBrowser(ctx), target.ActivateTarget, target.ActivateTargetParams{TargetID: t.id})
 }
 
 // tabInfo is one line of browser_tabs.
@@ -205,9 +222,9 @@ type tabInfo struct {
 
 // describe lists the tabs. URLs and titles come from the browser, not the
 // pages, so a page frozen by a dialog or a script is listed too.
-func (rb *runningBrowser) describe(ctx context.Context) ([]*tab, []tabInfo, error) {
-	list, cur := rb.tabList()
-	res, err := chromedp.CallBrowser(rb.onBrowser(ctx), target.GetTargets, target.GetTargetsParams{})
+func (ts *tabSet) describe(ctx context.Context) ([]*tab, []tabInfo, error) {
+	list, cur := ts.tabList()
+	res, err := chromedp.CallBrowser(ts.onBrowser(ctx), target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("list the tabs: %w", err)
 	}
@@ -233,18 +250,18 @@ func (rb *runningBrowser) describe(ctx context.Context) ([]*tab, []tabInfo, erro
 }
 
 // describeOne is t's line and the number of tabs, for notes.
-func (rb *runningBrowser) describeOne(ctx context.Context, t *tab) (tabInfo, int) {
-	list, infos, err := rb.describe(ctx)
+func (ts *tabSet) describeOne(ctx context.Context, t *tab) (tabInfo, int) {
+	list, infos, err := ts.describe(ctx)
 	if i := slices.Index(list, t); err == nil && i >= 0 {
 		return infos[i], len(list)
 	}
 	return tabInfo{URL: "(unknown)"}, len(list)
 }
 
-func (rb *runningBrowser) current() *tab {
-	rb.tabMu.Lock()
-	defer rb.tabMu.Unlock()
-	return rb.cur
+func (ts *tabSet) current() *tab {
+	ts.tabMu.Lock()
+	defer ts.tabMu.Unlock()
+	return ts.cur
 }
 
 // tabLine is "(2 of 3): <url> — <title>".
@@ -276,32 +293,32 @@ func (c *call) setTab(t *tab) {
 	}
 	c.t = t
 	t.setInterrupt(c.interrupt)
-	c.rb.setCurrent(t)
+	c.ts.setCurrent(t)
 }
 
 // follow brings the call up to date with the tabs, as a user's view would
 // be: the newest page opened since the last look becomes current, and a
 // current tab that closed gives way to another. Notes say what changed.
 func (c *call) follow(ctx context.Context) {
-	rb := c.rb
-	rb.tabMu.Lock()
-	fresh := rb.fresh
-	rb.fresh = nil
-	rb.tabMu.Unlock()
+	ts := c.ts
+	ts.tabMu.Lock()
+	fresh := ts.fresh
+	ts.fresh = nil
+	ts.tabMu.Unlock()
 	var adopt *tab
 	for i, t := range fresh {
 		if !waitReady(ctx, t) {
 			if ctx.Err() != nil {
 				// Not this call's to judge; the next one looks again.
-				rb.tabMu.Lock()
-				rb.fresh = append(fresh[i:], rb.fresh...)
-				rb.tabMu.Unlock()
+				ts.tabMu.Lock()
+				ts.fresh = append(fresh[i:], ts.fresh...)
+				ts.tabMu.Unlock()
 				break
 			}
 			if t.isReady() || t.gone() {
 				continue // it closed itself
 			}
-			ti, n := rb.describeOne(ctx, t)
+			ti, n := ts.describeOne(ctx, t)
 			c.note(fmt.Sprintf("The page opened a new tab %s, but it does not respond: it may show a dialog it opened before it could be watched. It stays in browser_tabs; close it there if it stays unresponsive.", tabLine(ti, n)))
 			continue
 		}
@@ -309,11 +326,11 @@ func (c *call) follow(ctx context.Context) {
 	}
 	if adopt != nil {
 		c.setTab(adopt)
-		rb.activate(ctx, adopt)
+		ts.activate(ctx, adopt)
 		if adopt.openDialog() == nil {
 			waitLoaded(ctx, adopt)
 		}
-		ti, n := rb.describeOne(ctx, adopt)
+		ti, n := ts.describeOne(ctx, adopt)
 		c.newTab = true
 		c.note(fmt.Sprintf("Opened a new tab %s; it is now the current page. Use browser_tabs to go back.", tabLine(ti, n)))
 	}
@@ -324,8 +341,8 @@ func (c *call) follow(ctx context.Context) {
 // when the current one was among them, makes another current: its opener
 // if still open, else the newest usable tab, else a new blank one.
 func (c *call) prune(ctx context.Context) {
-	rb := c.rb
-	list, _ := rb.tabList()
+	ts := c.ts
+	list, _ := ts.tabList()
 	var opener target.ID
 	lost := c.t == nil
 	for _, t := range list {
@@ -335,12 +352,12 @@ func (c *call) prune(ctx context.Context) {
 		if t == c.t {
 			lost, opener = true, t.opener
 		}
-		rb.closeTab(t)
+		ts.closeTab(t)
 	}
 	if !lost {
 		return
 	}
-	list, _ = rb.tabList()
+	list, _ = ts.tabList()
 	var next *tab
 	for _, t := range list {
 		if t.isReady() && (next == nil || next.id != opener) {
@@ -348,7 +365,7 @@ func (c *call) prune(ctx context.Context) {
 		}
 	}
 	if next == nil {
-		nt, err := rb.openBlank(ctx)
+		nt, err := ts.openBlank(ctx)
 		if err != nil {
 			c.note(fmt.Sprintf("The current tab closed, and no new one could be opened: %v.", err))
 			return
@@ -356,8 +373,8 @@ func (c *call) prune(ctx context.Context) {
 		next = nt
 	}
 	c.setTab(next)
-	rb.activate(ctx, next)
-	ti, n := rb.describeOne(ctx, next)
+	ts.activate(ctx, next)
+	ti, n := ts.describeOne(ctx, next)
 	c.note("The current tab closed; " + nowCurrent(ti, n))
 }
 
@@ -425,12 +442,12 @@ func (c *call) revive() string {
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), reviveWait)
 	defer cancel()
-	nt, err := c.rb.openBlank(ctx)
+	nt, err := c.ts.openBlank(ctx)
 	if err != nil {
 		return fmt.Sprintf("The page does not respond, and no new tab could be opened in its place: %v.", err)
 	}
 	c.setTab(nt)
-	c.rb.closeTab(t)
+	c.ts.closeTab(t)
 	return "The page stopped responding, so its tab was closed and a blank tab opened in its place."
 }
 
@@ -445,7 +462,7 @@ func (s *Session) tabs(ctx context.Context, c *call, raw json.RawMessage) (toold
 		return tooldef.Errorf("%v", err), nil
 	}
 	action := strings.ToLower(strings.TrimSpace(args.Action))
-	list, _ := c.rb.tabList()
+	list, _ := c.ts.tabList()
 	pick := func() (*tab, string) {
 		if args.Index == nil {
 			return nil, fmt.Sprintf("action=%s needs index: the tab's number from action=list", action)
@@ -467,7 +484,7 @@ func (s *Session) tabs(ctx context.Context, c *call, raw json.RawMessage) (toold
 			return tooldef.Errorf("tab %d does not respond (its page may show a dialog it opened before it could be watched); close it with action=close", *args.Index), nil
 		}
 		c.setTab(t)
-		c.rb.activate(ctx, t)
+		c.ts.activate(ctx, t)
 	case "close":
 		t, msg := pick()
 		if t == nil {
@@ -478,19 +495,19 @@ func (s *Session) tabs(ctx context.Context, c *call, raw json.RawMessage) (toold
 			if next == nil {
 				// Closing the last tab leaves a blank page, not a
 				// browser without one.
-				if next, err = c.rb.openBlank(ctx); err != nil {
+				if next, err = c.ts.openBlank(ctx); err != nil {
 					return tooldef.Result{}, err
 				}
 			}
 			c.setTab(next)
-			c.rb.activate(ctx, next)
+			c.ts.activate(ctx, next)
 		}
-		c.rb.closeTab(t)
+		c.ts.closeTab(t)
 		res["closed"] = *args.Index
 	default:
 		return tooldef.Errorf("unknown action %q: use list, select or close", args.Action), nil
 	}
-	_, infos, err := c.rb.describe(ctx)
+	_, infos, err := c.ts.describe(ctx)
 	if err != nil {
 		return tooldef.Result{}, err
 	}

@@ -57,8 +57,8 @@ type handler func(ctx context.Context, c *call, args json.RawMessage) (tooldef.R
 // call is what a handler needs besides its arguments.
 type call struct {
 	s  *Session
-	rb *runningBrowser
-	t  *tab // the current tab; change it with setTab
+	ts *tabSet // the session's tabs
+	t  *tab    // the current tab; change it with setTab
 	// interrupt cancels the running phase of the call when the current
 	// page opens a dialog.
 	interrupt func()
@@ -95,25 +95,25 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 		if s.setErr != nil {
 			return tooldef.Errorf("%v", s.setErr), nil
 		}
-		select {
-		case s.lock <- struct{}{}:
-		case <-ctx.Done():
-			return tooldef.Result{}, ctx.Err()
-		}
-		defer func() { <-s.lock }()
-		rb, err := s.browser()
+		ts, err := s.tabsFor(ctx)
 		if err != nil {
 			return tooldef.Errorf("%v", err), nil
 		}
+		select {
+		case ts.lock <- struct{}{}:
+		case <-ctx.Done():
+			return tooldef.Result{}, ctx.Err()
+		}
+		defer func() { <-ts.lock }()
 		callCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout)
 		defer cancel()
-		c := &call{s: s, rb: rb, blockedMark: s.blocked.mark()}
+		c := &call{s: s, ts: ts, blockedMark: ts.blocked.mark()}
 		defer func() {
 			if c.t != nil {
 				c.t.setInterrupt(nil)
 			}
 		}()
-		if t := rb.current(); t != nil {
+		if t := ts.current(); t != nil {
 			c.setTab(t)
 		}
 		// Pages opened (or closed) since the last call, by a script or a
@@ -187,7 +187,7 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 // make them after the call that loaded it returned), so the model knows why
 // part of a page is missing or why a click went nowhere.
 func (c *call) finish(res tooldef.Result) tooldef.Result {
-	blocked := c.s.blocked.unreported()
+	blocked := c.ts.blocked.unreported()
 	if len(c.notes) == 0 && !c.newTab && len(blocked) == 0 {
 		return res
 	}
@@ -232,7 +232,7 @@ func resultMap(v any) map[string]any {
 // url is the current page's address from the browser, which answers while
 // the page itself is frozen by a dialog.
 func (c *call) url(ctx context.Context) string {
-	res, err := chromedp.CallBrowser(c.rb.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
+	res, err := chromedp.CallBrowser(c.ts.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
 	if err != nil || res.TargetInfo == nil {
 		return ""
 	}
@@ -248,7 +248,7 @@ func (s *Session) browser() (*runningBrowser, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errors.New("the browser session is closed (the server is shutting down)")
+		return nil, errBrowserClosed
 	}
 	if s.br != nil {
 		br := s.br
@@ -273,7 +273,7 @@ func (s *Session) browser() (*runningBrowser, error) {
 	s.mu.Unlock()
 	if closed {
 		_ = br.close()
-		return nil, errors.New("the browser session is closed (the server is shutting down)")
+		return nil, errBrowserClosed
 	}
 	return br, nil
 }
@@ -328,7 +328,7 @@ type place struct {
 // while the page is frozen by a dialog) and records them as seen.
 func (c *call) where(ctx context.Context) place {
 	var p place
-	res, err := chromedp.CallBrowser(c.rb.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
+	res, err := chromedp.CallBrowser(c.ts.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
 	if err == nil && res.TargetInfo != nil {
 		p.URL, p.Title = shownURL(res.TargetInfo.URL), pageTitle(res.TargetInfo)
 	}
@@ -378,14 +378,14 @@ func (c *call) takeSnapshot(ctx context.Context, o snapOpts) (snapOut, error) {
 	head := c.where(ctx).header()
 	budget := maxChars - len(head) - min(noteRoom, maxChars/3)
 	for attempt := 0; ; attempt++ {
-		out, err := worldCall[snapOut](ctx, c.t, c.s.refSeq, "snapshot", map[string]any{
+		out, err := worldCall[snapOut](ctx, c.t, c.ts.refSeq, "snapshot", map[string]any{
 			"full": o.Full, "selector": o.Selector, "offset": max(o.Offset, 0), "budget": max(budget, 1),
 		})
 		if err != nil {
 			return out, err
 		}
-		if out.Next > c.s.refSeq {
-			c.s.refSeq = out.Next
+		if out.Next > c.ts.refSeq {
+			c.ts.refSeq = out.Next
 		}
 		if out.Error != "" {
 			return out, nil
@@ -499,7 +499,7 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		if ctx.Err() != nil {
 			return tooldef.Result{}, ctx.Err()
 		}
-		if b, ok := refusalOf(s.blocked.since(c.blockedMark), dest); ok {
+		if b, ok := refusalOf(c.ts.blocked.since(c.blockedMark), dest); ok {
 			// The page itself was refused (by the proxy or the request
 			// guard): say what and why, never what the host answered.
 			return tooldef.Errorf("navigation to %s was blocked: %s", safeTarget(dest), b.reason), nil
@@ -512,7 +512,7 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 	// The browser's record of the tab answers at once; evaluating
 	// location.href in a page that just loaded waits behind its work
 	// (50-180 ms measured on the 1,000-row table).
-	info, err := chromedp.CallBrowser(c.rb.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
+	info, err := chromedp.CallBrowser(c.ts.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
 	if err != nil {
 		return tooldef.Result{}, fmt.Errorf("read the tab's address: %w", err)
 	}
@@ -591,7 +591,7 @@ func (c *call) element(ctx context.Context, raw string) (*runtime.RemoteObject, 
 		return obj, ref, nil, nil
 	}
 	switch {
-	case n >= c.s.refSeq:
+	case n >= c.ts.refSeq:
 		r := tooldef.Errorf("unknown ref @%s: no snapshot listed it. Take a snapshot (browser_snapshot) and use its refs.", ref)
 		return nil, ref, &r, nil
 	case errors.Is(err, errStale), errors.Is(err, errUnknown):
@@ -802,7 +802,7 @@ func (s *Session) scroll(ctx context.Context, c *call, raw json.RawMessage) (too
 		Moved bool `json:"moved"`
 		Y     int  `json:"y"`
 		Max   int  `json:"max"`
-	}](ctx, c.t, c.s.refSeq, "scroll", dir)
+	}](ctx, c.t, c.ts.refSeq, "scroll", dir)
 	if err != nil {
 		return snapshotFailure(err)
 	}
@@ -825,7 +825,7 @@ func (s *Session) images(ctx context.Context, c *call, _ json.RawMessage) (toold
 		Height int    `json:"height"`
 		Loaded bool   `json:"loaded"`
 	}
-	imgs, err := worldCall[[]img](ctx, c.t, c.s.refSeq, "images")
+	imgs, err := worldCall[[]img](ctx, c.t, c.ts.refSeq, "images")
 	if err != nil {
 		return snapshotFailure(err)
 	}
@@ -948,13 +948,13 @@ func (s *Session) vision(ctx context.Context, c *call, raw json.RawMessage) (too
 	}
 	var annotations any
 	if args.Annotate {
-		has, _ := worldCall[bool](ctx, c.t, s.refSeq, "hasRefs")
+		has, _ := worldCall[bool](ctx, c.t, c.ts.refSeq, "hasRefs")
 		if !has {
 			if _, err := c.takeSnapshot(ctx, snapOpts{MaxChars: MaxSnapshotChars}); err != nil {
 				return snapshotFailure(err)
 			}
 		}
-		ann, err := worldCall[json.RawMessage](ctx, c.t, s.refSeq, "annotate")
+		ann, err := worldCall[json.RawMessage](ctx, c.t, c.ts.refSeq, "annotate")
 		if err != nil {
 			return snapshotFailure(err)
 		}
@@ -962,7 +962,7 @@ func (s *Session) vision(ctx context.Context, c *call, raw json.RawMessage) (too
 	}
 	png, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 	if args.Annotate {
-		_, _ = worldCall[any](ctx, c.t, s.refSeq, "removeAnnotations")
+		_, _ = worldCall[any](ctx, c.t, c.ts.refSeq, "removeAnnotations")
 	}
 	if err != nil {
 		return tooldef.Result{}, fmt.Errorf("take the screenshot: %w", err)
