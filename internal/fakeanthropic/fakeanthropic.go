@@ -56,25 +56,28 @@ type Request struct {
 	Body   map[string]any
 }
 
-// Server is a running fake. Its methods are safe for concurrent use.
+// Server is a running fake. Its methods are safe for concurrent use:
+// Close, URL, Enqueue, Requests and Unexpected, which fakeserver.Fake
+// documents. URL is the value for ANTHROPIC_BASE_URL (no /v1: the SDK appends it).
 type Server struct {
-	http   *fakeserver.Server
-	script fakeserver.Script[Reply, *Request]
+	*fake
+	script *fakeserver.Script[Reply, *Request]
 }
+
+// fake is embedded under an unexported name so that only its methods,
+// not a field, join Server's API.
+type fake = fakeserver.Fake[Reply, *Request]
 
 // Start listens on 127.0.0.1 on a free port and serves until Close.
 func Start() (*Server, error) {
-	s := &Server{}
+	s := &Server{script: &fakeserver.Script[Reply, *Request]{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.serveMessages)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.refuse(w, r.Method+" "+r.URL.Path, "not part of the fake")
-	})
-	srv, err := fakeserver.Start("fakeanthropic", mux)
+	f, err := fakeserver.StartFake("fakeanthropic", mux, s.script, writeRefusal)
 	if err != nil {
 		return nil, err
 	}
-	s.http = srv
+	s.fake = f
 	return s, nil
 }
 
@@ -84,25 +87,14 @@ func New(tb testing.TB) *Server {
 	return fakeserver.ForTest(tb, Start)
 }
 
-// Close stops the server, ending open streams, and waits for its
-// goroutines.
-func (s *Server) Close() { s.http.Close() }
-
-// URL is the value for ANTHROPIC_BASE_URL (no /v1: the SDK appends it).
-func (s *Server) URL() string { return s.http.URL() }
-
-// Enqueue appends replies, used in order, one per request.
-func (s *Server) Enqueue(replies ...Reply) { s.script.Enqueue(replies...) }
-
-// Requests returns the /v1/messages requests received so far, oldest first.
-func (s *Server) Requests() []*Request { return s.script.Requests() }
-
-// Unexpected describes every request that had no script: other paths, and
-// messages requests after the queue ran out.
-func (s *Server) Unexpected() []string { return s.script.Unexpected() }
-
 func (s *Server) refuse(w http.ResponseWriter, what, why string) {
-	writeError(w, http.StatusBadRequest, "invalid_request_error", "fakeanthropic: "+s.script.Refuse(what, why))
+	writeRefusal(w, s.script.Refuse(what, why))
+}
+
+// writeRefusal answers a request the fake was not scripted for with 400,
+// which the SDK does not retry.
+func writeRefusal(w http.ResponseWriter, line string) {
+	writeError(w, http.StatusBadRequest, "invalid_request_error", "fakeanthropic: "+line)
 }
 
 func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {

@@ -53,27 +53,31 @@ type Request struct {
 	Body   map[string]any
 }
 
-// Server is a running fake. Its methods are safe for concurrent use.
+// Server is a running fake. Its methods are safe for concurrent use:
+// Close, URL, Enqueue, Requests and Unexpected, which fakeserver.Fake
+// documents. URL is the value for GOOGLE_GEMINI_BASE_URL (the SDK appends
+// /v1beta).
 type Server struct {
-	http   *fakeserver.Server
-	script fakeserver.Script[Reply, *Request]
+	*fake
+	script *fakeserver.Script[Reply, *Request]
 }
+
+// fake is embedded under an unexported name so that only its methods,
+// not a field, join Server's API.
+type fake = fakeserver.Fake[Reply, *Request]
 
 // Start listens on 127.0.0.1 on a free port and serves until Close.
 func Start() (*Server, error) {
-	s := &Server{}
+	s := &Server{script: &fakeserver.Script[Reply, *Request]{}}
 	mux := http.NewServeMux()
 	// The model and method share one path segment ("gemini-x:method"),
 	// which a ServeMux wildcard cannot split.
 	mux.HandleFunc("POST /v1beta/models/{call}", s.serveModels)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.refuse(w, r.Method+" "+r.URL.Path, "not part of the fake")
-	})
-	srv, err := fakeserver.Start("fakegemini", mux)
+	f, err := fakeserver.StartFake("fakegemini", mux, s.script, writeRefusal)
 	if err != nil {
 		return nil, err
 	}
-	s.http = srv
+	s.fake = f
 	return s, nil
 }
 
@@ -83,24 +87,14 @@ func New(tb testing.TB) *Server {
 	return fakeserver.ForTest(tb, Start)
 }
 
-// Close stops the server, ending open streams, and waits for its
-// goroutines.
-func (s *Server) Close() { s.http.Close() }
-
-// URL is the value for GOOGLE_GEMINI_BASE_URL (the SDK appends /v1beta).
-func (s *Server) URL() string { return s.http.URL() }
-
-// Enqueue appends replies, used in order, one per request.
-func (s *Server) Enqueue(replies ...Reply) { s.script.Enqueue(replies...) }
-
-// Requests returns the generateContent requests received so far.
-func (s *Server) Requests() []*Request { return s.script.Requests() }
-
-// Unexpected describes every request that had no script.
-func (s *Server) Unexpected() []string { return s.script.Unexpected() }
-
 func (s *Server) refuse(w http.ResponseWriter, what, why string) {
-	writeError(w, http.StatusBadRequest, "fakegemini: "+s.script.Refuse(what, why))
+	writeRefusal(w, s.script.Refuse(what, why))
+}
+
+// writeRefusal answers a request the fake was not scripted for with 400,
+// which the CLI does not retry.
+func writeRefusal(w http.ResponseWriter, line string) {
+	writeError(w, http.StatusBadRequest, "fakegemini: "+line)
 }
 
 func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
