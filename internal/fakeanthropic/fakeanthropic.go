@@ -21,12 +21,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // ToolUse is one tool call the fake model makes.
@@ -58,87 +56,45 @@ type Request struct {
 	Body   map[string]any
 }
 
-// Server is a running fake. Its methods are safe for concurrent use.
+// Server is a running fake. Its methods are safe for concurrent use:
+// Close, URL, Enqueue, Requests and Unexpected, which fakeserver.Fake
+// documents. URL is the value for ANTHROPIC_BASE_URL (no /v1: the SDK appends it).
 type Server struct {
-	ln  net.Listener
-	srv *http.Server
-	wg  sync.WaitGroup
-
-	mu         sync.Mutex
-	queue      []Reply
-	requests   []*Request
-	unexpected []string
+	*fake
+	script *fakeserver.Script[Reply, *Request]
 }
+
+// fake is embedded under an unexported name so that only its methods,
+// not a field, join Server's API.
+type fake = fakeserver.Fake[Reply, *Request]
 
 // Start listens on 127.0.0.1 on a free port and serves until Close.
 func Start() (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("fakeanthropic: listen: %w", err)
-	}
-	s := &Server{ln: ln}
+	s := &Server{script: &fakeserver.Script[Reply, *Request]{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.serveMessages)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.refuse(w, r.Method+" "+r.URL.Path, "not part of the fake")
-	})
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		_ = s.srv.Serve(ln)
-	}()
+	f, err := fakeserver.StartFake("fakeanthropic", mux, s.script, writeRefusal)
+	if err != nil {
+		return nil, err
+	}
+	s.fake = f
 	return s, nil
 }
 
 // New starts a server that is closed when tb ends.
 func New(tb testing.TB) *Server {
 	tb.Helper()
-	s, err := Start()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.Close)
-	return s
-}
-
-// Close stops the server, ending open streams, and waits for its
-// goroutines.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	s.wg.Wait()
-}
-
-// URL is the value for ANTHROPIC_BASE_URL (no /v1: the SDK appends it).
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
-
-// Enqueue appends replies, used in order, one per request.
-func (s *Server) Enqueue(replies ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, replies...)
-}
-
-// Requests returns the /v1/messages requests received so far, oldest first.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.requests...)
-}
-
-// Unexpected describes every request that had no script: other paths, and
-// messages requests after the queue ran out.
-func (s *Server) Unexpected() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.unexpected...)
+	return fakeserver.ForTest(tb, Start)
 }
 
 func (s *Server) refuse(w http.ResponseWriter, what, why string) {
-	s.mu.Lock()
-	s.unexpected = append(s.unexpected, what+": "+why)
-	s.mu.Unlock()
-	writeError(w, http.StatusBadRequest, "invalid_request_error", "fakeanthropic: "+what+": "+why)
+	writeRefusal(w, s.script.Refuse(what, why))
+}
+
+// writeRefusal answers a request the fake was not scripted for with 400,
+// which the SDK does not retry.
+func writeRefusal(w http.ResponseWriter, line string) {
+	writeError(w, http.StatusBadRequest, "invalid_request_error", "fakeanthropic: "+line)
 }
 
 func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
@@ -152,15 +108,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, "POST /v1/messages", "body is not a JSON object: "+err.Error())
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	req.N = len(s.requests)
-	var reply Reply
-	scripted := len(s.queue) > 0
-	if scripted {
-		reply, s.queue = s.queue[0], s.queue[1:]
-	}
-	s.mu.Unlock()
+	reply, scripted := s.script.Take(req, func(n int) { req.N = n })
 	if !scripted {
 		s.refuse(w, fmt.Sprintf("POST /v1/messages #%d", req.N), "no reply scripted")
 		return
@@ -239,20 +187,11 @@ func message(id, model string, r Reply, complete bool) map[string]any {
 
 // writeStream sends the reply as the real API streams it.
 func writeStream(ctx context.Context, w http.ResponseWriter, id, model string, r Reply) {
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	sse := fakeserver.OpenSSE(ctx, w, "\n\n")
 	send := func(name string, data map[string]any) bool {
 		data["type"] = name
-		b, _ := json.Marshal(data)
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return ctx.Err() == nil
+		return sse.Event(name, data)
 	}
 	if !send("message_start", map[string]any{"message": message(id, model, r, false)}) ||
 		!send("ping", map[string]any{}) {
@@ -266,7 +205,7 @@ func writeStream(ctx context.Context, w http.ResponseWriter, id, model string, r
 		}
 		var deltas []map[string]any
 		if b["type"] == "text" {
-			for _, piece := range split(r.Text, 4) {
+			for _, piece := range fakeserver.Chunks(r.Text, 4) {
 				deltas = append(deltas, map[string]any{"type": "text_delta", "text": piece})
 			}
 		} else {
@@ -292,18 +231,6 @@ func writeStream(ctx context.Context, w http.ResponseWriter, id, model string, r
 		return
 	}
 	send("message_stop", map[string]any{})
-}
-
-// split cuts s into pieces of n runes so the client has to reassemble.
-func split(s string, n int) []string {
-	var out []string
-	runes := []rune(s)
-	for len(runes) > 0 {
-		k := min(n, len(runes))
-		out = append(out, string(runes[:k]))
-		runes = runes[k:]
-	}
-	return out
 }
 
 // ToolNames returns the names of the tools offered in the request.
@@ -345,29 +272,9 @@ func (r *Request) ToolResults() []ToolResult {
 			tr := ToolResult{}
 			tr.ToolUseID, _ = cm["tool_use_id"].(string)
 			tr.IsError, _ = cm["is_error"].(bool)
-			tr.Text = textOf(cm["content"])
+			tr.Text = fakeserver.ContentText(cm["content"])
 			out = append(out, tr)
 		}
 	}
 	return out
-}
-
-// textOf flattens content given as a string or as an array of blocks with
-// text.
-func textOf(v any) string {
-	switch c := v.(type) {
-	case string:
-		return c
-	case []any:
-		var b strings.Builder
-		for _, p := range c {
-			if pm, ok := p.(map[string]any); ok {
-				if t, ok := pm["text"].(string); ok {
-					b.WriteString(t)
-				}
-			}
-		}
-		return b.String()
-	}
-	return ""
 }

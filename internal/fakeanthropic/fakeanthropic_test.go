@@ -1,43 +1,26 @@
 package fakeanthropic
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
-type event struct {
-	Name string
-	Data map[string]any
-}
+type event = fakeserver.Event
 
+// readEvents reads the stream as the SDK does, checking that every event
+// is named after its data's type.
 func readEvents(t *testing.T, r io.Reader) []event {
 	t.Helper()
-	var out []event
-	sc := bufio.NewScanner(r)
-	var cur event
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			cur.Name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &cur.Data); err != nil {
-				t.Errorf("bad data line %q: %v", line, err)
-			}
-		case line == "":
-			if cur.Data["type"] != cur.Name {
-				t.Errorf("event %q carries type %v", cur.Name, cur.Data["type"])
-			}
-			out = append(out, cur)
-			cur = event{}
-		}
+	evs, err := fakeserver.ReadTypedSSE(r)
+	if err != nil {
+		t.Error(err)
 	}
-	return out
+	return evs
 }
 
 // assembled is what a client rebuilds from a stream or reads from a JSON
@@ -98,16 +81,6 @@ func assemble(t *testing.T, evs []event) assembled {
 	return a
 }
 
-func post(t *testing.T, url, body string) *http.Response {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
-
 func TestReplies(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -126,7 +99,7 @@ func TestReplies(t *testing.T) {
 			s := New(t)
 			s.Enqueue(tt.reply, tt.reply)
 
-			resp := post(t, s.URL()+"/v1/messages", `{"model":"m","stream":true,"messages":[]}`)
+			resp := fakeserver.Do(t, "POST", s.URL()+"/v1/messages", `{"model":"m","stream":true,"messages":[]}`)
 			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 				t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
@@ -134,7 +107,7 @@ func TestReplies(t *testing.T) {
 				t.Errorf("stream assembled %+v, want %+v", got, tt.want)
 			}
 
-			resp = post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[]}`)
+			resp = fakeserver.Do(t, "POST", s.URL()+"/v1/messages", `{"model":"m","messages":[]}`)
 			var msg struct {
 				Content []struct {
 					Type, Text, ID, Name string
@@ -181,12 +154,7 @@ func TestRefusesWhatIsNotScripted(t *testing.T) {
 			if tt.status == 529 {
 				s.Enqueue(Reply{Status: 529, ErrorType: "overloaded_error", ErrorMessage: "busy"})
 			}
-			req, _ := http.NewRequest(tt.method, s.URL()+tt.path, strings.NewReader(tt.body))
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			resp := fakeserver.Do(t, tt.method, s.URL()+tt.path, tt.body)
 			var env struct {
 				Type  string
 				Error struct{ Type, Message string }
@@ -212,7 +180,7 @@ func TestRequestHelpers(t *testing.T) {
 		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"mcp__h__skills_list","input":{}}]},
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},
 		                          {"type":"tool_result","tool_use_id":"t2","is_error":true,"content":"boom"}]}]}`
-	post(t, s.URL()+"/v1/messages", body)
+	fakeserver.Do(t, "POST", s.URL()+"/v1/messages", body)
 	r := s.Requests()[0]
 	if got := r.ToolNames(); !reflect.DeepEqual(got, []string{"Bash", "mcp__h__skills_list"}) {
 		t.Errorf("tool names %v", got)

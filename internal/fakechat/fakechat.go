@@ -7,13 +7,11 @@ package fakechat
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // ToolCall is one function call the fake model makes.
@@ -86,67 +84,40 @@ func (r Request) ToolNames() []string {
 
 // Server is a running fake. Create it with New and stop it with Close.
 type Server struct {
-	srv *httptest.Server
-
-	mu       sync.Mutex
-	queue    []Reply
-	requests []Request
-	// Handler, when set, answers requests the queue has no reply for.
-	handler func(Request) Reply
+	http *fakeserver.Server
+	// script's handler, when set, answers requests the queue has no
+	// reply for.
+	script fakeserver.Script[Reply, Request]
 }
 
-// New starts a fake on 127.0.0.1 with the replies queued in order.
+// New starts a fake on 127.0.0.1 with the replies queued in order. Like
+// httptest.NewServer it panics when it cannot listen.
 func New(replies ...Reply) *Server {
-	s := &Server{queue: append([]Reply(nil), replies...)}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := &Server{}
+	s.script.Enqueue(replies...)
+	srv, err := fakeserver.Start("fakechat", http.HandlerFunc(s.serve))
+	if err != nil {
+		panic(err)
+	}
+	s.http = srv
 	return s
 }
 
 // BaseURL is the value to use as the client's base URL (ends in /v1).
-func (s *Server) BaseURL() string { return s.srv.URL + "/v1" }
+func (s *Server) BaseURL() string { return s.http.URL() + "/v1" }
 
 // Close stops the server, cutting any hanging stream.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
+func (s *Server) Close() { s.http.Close() }
 
 // Enqueue appends replies to the script.
-func (s *Server) Enqueue(replies ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, replies...)
-}
+func (s *Server) Enqueue(replies ...Reply) { s.script.Enqueue(replies...) }
 
 // SetHandler answers requests with f once the queue is empty, for tests
 // whose replies depend on the request (e.g. endless tool calls).
-func (s *Server) SetHandler(f func(Request) Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handler = f
-}
+func (s *Server) SetHandler(f func(Request) Reply) { s.script.Handle(f) }
 
 // Requests returns a copy of the requests received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-func (s *Server) next(req Request) (Reply, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
-	if len(s.queue) > 0 {
-		r := s.queue[0]
-		s.queue = s.queue[1:]
-		return r, true
-	}
-	if s.handler != nil {
-		return s.handler(req), true
-	}
-	return Reply{}, false
-}
+func (s *Server) Requests() []Request { return s.script.Requests() }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
@@ -163,7 +134,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "body is not JSON: "+err.Error())
 		return
 	}
-	reply, ok := s.next(req)
+	reply, ok := s.script.Take(req, nil)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "fakechat: no scripted reply left for this request")
 		return
@@ -246,10 +217,8 @@ func writeCompletion(w http.ResponseWriter, model string, r Reply) {
 // the arguments in pieces), a finish chunk, an optional usage chunk with no
 // choices, and "data: [DONE]".
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, reply Reply, includeUsage bool) {
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	sse := fakeserver.OpenSSE(r.Context(), w, "\n\n")
 	created := time.Now().Unix()
 	send := func(choices []any, usage map[string]any) bool {
 		chunk := map[string]any{"id": completionID, "object": "chat.completion.chunk", "created": created,
@@ -257,12 +226,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		if usage != nil {
 			chunk["usage"] = usage
 		}
-		b, _ := json.Marshal(chunk)
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+		if !sse.Event("", chunk) {
 			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
 		}
 		if reply.ChunkDelay > 0 {
 			select {
@@ -279,7 +244,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 	if !send(delta(map[string]any{"role": "assistant", "content": ""}, nil), nil) {
 		return
 	}
-	for _, piece := range split(reply.Text, 4) {
+	for _, piece := range fakeserver.Chunks(reply.Text, 4) {
 		if !send(delta(map[string]any{"content": piece}, nil), nil) {
 			return
 		}
@@ -310,40 +275,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 			return
 		}
 	}
-	_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
-	}
-}
-
-// split cuts s into pieces of n runes so the client has to reassemble.
-func split(s string, n int) []string {
-	var out []string
-	runes := []rune(s)
-	for len(runes) > 0 {
-		k := min(n, len(runes))
-		out = append(out, string(runes[:k]))
-		runes = runes[k:]
-	}
-	return out
+	sse.Data("", "[DONE]")
 }
 
 // TextOf returns a message's content as text, whether it was sent as a
 // string or as an array of text parts.
-func TextOf(m map[string]any) string {
-	switch c := m["content"].(type) {
-	case string:
-		return c
-	case []any:
-		var b strings.Builder
-		for _, p := range c {
-			if pm, ok := p.(map[string]any); ok {
-				if t, ok := pm["text"].(string); ok {
-					b.WriteString(t)
-				}
-			}
-		}
-		return b.String()
-	}
-	return ""
-}
+func TextOf(m map[string]any) string { return fakeserver.ContentText(m["content"]) }

@@ -18,12 +18,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // FunctionCall is one tool call the fake model makes.
@@ -54,88 +53,48 @@ type Request struct {
 	Body   map[string]any
 }
 
-// Server is a running fake. Its methods are safe for concurrent use.
+// Server is a running fake. Its methods are safe for concurrent use:
+// Close, URL, Enqueue, Requests and Unexpected, which fakeserver.Fake
+// documents. URL is the value for GOOGLE_GEMINI_BASE_URL (the SDK appends
+// /v1beta).
 type Server struct {
-	ln  net.Listener
-	srv *http.Server
-	wg  sync.WaitGroup
-
-	mu         sync.Mutex
-	queue      []Reply
-	requests   []*Request
-	unexpected []string
+	*fake
+	script *fakeserver.Script[Reply, *Request]
 }
+
+// fake is embedded under an unexported name so that only its methods,
+// not a field, join Server's API.
+type fake = fakeserver.Fake[Reply, *Request]
 
 // Start listens on 127.0.0.1 on a free port and serves until Close.
 func Start() (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("fakegemini: listen: %w", err)
-	}
-	s := &Server{ln: ln}
+	s := &Server{script: &fakeserver.Script[Reply, *Request]{}}
 	mux := http.NewServeMux()
 	// The model and method share one path segment ("gemini-x:method"),
 	// which a ServeMux wildcard cannot split.
 	mux.HandleFunc("POST /v1beta/models/{call}", s.serveModels)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.refuse(w, r.Method+" "+r.URL.Path, "not part of the fake")
-	})
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		_ = s.srv.Serve(ln)
-	}()
+	f, err := fakeserver.StartFake("fakegemini", mux, s.script, writeRefusal)
+	if err != nil {
+		return nil, err
+	}
+	s.fake = f
 	return s, nil
 }
 
 // New starts a server that is closed when tb ends.
 func New(tb testing.TB) *Server {
 	tb.Helper()
-	s, err := Start()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.Close)
-	return s
-}
-
-// Close stops the server, ending open streams, and waits for its
-// goroutines.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	s.wg.Wait()
-}
-
-// URL is the value for GOOGLE_GEMINI_BASE_URL (the SDK appends /v1beta).
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
-
-// Enqueue appends replies, used in order, one per request.
-func (s *Server) Enqueue(replies ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, replies...)
-}
-
-// Requests returns the generateContent requests received so far.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.requests...)
-}
-
-// Unexpected describes every request that had no script.
-func (s *Server) Unexpected() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.unexpected...)
+	return fakeserver.ForTest(tb, Start)
 }
 
 func (s *Server) refuse(w http.ResponseWriter, what, why string) {
-	s.mu.Lock()
-	s.unexpected = append(s.unexpected, what+": "+why)
-	s.mu.Unlock()
-	writeError(w, http.StatusBadRequest, "fakegemini: "+what+": "+why)
+	writeRefusal(w, s.script.Refuse(what, why))
+}
+
+// writeRefusal answers a request the fake was not scripted for with 400,
+// which the CLI does not retry.
+func writeRefusal(w http.ResponseWriter, line string) {
+	writeError(w, http.StatusBadRequest, "fakegemini: "+line)
 }
 
 func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
@@ -159,15 +118,7 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, what, "body is not a JSON object: "+err.Error())
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	req.N = len(s.requests)
-	var reply Reply
-	scripted := len(s.queue) > 0
-	if scripted {
-		reply, s.queue = s.queue[0], s.queue[1:]
-	}
-	s.mu.Unlock()
+	reply, scripted := s.script.Take(req, func(n int) { req.N = n })
 	if !scripted {
 		s.refuse(w, fmt.Sprintf("%s #%d", what, req.N), "no reply scripted")
 		return
@@ -203,18 +154,9 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 
 // textParts splits text into parts of n runes (0: one part).
 func textParts(text string, n int) []map[string]any {
-	if text == "" {
-		return nil
-	}
-	if n == 0 {
-		return []map[string]any{{"text": text}}
-	}
 	var out []map[string]any
-	runes := []rune(text)
-	for len(runes) > 0 {
-		k := min(n, len(runes))
-		out = append(out, map[string]any{"text": string(runes[:k])})
-		runes = runes[k:]
+	for _, piece := range fakeserver.Chunks(text, n) {
+		out = append(out, map[string]any{"text": piece})
 	}
 	return out
 }
@@ -244,9 +186,6 @@ func response(id, model string, parts []map[string]any, last bool) map[string]an
 // writeStream sends one event per text piece, then the function calls in
 // one event; the final event carries finishReason and usage.
 func writeStream(ctx context.Context, w http.ResponseWriter, id, model string, r Reply) {
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
 	var events [][]map[string]any
 	for _, p := range textParts(r.Text, 4) {
 		events = append(events, []map[string]any{p})
@@ -257,15 +196,9 @@ func writeStream(ctx context.Context, w http.ResponseWriter, id, model string, r
 	if len(events) == 0 {
 		events = append(events, []map[string]any{{"text": ""}})
 	}
+	sse := fakeserver.OpenSSE(ctx, w, "\r\n\r\n")
 	for i, parts := range events {
-		b, _ := json.Marshal(response(id, model, parts, i == len(events)-1))
-		if _, err := fmt.Fprintf(w, "data: %s\r\n\r\n", b); err != nil {
-			return
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		if ctx.Err() != nil {
+		if !sse.Event("", response(id, model, parts, i == len(events)-1)) {
 			return
 		}
 	}

@@ -3,10 +3,11 @@ package fakegemini
 import (
 	"encoding/json"
 	"io"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 type candidateResponse struct {
@@ -54,16 +55,6 @@ func (a *assembled) add(t *testing.T, r candidateResponse, last bool) {
 	a.Finished = a.Finished || c.FinishReason == "STOP"
 }
 
-func post(t *testing.T, url, body string) *http.Response {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
-
 func TestReplies(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -82,7 +73,7 @@ func TestReplies(t *testing.T) {
 			s := New(t)
 			s.Enqueue(tt.reply, tt.reply)
 
-			resp := post(t, s.URL()+"/v1beta/models/gemini-x:streamGenerateContent?alt=sse", `{"contents":[]}`)
+			resp := fakeserver.Do(t, "POST", s.URL()+"/v1beta/models/gemini-x:streamGenerateContent?alt=sse", `{"contents":[]}`)
 			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 				t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
@@ -101,7 +92,7 @@ func TestReplies(t *testing.T) {
 				t.Errorf("stream assembled %+v, want %+v", got, tt.want)
 			}
 
-			resp = post(t, s.URL()+"/v1beta/models/gemini-x:generateContent", `{"contents":[]}`)
+			resp = fakeserver.Do(t, "POST", s.URL()+"/v1beta/models/gemini-x:generateContent", `{"contents":[]}`)
 			var r candidateResponse
 			if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 				t.Fatal(err)
@@ -141,12 +132,7 @@ func TestRefusesWhatIsNotScripted(t *testing.T) {
 			if tt.status == 429 {
 				s.Enqueue(Reply{Status: 429, ErrorMessage: "quota"})
 			}
-			req, _ := http.NewRequest(tt.method, s.URL()+tt.path, strings.NewReader(tt.body))
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			resp := fakeserver.Do(t, tt.method, s.URL()+tt.path, tt.body)
 			var env struct {
 				Error struct {
 					Code            int
@@ -173,7 +159,7 @@ func TestRequestHelpers(t *testing.T) {
 		{"role":"user","parts":[{"text":"hi"}]},
 		{"role":"model","parts":[{"functionCall":{"name":"mcp_h_skills_list","args":{}}}]},
 		{"role":"user","parts":[{"functionResponse":{"name":"mcp_h_skills_list","response":{"output":"ok"}}}]}]}`
-	post(t, s.URL()+"/v1beta/models/g:generateContent", body)
+	fakeserver.Do(t, "POST", s.URL()+"/v1beta/models/g:generateContent", body)
 	r := s.Requests()[0]
 	if got := r.ToolNames(); !reflect.DeepEqual(got, []string{"read_file", "mcp_h_skills_list"}) {
 		t.Errorf("tool names %v", got)

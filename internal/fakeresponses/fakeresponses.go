@@ -20,13 +20,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // ProviderID is the model_providers key CodexArgs and ConfigTOML define.
@@ -39,66 +39,40 @@ const DefaultModel = "fake-model"
 
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
-	ln  net.Listener
-	srv *http.Server
-	// wg tracks the serving goroutine and the handlers, so that Close
-	// returns only when nothing of the server runs any more.
-	wg sync.WaitGroup
-
-	mu       sync.Mutex
-	queue    []Reply
-	handler  func(*Request) Reply
-	requests []*Request
-	arrived  chan struct{} // closed and replaced on every request
+	http   *fakeserver.Server
+	script fakeserver.Script[Reply, *Request]
 }
 
 // Start listens on 127.0.0.1 on a free port and serves until Close.
 func Start() (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("fakeresponses: listen: %w", err)
-	}
-	s := &Server{ln: ln, arrived: make(chan struct{})}
+	s := &Server{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) {
-		s.wg.Add(1)
-		defer s.wg.Done()
-		s.serveResponses(w, r)
-	})
+	mux.HandleFunc("POST /v1/responses", s.serveResponses)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		// Anything else codex might try (a models list, a websocket
 		// upgrade) is not part of the fake; a 404 makes that visible.
 		http.Error(w, "fakeresponses: not implemented: "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 	})
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		_ = s.srv.Serve(ln)
-	}()
+	srv, err := fakeserver.Start("fakeresponses", mux)
+	if err != nil {
+		return nil, err
+	}
+	s.http = srv
 	return s, nil
 }
 
 // New starts a server that is closed when tb ends.
 func New(tb testing.TB) *Server {
 	tb.Helper()
-	s, err := Start()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.Close)
-	return s
+	return fakeserver.ForTest(tb, Start)
 }
 
 // Close stops the server, ending any streams still open (held replies
 // included), and waits for its goroutines to finish.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	s.wg.Wait()
-}
+func (s *Server) Close() { s.http.Close() }
 
 // URL is the provider base URL codex needs, ending in /v1.
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/v1" }
+func (s *Server) URL() string { return s.http.URL() + "/v1" }
 
 // CodexArgs are `codex app-server` arguments that make DefaultModel on this
 // server the model: a custom provider with retries off, so that an error
@@ -120,46 +94,24 @@ func (s *Server) ConfigTOML() string {
 }
 
 // Enqueue appends replies, used in order, one per request.
-func (s *Server) Enqueue(replies ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, replies...)
-}
+func (s *Server) Enqueue(replies ...Reply) { s.script.Enqueue(replies...) }
 
 // Handle sets the function that answers requests once the queue is empty.
 // Without one (and with an empty queue) a request gets HTTP 500 naming the
 // missing script, which fails the turn visibly.
-func (s *Server) Handle(fn func(*Request) Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handler = fn
-}
+func (s *Server) Handle(fn func(*Request) Reply) { s.script.Handle(fn) }
 
 // Requests returns the requests received so far, oldest first.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.requests...)
-}
+func (s *Server) Requests() []*Request { return s.script.Requests() }
 
 // WaitRequest waits until at least n requests have arrived and returns the
 // n-th (1-based).
 func (s *Server) WaitRequest(ctx context.Context, n int) (*Request, error) {
-	for {
-		s.mu.Lock()
-		if len(s.requests) >= n {
-			r := s.requests[n-1]
-			s.mu.Unlock()
-			return r, nil
-		}
-		ch := s.arrived
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("fakeresponses: waiting for request %d: %w", n, ctx.Err())
-		}
+	r, err := s.script.WaitRequest(ctx, n)
+	if err != nil {
+		return nil, fmt.Errorf("fakeresponses: %w", err)
 	}
+	return r, nil
 }
 
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
@@ -175,21 +127,7 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	req.N = len(s.requests)
-	close(s.arrived)
-	s.arrived = make(chan struct{})
-	var reply Reply
-	var scripted bool
-	switch {
-	case len(s.queue) > 0:
-		reply, scripted = s.queue[0], true
-		s.queue = s.queue[1:]
-	case s.handler != nil:
-		reply, scripted = s.handler(req), true
-	}
-	s.mu.Unlock()
+	reply, scripted := s.script.Take(req, func(n int) { req.N = n })
 	defer req.finish()
 
 	if !scripted {

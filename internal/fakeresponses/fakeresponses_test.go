@@ -1,15 +1,15 @@
 package fakeresponses
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // post sends a request body the way codex does and returns the status and
@@ -37,34 +37,16 @@ func post(t *testing.T, ctx context.Context, s *Server, body string) (int, []eve
 	return resp.StatusCode, readEvents(t, resp.Body)
 }
 
-type event struct {
-	Name string
-	Data map[string]any
-}
+type event = fakeserver.Event
 
+// readEvents reads the stream as the SDK does, checking that every event
+// is named after its data's type.
 func readEvents(t *testing.T, r io.Reader) []event {
-	var out []event
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var cur event
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			cur.Name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &cur.Data); err != nil {
-				t.Errorf("bad data line %q: %v", line, err)
-			}
-		case line == "":
-			if cur.Data["type"] != cur.Name {
-				t.Errorf("event %q carries type %v", cur.Name, cur.Data["type"])
-			}
-			out = append(out, cur)
-			cur = event{}
-		}
+	evs, err := fakeserver.ReadTypedSSE(r)
+	if err != nil {
+		t.Error(err)
 	}
-	return out
+	return evs
 }
 
 func names(evs []event) []string {
