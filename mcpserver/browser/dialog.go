@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
+
+// leaveWait bounds the wait for the navigation an accepted beforeunload
+// releases.
+const leaveWait = 5 * time.Second
 
 // dialogInfo is a JavaScript dialog (alert, confirm, prompt, beforeunload)
 // a page shows. While it is open the page runs nothing: every command that
@@ -81,6 +86,14 @@ func (s *Session) dialog(ctx context.Context, c *call, raw json.RawMessage) (too
 	res := map[string]any{"success": true, "dialog": d, "accepted": args.Accept}
 	if d.Type == string(page.DialogTypePrompt) && args.Accept {
 		res["prompt_text"] = p.PromptText
+	}
+	if args.Accept && d.Type == string(page.DialogTypeBeforeunload) {
+		// Leaving was accepted, so the held navigation will start; on a
+		// busy machine that can take longer than an action's settle
+		// window, and the result must report the page it went to.
+		wctx, cancel := context.WithTimeout(ctx, leaveWait)
+		_ = c.t.waitFor(wctx, func(s snap) bool { return s.navSeq != before.navSeq || s.loadSeq != before.loadSeq })
+		cancel()
 	}
 	// What the page does next (the navigation a beforeunload held, the
 	// code after a confirm) lands as an action's consequences would.
