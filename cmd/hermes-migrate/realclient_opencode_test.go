@@ -204,9 +204,11 @@ func seedOpenCodeConfigDeps(t *testing.T, dir string) {
 func runOpenCode(t *testing.T, h *clientHome, model *opencodeModel, args ...string) string {
 	t.Helper()
 	bin := npmFile(t, opencodeBin)
-	// Offline: no self-update, no model list from models.dev (the
-	// provider's model is declared in the config), no default auth
-	// plugins or language servers from npm, no session sharing.
+	// Offline: no model list (the provider's model is declared in the
+	// config; without OPENCODE_DISABLE_MODELS_FETCH OpenCode 1.18.33 asks
+	// models.opencode.ai:443), and, though this run was not seen to need
+	// them, no self-update, default auth plugins or language servers from
+	// npm, or session sharing.
 	env := h.env(
 		"OPENCODE_DISABLE_AUTOUPDATE=true",
 		"OPENCODE_DISABLE_MODELS_FETCH=true",
