@@ -20,7 +20,9 @@ const mcporterJS = "mcporter/dist/cli.js"
 // mcporter`, the real MCPorter CLI (an MCP client with no model) finds our
 // entry in ~/.mcporter/mcporter.json, starts hermes-tools-mcp, lists its
 // tools and calls skills_list, with and without an argument, and gets the
-// real skills of ~/.hermes/skills back.
+// real skills of ~/.hermes/skills back. hermes-tools is not on MCPorter's
+// keep-alive list (dist/lifecycle.js), so each run starts and stops its
+// own server and no MCPorter daemon outlives the process group.
 func TestRealMCPorterCallsMigratedTool(t *testing.T) {
 	npmFile(t, mcporterJS) // skip before any work when it is not installed
 	h := newClientHome(t)
