@@ -1,0 +1,226 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/fakechat"
+)
+
+// opencodeBin is OpenCode's native binary in the npm package.
+const opencodeBin = "opencode-ai/bin/opencode.exe"
+
+// TestRealOpenCodeCallsMigratedTool: after `hermes-migrate --client
+// opencode`, the real OpenCode (headless `opencode run`) loads our entry
+// from ~/.config/opencode, offers hermes-tools' skills_list to a model
+// behind an OpenAI-compatible provider on 127.0.0.1, runs the call the fake
+// model makes, sends the real result back and prints the final answer.
+func TestRealOpenCodeCallsMigratedTool(t *testing.T) {
+	npmFile(t, opencodeBin) // skip before any work when it is not installed
+	h := newClientHome(t)
+	// OpenCode names an MCP tool <server>_<tool>.
+	const tool = "hermes-tools_skills_list"
+	const final = "Hermes has the interop skills."
+	model := newOpenCodeModel(t,
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
+		fakechat.Reply{Text: final},
+	)
+	configPath := writeOpenCodeUserConfig(t, h, model.fake.BaseURL())
+	before, err := os.ReadFile(configPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := h.migrate(t, "opencode")
+	if !strings.Contains(report, "opencode: wrote ~/.config/opencode/opencode.jsonc") {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+	after, err := os.ReadFile(configPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The user's comment and provider must survive the migration.
+	for _, keep := range []string{"// The user's own settings", `"baseURL": "` + model.fake.BaseURL() + `"`} {
+		if !strings.Contains(string(after), keep) {
+			t.Fatalf("opencode.jsonc lost %s in the migration; before:\n%s\nafter:\n%s", keep, before, after)
+		}
+	}
+
+	stdout := runOpenCode(t, h, model, "run", "List the Hermes skills.")
+
+	reqs := model.turns()
+	if len(reqs) != 2 {
+		t.Fatalf("the fake model got %d agent requests, want 2 (tool call, then answer)", len(reqs))
+	}
+	if !slices.Contains(reqs[0].ToolNames(), tool) {
+		t.Fatalf("OpenCode did not offer %s; tools: %v", tool, reqs[0].ToolNames())
+	}
+	var result string
+	var results int
+	for _, m := range reqs[1].Messages() {
+		if m["role"] == "tool" {
+			results++
+			if m["tool_call_id"] == "call_01" {
+				result = fakechat.TextOf(m)
+			}
+		}
+	}
+	if results != 1 || result == "" {
+		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
+	}
+	t.Logf("skills_list result: %s", result)
+	// The real server's answer: the skills in ~/.hermes/skills.
+	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
+		if !strings.Contains(result, skill) {
+			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
+		}
+	}
+	if strings.TrimSpace(stdout) != final {
+		t.Errorf("opencode printed %q, want the model's answer %q", stdout, final)
+	}
+}
+
+// opencodeModel is the fake model behind OpenCode's provider. Besides the
+// agent's turns, OpenCode asks the same model for a session title, in
+// parallel with the first turn, so a plain queue would hand the tool call
+// to whichever request came first: the title request gets a title, the
+// agent's requests the scripted replies in order, and any other request
+// an error and a place in unexpected.
+type opencodeModel struct {
+	fake *fakechat.Server
+
+	mu         sync.Mutex
+	script     []fakechat.Reply
+	agent      []fakechat.Request
+	unexpected []string
+}
+
+const opencodeTitlePrompt = "You are a title generator."
+
+func newOpenCodeModel(t *testing.T, script ...fakechat.Reply) *opencodeModel {
+	t.Helper()
+	m := &opencodeModel{fake: fakechat.New(), script: script}
+	t.Cleanup(m.fake.Close)
+	m.fake.SetHandler(m.reply)
+	return m
+}
+
+func (m *opencodeModel) reply(r fakechat.Request) fakechat.Reply {
+	msgs := r.Messages()
+	if len(msgs) > 0 && msgs[0]["role"] == "system" && strings.HasPrefix(fakechat.TextOf(msgs[0]), opencodeTitlePrompt) {
+		return fakechat.Reply{Text: "Hermes skills"}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.agent) == len(m.script) {
+		m.unexpected = append(m.unexpected, string(r.Raw))
+		return fakechat.Reply{Status: 500, ErrorMessage: "the test scripted no reply for this request"}
+	}
+	m.agent = append(m.agent, r)
+	return m.script[len(m.agent)-1]
+}
+
+// turns returns the agent's requests, title requests left out.
+func (m *opencodeModel) turns() []fakechat.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.agent)
+}
+
+func (m *opencodeModel) unscripted() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.unexpected)
+}
+
+// writeOpenCodeUserConfig writes ~/.config/opencode/opencode.jsonc as a
+// user of a self-hosted OpenAI-compatible model has it, with the model at
+// baseURL; it returns the path.
+func writeOpenCodeUserConfig(t *testing.T, h *clientHome, baseURL string) string {
+	t.Helper()
+	p := filepath.Join(h.home, ".config", "opencode", "opencode.jsonc")
+	cfg := map[string]any{
+		"$schema":    "https://opencode.ai/config.json",
+		"autoupdate": false,
+		"share":      "disabled",
+		"model":      "local/fake-model",
+		"provider": map[string]any{
+			"local": map[string]any{
+				"npm":     "@ai-sdk/openai-compatible",
+				"name":    "Local model",
+				"options": map[string]any{"baseURL": baseURL, "apiKey": "sk-hermes-test"},
+				"models":  map[string]any{"fake-model": map[string]any{"name": "Fake model", "tool_call": true}},
+			},
+		},
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append([]byte("// The user's own settings, which must survive the migration.\n"), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seedOpenCodeConfigDeps(t, filepath.Dir(p))
+	return p
+}
+
+// seedOpenCodeConfigDeps leaves a config directory as OpenCode's first
+// online run leaves it. On every start OpenCode installs its plugin SDK,
+// @opencode-ai/plugin, into each config directory in the background
+// (GET https://registry.npmjs.org/@opencode-ai%2fplugin); it skips that
+// when node_modules exists and package-lock.json already lists every
+// dependency of package.json. Without this, the run still succeeds (the
+// failed install only logs a warning), but the offline guard sees two
+// CONNECTs to registry.npmjs.org:443.
+func seedOpenCodeConfigDeps(t *testing.T, dir string) {
+	t.Helper()
+	const dep = `{"@opencode-ai/plugin": "1.18.33"}`
+	files := map[string]string{
+		"package.json":      `{"dependencies": ` + dep + `}`,
+		"package-lock.json": `{"lockfileVersion": 3, "packages": {"": {"dependencies": ` + dep + `}}}`,
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runOpenCode runs the pinned OpenCode as h's user with nothing but
+// 127.0.0.1 reachable and returns its stdout; it fails t when the run
+// fails or asked for anything else.
+func runOpenCode(t *testing.T, h *clientHome, model *opencodeModel, args ...string) string {
+	t.Helper()
+	bin := npmFile(t, opencodeBin)
+	// Offline: no model list (the provider's model is declared in the
+	// config; without OPENCODE_DISABLE_MODELS_FETCH OpenCode 1.18.33 asks
+	// models.opencode.ai:443), and, though this run was not seen to need
+	// them, no self-update, default auth plugins or language servers from
+	// npm, or session sharing.
+	env := h.env(
+		"OPENCODE_DISABLE_AUTOUPDATE=true",
+		"OPENCODE_DISABLE_MODELS_FETCH=true",
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=true",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=true",
+		"OPENCODE_DISABLE_SHARE=true",
+	)
+	stdout, stderr, err := h.runClient(t, env, bin, args...)
+	t.Logf("opencode %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+	checkOffline(t, h.proxy, model.unscripted())
+	if err != nil {
+		t.Fatalf("opencode %q: %v", args, err)
+	}
+	return stdout
+}
