@@ -62,7 +62,9 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var servingLine = regexp.MustCompile(`serving MCP on (http://127\.0\.0\.1:\d+/mcp)`)
+// servingLine names the port; a server listening on every interface is
+// reached through 127.0.0.1 all the same (tests send nothing off loopback).
+var servingLine = regexp.MustCompile(`serving MCP on http://(?:127\.0\.0\.1|0\.0\.0\.0|\[::\]):(\d+)/mcp`)
 
 // startHTTPServer starts the binary on a free loopback port and waits for
 // the line that names it. env replaces the inherited environment's
@@ -95,7 +97,7 @@ func startHTTPServer(t testing.TB, bin string, args []string, env []string, drop
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+				found <- "http://127.0.0.1:" + m[1] + "/mcp"
 				break
 			}
 		}
@@ -356,8 +358,19 @@ func TestListenRefusals(t *testing.T) {
 		{"every interface without a token", "", []string{"--listen", ":0"}, "a token is required"},
 		{"wildcard IP without a token", "", []string{"--listen", "0.0.0.0:0"}, "a token is required"},
 		{"a host name without a token", "", []string{"--listen", "example.invalid:0"}, "a token is required"},
-		{"no port", "", []string{"--listen", "127.0.0.1"}, "a token is required"},
+		{"no port", "", []string{"--listen", "127.0.0.1"}, "--listen 127.0.0.1: missing port; use 127.0.0.1:8787"},
+		{"no port, localhost", "", []string{"--listen", "localhost"}, "--listen localhost: missing port; use localhost:8787"},
+		{"no port, bracketed IPv6", "", []string{"--listen", "[::1]"}, "--listen [::1]: missing port; use [::1]:8787"},
+		{"no port, bare IPv6", "", []string{"--listen", "::1"}, "--listen ::1: missing port; use [::1]:8787"},
+		{"no port, with a token", "tok", []string{"--listen", "0.0.0.0"}, "missing port; use 0.0.0.0:8787"},
+		{"blank token in the environment", "   ", []string{"--listen", "127.0.0.1:0"}, "$" + TokenEnv + " is empty"},
+		{"token with a space in the environment", "a b", []string{"--listen", "127.0.0.1:0"}, "$" + TokenEnv + " holds more than one word"},
 		{"empty token file", "", []string{"--listen", "127.0.0.1:0", "--token-file", empty}, "is empty"},
+		{"origin with a path", "", []string{"--listen", "127.0.0.1:0", "--allow-origin", "https://app.example/x"}, "--allow-origin"},
+		{"origin without a scheme", "", []string{"--listen", "127.0.0.1:0", "--allow-origin", "app.example"}, "want an origin"},
+		{"origin with a slash", "", []string{"--listen", "127.0.0.1:0", "--allow-origin", "https://app.example/"}, "use https://app.example"},
+		{"host with a scheme", "", []string{"--listen", "127.0.0.1:0", "--allow-host", "https://mcp.example.com"}, "--allow-host"},
+		{"allow flags without --listen", "", []string{"--allow-host", "mcp.example.com"}, "apply to --listen only"},
 		{"token file with two words", "", []string{"--listen", "127.0.0.1:0", "--token-file", twoWords}, "more than one word"},
 		{"missing token file", "", []string{"--listen", "127.0.0.1:0", "--token-file", filepath.Join(dir, "nope")}, "--token-file"},
 		{"unusable address with a token", "tok", []string{"--listen", "127.0.0.1:99999"}, "want HOST:PORT"},
@@ -384,7 +397,38 @@ func TestListenRefusals(t *testing.T) {
 	if tok, err := readToken(good, func(string) string { return "env" }); err != nil || tok != "tok" {
 		t.Errorf("token file: %q %v", tok, err)
 	}
-	if tok, _ := readToken("", func(string) string { return " env-tok\n" }); tok != "env-tok" {
-		t.Errorf("token from the environment: %q", tok)
+	if tok, err := readToken("", func(string) string { return "" }); tok != "" || err != nil {
+		t.Errorf("unset environment: %q %v", tok, err)
+	}
+}
+
+// The environment and --token-file follow one rule: the same value gives
+// the same token or the same refusal, whichever source it comes from.
+func TestTokenSourcesAgree(t *testing.T) {
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		raw  string
+		want string // "" means refused
+	}{
+		{"tok", "tok"},
+		{" env-tok\n", "env-tok"},
+		{"t0k-._~+/=", "t0k-._~+/="},
+		{" ", ""},
+		{"\t\n", ""},
+		{"a b", ""},
+		{"a\tb", ""},
+		{"a\nb", ""},
+		{"a\x00b", ""},
+		{"a\u00a0b", ""},
+	} {
+		file := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(file, []byte(tc.raw), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fromFile, errFile := readToken(file, func(string) string { return "other" })
+		fromEnv, errEnv := readToken("", func(string) string { return tc.raw })
+		if fromFile != tc.want || fromEnv != tc.want || (errFile == nil) != (tc.want != "") || (errEnv == nil) != (tc.want != "") {
+			t.Errorf("%q: file %q %v, environment %q %v; want %q for both", tc.raw, fromFile, errFile, fromEnv, errEnv, tc.want)
+		}
 	}
 }
