@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -430,5 +431,87 @@ func TestTokenSourcesAgree(t *testing.T) {
 		if fromFile != tc.want || fromEnv != tc.want || (errFile == nil) != (tc.want != "") || (errEnv == nil) != (tc.want != "") {
 			t.Errorf("%q: file %q %v, environment %q %v; want %q for both", tc.raw, fromFile, errFile, fromEnv, errEnv, tc.want)
 		}
+	}
+}
+
+// SIGTERM while a call runs past the shutdown grace: the official
+// TypeScript SDK client's callTool rejects with the server's "shutting
+// down" error soon after the grace ends, instead of waiting for an answer
+// that never comes.
+func TestHTTPShutdownAnswersCallsInFlight(t *testing.T) {
+	env := newInteropEnv(t)
+	if err := os.WriteFile(filepath.Join(env.home, "config.yaml"), []byte("web:\n  allow_private_urls: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A page that answers only when its client gives up: the call is in
+	// flight until the server cancels it.
+	hit := make(chan struct{}, 1)
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case hit <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: page, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
+	const token = "shutdown-token-9c1e"
+	srv := startHTTPServer(t, env.bin, []string{"--hermes-home", env.home, "--toolsets", "web"},
+		[]string{TokenEnv + "=" + token, "HERMES_HOME=" + env.home}, web.Toolset(web.Options{}).EnvVars)
+	callJSON, _ := json.Marshal(map[string]any{"name": "web_extract", "arguments": map[string]any{"urls": []string{"http://" + ln.Addr().String() + "/hang"}}})
+	script := filepath.Join(env.repoRoot, "cmd", "hermes-tools-mcp", "testdata", "interop", "sdk-http-shutdown.mjs")
+	type outcome struct {
+		stdout, stderr []byte
+		err            error
+		at             time.Time
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		stdout, stderr, err := env.run(t, env.node, script, "--url", srv.url, "--token", token, "--call", string(callJSON))
+		done <- outcome{stdout, stderr, err, time.Now()}
+	}()
+	select {
+	case <-hit:
+	case o := <-done:
+		t.Fatalf("the client ended before its call reached the page: %v\n%s\n%s\nserver:\n%s", o.err, o.stdout, o.stderr, srv.stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the call never reached the page\nserver:\n%s", srv.stderr)
+	}
+	sent := time.Now()
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(shutdownGrace + 15*time.Second):
+		t.Fatalf("callTool still waiting %s after SIGTERM (grace %s)\nserver:\n%s", shutdownGrace+15*time.Second, shutdownGrace, srv.stderr)
+	}
+	var got struct {
+		Error string
+		Code  *int
+	}
+	if err := json.Unmarshal(o.stdout, &got); err != nil || o.err != nil {
+		t.Fatalf("client: %v %v\n%s\n%s", o.err, err, o.stdout, o.stderr)
+	}
+	if !strings.Contains(got.Error, "server shutting down; retry on another instance") || got.Code == nil || *got.Code != -32603 {
+		t.Errorf("callTool ended with %s; want a -32603 \"server shutting down\" rejection", o.stdout)
+	}
+	// Promptly: at the grace's end, not at some client timeout.
+	if took := o.at.Sub(sent); took > shutdownGrace+5*time.Second {
+		t.Errorf("callTool rejected %s after SIGTERM; want about the %s grace", took, shutdownGrace)
+	}
+	select {
+	case err := <-srv.done:
+		if err != nil {
+			t.Errorf("server exit after SIGTERM: %v\n%s", err, srv.stderr)
+		}
+		srv.done <- err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("server still running after the client's call was answered\n%s", srv.stderr)
 	}
 }
