@@ -502,9 +502,11 @@ func TestHTTPShutdownAnswersCallsInFlight(t *testing.T) {
 		t.Errorf("callTool ended with %s; want a -32603 \"server shutting down\" rejection", o.stdout)
 	}
 	// Promptly: at the grace's end, not at some client timeout.
-	if took := o.at.Sub(sent); took > shutdownGrace+5*time.Second {
+	took := o.at.Sub(sent)
+	if took > shutdownGrace+5*time.Second {
 		t.Errorf("callTool rejected %s after SIGTERM; want about the %s grace", took, shutdownGrace)
 	}
+	t.Logf("callTool rejected %s after SIGTERM (grace %s): %s", took.Round(time.Millisecond), shutdownGrace, bytes.TrimSpace(o.stdout))
 	select {
 	case err := <-srv.done:
 		if err != nil {
