@@ -35,6 +35,9 @@ type Env struct {
 	// BrowserPath is the Chromium binary from the command line; empty means
 	// $CHROME_PATH, then discovery.
 	BrowserPath string
+	// BrowserAllowPrivateURLs, when set, overrides browser.allow_private_urls
+	// (hermes-tools-mcp sets it false when serving off loopback).
+	BrowserAllowPrivateURLs *bool
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -92,7 +95,8 @@ func inventory() []toolsetEntry {
 			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv})
 		}},
 		{browser.EnvVars, func(b *building) tooldef.Toolset {
-			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger}
+			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger,
+				AllowPrivateURLs: b.env.BrowserAllowPrivateURLs}
 			// browser_vision looks through vision_analyze's model; without
 			// one it is hidden with the same reason.
 			if err := media.VisionCheck(b.media); err != nil {

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -62,7 +63,9 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var servingLine = regexp.MustCompile(`serving MCP on (http://127\.0\.0\.1:\d+/mcp)`)
+// servingLine names the port; a server listening on every interface is
+// reached through 127.0.0.1 all the same (tests send nothing off loopback).
+var servingLine = regexp.MustCompile(`serving MCP on http://(?:127\.0\.0\.1|0\.0\.0\.0|\[::\]):(\d+)/mcp`)
 
 // startHTTPServer starts the binary on a free loopback port and waits for
 // the line that names it. env replaces the inherited environment's
@@ -95,7 +98,7 @@ func startHTTPServer(t testing.TB, bin string, args []string, env []string, drop
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+				found <- "http://127.0.0.1:" + m[1] + "/mcp"
 				break
 			}
 		}
@@ -356,8 +359,19 @@ func TestListenRefusals(t *testing.T) {
 		{"every interface without a token", "", []string{"--listen", ":0"}, "a token is required"},
 		{"wildcard IP without a token", "", []string{"--listen", "0.0.0.0:0"}, "a token is required"},
 		{"a host name without a token", "", []string{"--listen", "example.invalid:0"}, "a token is required"},
-		{"no port", "", []string{"--listen", "127.0.0.1"}, "a token is required"},
+		{"no port", "", []string{"--listen", "127.0.0.1"}, "--listen 127.0.0.1: missing port; use 127.0.0.1:8787"},
+		{"no port, localhost", "", []string{"--listen", "localhost"}, "--listen localhost: missing port; use localhost:8787"},
+		{"no port, bracketed IPv6", "", []string{"--listen", "[::1]"}, "--listen [::1]: missing port; use [::1]:8787"},
+		{"no port, bare IPv6", "", []string{"--listen", "::1"}, "--listen ::1: missing port; use [::1]:8787"},
+		{"no port, with a token", "tok", []string{"--listen", "0.0.0.0"}, "missing port; use 0.0.0.0:8787"},
+		{"blank token in the environment", "   ", []string{"--listen", "127.0.0.1:0"}, "$" + TokenEnv + " is empty"},
+		{"token with a space in the environment", "a b", []string{"--listen", "127.0.0.1:0"}, "$" + TokenEnv + " holds more than one word"},
 		{"empty token file", "", []string{"--listen", "127.0.0.1:0", "--token-file", empty}, "is empty"},
+		{"origin with a path", "", []string{"--listen", "127.0.0.1:0", "--allow-origin", "https://app.example/x"}, "--allow-origin"},
+		{"origin without a scheme", "", []string{"--listen", "127.0.0.1:0", "--allow-origin", "app.example"}, "want an origin"},
+		{"origin with a slash", "", []string{"--listen", "127.0.0.1:0", "--allow-origin", "https://app.example/"}, "use https://app.example"},
+		{"host with a scheme", "", []string{"--listen", "127.0.0.1:0", "--allow-host", "https://mcp.example.com"}, "--allow-host"},
+		{"allow flags without --listen", "", []string{"--allow-host", "mcp.example.com"}, "apply to --listen only"},
 		{"token file with two words", "", []string{"--listen", "127.0.0.1:0", "--token-file", twoWords}, "more than one word"},
 		{"missing token file", "", []string{"--listen", "127.0.0.1:0", "--token-file", filepath.Join(dir, "nope")}, "--token-file"},
 		{"unusable address with a token", "tok", []string{"--listen", "127.0.0.1:99999"}, "want HOST:PORT"},
@@ -384,7 +398,122 @@ func TestListenRefusals(t *testing.T) {
 	if tok, err := readToken(good, func(string) string { return "env" }); err != nil || tok != "tok" {
 		t.Errorf("token file: %q %v", tok, err)
 	}
-	if tok, _ := readToken("", func(string) string { return " env-tok\n" }); tok != "env-tok" {
-		t.Errorf("token from the environment: %q", tok)
+	if tok, err := readToken("", func(string) string { return "" }); tok != "" || err != nil {
+		t.Errorf("unset environment: %q %v", tok, err)
+	}
+}
+
+// The environment and --token-file follow one rule: the same value gives
+// the same token or the same refusal, whichever source it comes from.
+func TestTokenSourcesAgree(t *testing.T) {
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		raw  string
+		want string // "" means refused
+	}{
+		{"tok", "tok"},
+		{" env-tok\n", "env-tok"},
+		{"t0k-._~+/=", "t0k-._~+/="},
+		{" ", ""},
+		{"\t\n", ""},
+		{"a b", ""},
+		{"a\tb", ""},
+		{"a\nb", ""},
+		{"a\x00b", ""},
+		{"a\u00a0b", ""},
+	} {
+		file := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(file, []byte(tc.raw), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fromFile, errFile := readToken(file, func(string) string { return "other" })
+		fromEnv, errEnv := readToken("", func(string) string { return tc.raw })
+		if fromFile != tc.want || fromEnv != tc.want || (errFile == nil) != (tc.want != "") || (errEnv == nil) != (tc.want != "") {
+			t.Errorf("%q: file %q %v, environment %q %v; want %q for both", tc.raw, fromFile, errFile, fromEnv, errEnv, tc.want)
+		}
+	}
+}
+
+// SIGTERM while a call runs past the shutdown grace: the official
+// TypeScript SDK client's callTool rejects with the server's "shutting
+// down" error soon after the grace ends, instead of waiting for an answer
+// that never comes.
+func TestHTTPShutdownAnswersCallsInFlight(t *testing.T) {
+	env := newInteropEnv(t)
+	if err := os.WriteFile(filepath.Join(env.home, "config.yaml"), []byte("web:\n  allow_private_urls: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A page that answers only when its client gives up: the call is in
+	// flight until the server cancels it.
+	hit := make(chan struct{}, 1)
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case hit <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: page, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
+	const token = "shutdown-token-9c1e"
+	srv := startHTTPServer(t, env.bin, []string{"--hermes-home", env.home, "--toolsets", "web"},
+		[]string{TokenEnv + "=" + token, "HERMES_HOME=" + env.home}, web.Toolset(web.Options{}).EnvVars)
+	callJSON, _ := json.Marshal(map[string]any{"name": "web_extract", "arguments": map[string]any{"urls": []string{"http://" + ln.Addr().String() + "/hang"}}})
+	script := filepath.Join(env.repoRoot, "cmd", "hermes-tools-mcp", "testdata", "interop", "sdk-http-shutdown.mjs")
+	type outcome struct {
+		stdout, stderr []byte
+		err            error
+		at             time.Time
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		stdout, stderr, err := env.run(t, env.node, script, "--url", srv.url, "--token", token, "--call", string(callJSON))
+		done <- outcome{stdout, stderr, err, time.Now()}
+	}()
+	select {
+	case <-hit:
+	case o := <-done:
+		t.Fatalf("the client ended before its call reached the page: %v\n%s\n%s\nserver:\n%s", o.err, o.stdout, o.stderr, srv.stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the call never reached the page\nserver:\n%s", srv.stderr)
+	}
+	sent := time.Now()
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(shutdownGrace + 15*time.Second):
+		t.Fatalf("callTool still waiting %s after SIGTERM (grace %s)\nserver:\n%s", shutdownGrace+15*time.Second, shutdownGrace, srv.stderr)
+	}
+	var got struct {
+		Error string
+		Code  *int
+	}
+	if err := json.Unmarshal(o.stdout, &got); err != nil || o.err != nil {
+		t.Fatalf("client: %v %v\n%s\n%s", o.err, err, o.stdout, o.stderr)
+	}
+	if !strings.Contains(got.Error, "server shutting down; retry on another instance") || got.Code == nil || *got.Code != -32603 {
+		t.Errorf("callTool ended with %s; want a -32603 \"server shutting down\" rejection", o.stdout)
+	}
+	// Promptly: at the grace's end, not at some client timeout.
+	took := o.at.Sub(sent)
+	if took > shutdownGrace+5*time.Second {
+		t.Errorf("callTool rejected %s after SIGTERM; want about the %s grace", took, shutdownGrace)
+	}
+	t.Logf("callTool rejected %s after SIGTERM (grace %s): %s", took.Round(time.Millisecond), shutdownGrace, bytes.TrimSpace(o.stdout))
+	select {
+	case err := <-srv.done:
+		if err != nil {
+			t.Errorf("server exit after SIGTERM: %v\n%s", err, srv.stderr)
+		}
+		srv.done <- err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("server still running after the client's call was answered\n%s", srv.stderr)
 	}
 }

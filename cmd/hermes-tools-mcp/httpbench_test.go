@@ -139,13 +139,18 @@ func runLoad(n int, client func(n int, record func(time.Duration, error))) loadR
 // server and not the client: one POST per request, the SSE or JSON answer
 // read to its end.
 type httpSession struct {
-	c   *http.Client
-	url string
-	id  string
+	c     *http.Client
+	url   string
+	id    string
+	token string // sent as a bearer token when set
 }
 
 func openHTTPSession(c *http.Client, url string) (*httpSession, error) {
-	s := &httpSession{c: c, url: url}
+	return (&httpSession{c: c, url: url}).open()
+}
+
+// open initializes the session.
+func (s *httpSession) open() (*httpSession, error) {
 	if _, err := s.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`); err != nil {
 		return nil, err
 	}
@@ -190,6 +195,9 @@ func (s *httpSession) post(body string) (json.RawMessage, error) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if s.id != "" {
 		req.Header.Set("Mcp-Session-Id", s.id)
+	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
 	}
 	resp, err := s.c.Do(req)
 	if err != nil {

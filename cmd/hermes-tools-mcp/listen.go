@@ -8,11 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/httpmcp"
 	"github.com/hermes-go/hermes/mcpserver/memory"
 )
@@ -35,6 +38,10 @@ const (
 // serveHTTP serves MCP over Streamable HTTP until ctx is done, then shuts
 // down gracefully.
 func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger, stderr io.Writer) int {
+	if err := checkListenAddr(opts.listen); err != nil {
+		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
+		return exitUsage
+	}
 	token, err := readToken(opts.tokenFile, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
@@ -55,11 +62,20 @@ func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger,
 	if token == "" {
 		log.Warn("serving without a token: any local process can call the tools; set " + TokenEnv + " or --token-file to require one")
 	}
+	if !loopback {
+		log.Warn("serving plain HTTP off loopback: the bearer token and every call cross the network unencrypted, readable by anyone on the path; put a TLS reverse proxy in front and listen on 127.0.0.1 (README: Remote clients)", "addr", ln.Addr().String())
+		if len(opts.allowHosts) > 0 {
+			log.Warn("--allow-host has no effect off loopback: the Host check guards loopback listeners only")
+		}
+	}
 	srv := mcpserver.New(mcpserver.Options{
 		Version: buildVersion(), Plan: setup.plan, Logger: log, Skills: setup.skills,
 		MemorySnapshot: func() (string, error) { return memory.Snapshot(setup.home, setup.configPath) },
 	})
-	h := srv.HTTPHandler(httpmcp.Options{Token: token, Loopback: loopback, Logger: log})
+	h := srv.HTTPHandler(httpmcp.Options{
+		Token: token, Loopback: loopback, Logger: log,
+		AllowedOrigins: opts.allowOrigins, AllowedHosts: opts.allowHosts,
+	})
 	hs := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -100,24 +116,108 @@ func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger,
 	return exitOK
 }
 
-// readToken returns the token from file, else from the environment; a
-// file that is given must hold one.
+// readToken returns the token from file, else from the environment. Both
+// sources follow one rule (checkToken); an unset variable means no token.
 func readToken(file string, getenv func(string) string) (string, error) {
 	if file == "" {
-		return strings.TrimSpace(getenv(TokenEnv)), nil
+		raw := getenv(TokenEnv)
+		if raw == "" {
+			return "", nil
+		}
+		return checkToken(raw, "$"+TokenEnv, "set it to the token, or unset it to serve without one (loopback only)")
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %w", err)
 	}
-	tok := strings.TrimSpace(string(b))
+	return checkToken(string(b), "--token-file "+file, "put the token in it, or drop the flag")
+}
+
+// checkToken trims the whitespace around a token (a file's final newline)
+// and refuses a blank one, which would silently turn the token off, and
+// one with whitespace or control characters inside, which no client can
+// send in an Authorization header as one bearer token.
+func checkToken(raw, source, fix string) (string, error) {
+	tok := strings.TrimSpace(raw)
 	if tok == "" {
-		return "", fmt.Errorf("--token-file %s is empty; put the token in it, or drop the flag", file)
+		return "", fmt.Errorf("%s is empty (blank); %s", source, fix)
 	}
-	if strings.ContainsAny(tok, " \t\r\n") {
-		return "", fmt.Errorf("--token-file %s holds more than one word; a bearer token has no spaces or line breaks", file)
+	if i := strings.IndexFunc(tok, func(r rune) bool { return r <= ' ' || r == 0x7f || unicode.IsSpace(r) }); i >= 0 {
+		return "", fmt.Errorf("%s holds more than one word (a space, line break or control character at byte %d); a bearer token is one word of printable characters", source, i)
 	}
 	return tok, nil
+}
+
+// checkListenAddr refuses a --listen address without a port with the fix,
+// rather than letting it read as a non-loopback host later.
+func checkListenAddr(addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		bare := strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
+		if ip := net.ParseIP(bare); ip != nil || !strings.Contains(addr, ":") {
+			host := addr
+			if ip != nil && ip.To4() == nil {
+				host = "[" + ip.String() + "]"
+			}
+			return fmt.Errorf("--listen %s: missing port; use %s:8787", addr, host)
+		}
+		return fmt.Errorf("--listen %s: %v (want HOST:PORT, e.g. 127.0.0.1:8787)", addr, err)
+	}
+	return nil
+}
+
+// browserPrivateURLs is the browser's private-URL setting for this run.
+// Off loopback a token holder on another machine drives the browser, and
+// must not reach this host's loopback or private network through it, so
+// the default (allowed) becomes refused; an explicit true in config.yaml
+// is the operator's choice and is kept, with a warning.
+func browserPrivateURLs(opts options, home string, log *slog.Logger) (*bool, error) {
+	if opts.command != "serve" || opts.listen == "" || loopbackAddr(opts.listen) {
+		return nil, nil
+	}
+	cfg, err := browser.ReadConfig(home)
+	if err != nil {
+		return nil, fmt.Errorf("browser settings: %w", err)
+	}
+	switch {
+	case cfg.AllowPrivateURLs == nil:
+		refuse := false
+		log.Info("serving off loopback: the browser refuses loopback and private-network URLs (set browser.allow_private_urls: true in config.yaml to allow them)")
+		return &refuse, nil
+	case *cfg.AllowPrivateURLs:
+		log.Warn("browser.allow_private_urls is true in config.yaml while serving off loopback: any token holder can drive this host's browser into its loopback and private network")
+	}
+	return nil, nil
+}
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, splitList(v)...)
+	return nil
+}
+
+// checkAllowed refuses --allow-origin and --allow-host values that could
+// never match a request header, naming the form that would.
+func checkAllowed(origins, hosts []string) error {
+	for _, o := range origins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("--allow-origin %q: want an origin, scheme://host[:port], e.g. https://app.example", o)
+		}
+		if u.Path == "/" || o != strings.ToLower(o) {
+			return fmt.Errorf("--allow-origin %q: use %s://%s (browsers send an origin in lower case, without a path)", o, strings.ToLower(u.Scheme), strings.ToLower(u.Host))
+		}
+	}
+	for _, h := range hosts {
+		if strings.ContainsAny(h, "/@ ") || strings.Contains(h, "://") {
+			return fmt.Errorf("--allow-host %q: want a host name, optionally with a port, e.g. mcp.example.com", h)
+		}
+	}
+	return nil
 }
 
 // loopbackAddr reports whether a --listen address can only be on

@@ -60,6 +60,8 @@ type options struct {
 	jsonOut      bool
 	listen       string
 	tokenFile    string
+	allowOrigins listFlag
+	allowHosts   listFlag
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -151,6 +153,8 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&opts.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&opts.jsonOut, "json", false, "doctor: print JSON instead of a table")
 	fs.StringVar(&opts.listen, "listen", "", "serve MCP over Streamable HTTP on this address (e.g. 127.0.0.1:8787) at /mcp instead of stdio")
+	fs.Var(&opts.allowOrigins, "allow-origin", "--listen: an Origin (scheme://host[:port]) whose web pages may call the server, e.g. https://app.example; repeat or comma-separate")
+	fs.Var(&opts.allowHosts, "allow-host", "--listen: a Host name the server answers besides localhost on a loopback listener: the public name a TLS reverse proxy forwards, e.g. mcp.example.com; repeat or comma-separate")
 	fs.StringVar(&opts.tokenFile, "token-file", "", "--listen: file holding the bearer token clients must send (default: $HERMES_MCP_TOKEN); required unless the address is loopback")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `hermes-tools-mcp serves the Hermes agent's tools to MCP clients over stdio or Streamable HTTP.
@@ -176,6 +180,12 @@ Exit codes: 0 stdin closed or interrupted; 1 failure while serving; 2 bad flags 
 	fs.Visit(func(f *flag.Flag) { levelSet = levelSet || f.Name == "log-level" })
 	if opts.listen != "" && !levelSet {
 		opts.logLevel = "info"
+	}
+	if opts.listen == "" && (len(opts.allowOrigins) > 0 || len(opts.allowHosts) > 0) {
+		return opts, errors.New("--allow-origin and --allow-host apply to --listen only; add --listen HOST:PORT")
+	}
+	if err := checkAllowed(opts.allowOrigins, opts.allowHosts); err != nil {
+		return opts, err
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected argument %q (flags go before nothing else; run with -h for help)", fs.Arg(0))
@@ -231,6 +241,9 @@ func configure(opts options, log *slog.Logger) (setup, error) {
 		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
 	}
 	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath, Logger: log}
+	if env.BrowserAllowPrivateURLs, err = browserPrivateURLs(opts, home, log); err != nil {
+		return s, err
+	}
 	// One skills library for the skills toolset and the skills extension.
 	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)

@@ -83,6 +83,10 @@ type Options struct {
 	// besides the server's own origin and, on a loopback listener,
 	// loopback origins.
 	AllowedOrigins []string
+	// AllowedHosts are Host values (a name, with or without a port)
+	// accepted on a loopback listener besides the loopback names: the
+	// public name a TLS reverse proxy on the same host forwards.
+	AllowedHosts []string
 	// MaxBodyBytes bounds a request body (413 beyond); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
@@ -137,6 +141,15 @@ type session struct {
 	active   int // requests being served
 	lastUsed time.Time
 	getOpen  bool
+	// calls are the requests in flight by id (compact JSON), so that a
+	// notifications/cancelled tells a client's cancel from the server's.
+	calls map[string]*inflight
+	why   string // why the session ended, once it has
+}
+
+// inflight is one request being served in a session.
+type inflight struct {
+	byClient atomic.Bool // a notifications/cancelled named it
 }
 
 // registered is the session as registered with mcp-go, which sends
@@ -219,12 +232,22 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	// Cancelled calls return promptly, but a POST may still be blocked
-	// writing to a client that does not read, until its write deadline;
-	// closing the server's connections (http.Server.Close) ends that at
-	// once, so it is not waited for here.
+	// Cancelled calls return promptly and their POSTs then write each an
+	// error answer; the caller closes the connections after this returns,
+	// so give them a moment. A POST blocked writing to a client that does
+	// not read is not waited for beyond it: closing the server's
+	// connections (http.Server.Close) ends that at once.
+	select {
+	case <-done:
+	case <-time.After(answerGrace):
+		h.log.Warn("calls cancelled at shutdown had not answered in time", "grace", answerGrace)
+	}
 	return err
 }
+
+// answerGrace bounds how long Shutdown waits, after cancelling the calls
+// still running, for their error answers to be written.
+const answerGrace = 2 * time.Second
 
 // Sessions is the number of live sessions.
 func (h *Handler) Sessions() int {
@@ -277,12 +300,12 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) endpoint(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Loopback && !loopbackHost(r.Host) {
-		httpError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not a loopback name; this server listens on loopback and answers only localhost, 127.0.0.1 or [::1]", r.Host))
+	if h.opts.Loopback && !loopbackHost(r.Host) && !h.hostAllowed(r.Host) {
+		httpError(w, http.StatusForbidden, fmt.Sprintf("Host header %q refused: this server listens on loopback and answers only Host localhost, 127.0.0.1 or [::1] (a guard against DNS rebinding); behind a reverse proxy, allow the public name with --allow-host %s", r.Host, hostOnly(r.Host)))
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o, r.Host) {
-		httpError(w, http.StatusForbidden, fmt.Sprintf("Origin %q is not allowed", o))
+		httpError(w, http.StatusForbidden, fmt.Sprintf("Origin header %q refused: it is not this server's own origin; to let a web client on that origin in, allow it with --allow-origin %s", o, o))
 		return
 	}
 	if h.opts.Token != "" && !h.authorized(r) {
@@ -322,6 +345,28 @@ func (h *Handler) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], h.token[:]) == 1
 }
 
+// hostAllowed reports whether a Host value is one of Options.AllowedHosts,
+// which may name it with or without its port.
+func (h *Handler) hostAllowed(host string) bool {
+	for _, a := range h.opts.AllowedHosts {
+		if strings.EqualFold(a, host) || strings.EqualFold(a, hostOnly(host)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostOnly is a Host value without its port.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		if strings.Contains(h, ":") {
+			return "[" + h + "]"
+		}
+		return h
+	}
+	return hostport
+}
+
 // originAllowed accepts the server's own origin (the Origin's host is the
 // request's Host), a configured one, and on a loopback listener any
 // loopback origin (the MCP Inspector's page, say). Browsers send Origin;
@@ -359,7 +404,8 @@ func loopbackHost(hostport string) bool {
 type message struct {
 	line     []byte // compact, one line, as stdio.Serve reads it
 	method   string
-	request  bool // has an id and a method: it gets a response
+	id       string // compact JSON of the id
+	request  bool   // has an id and a method: it gets a response
 	params   json.RawMessage
 	protocol string // params._meta protocol version (2026-07-28 requests)
 }
@@ -416,9 +462,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "missing "+headerSession+" header: send initialize first and repeat the "+headerSession+" it returns on every request")
 		return
 	}
+	var call *inflight
 	if sess != nil {
 		sess.touch(1)
 		defer sess.touch(-1)
+		if msg.request {
+			call = sess.begin(msg.id)
+			defer sess.finish(msg.id, call)
+		} else if msg.method == string(mcp.MethodNotificationCancelled) {
+			sess.cancelledByClient(msg.params)
+		}
 	}
 
 	ctx, cancel := context.WithCancel(r.Context())
@@ -452,6 +505,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		if err := stdio.Serve(ctx, h.srv, bytes.NewReader(msg.line), out, opts); err != nil {
 			h.log.Debug("stream ended early", "method", msg.method, "err", err)
 		}
+		if !out.answered {
+			if line := h.unanswered(r, msg, sess, call); line != nil {
+				if _, err := out.Write(line); err != nil {
+					h.log.Debug("answer a cancelled call", "method", msg.method, "err", err)
+				}
+			}
+		}
 		return
 	}
 	// A client that takes JSON only gets the response alone: it has no
@@ -462,12 +522,128 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
 	last := lines[len(lines)-1]
-	if len(last) == 0 {
-		w.WriteHeader(http.StatusNoContent) // cancelled: no response is sent
-		return
+	if !isResponseLine(last) {
+		if last = h.unanswered(r, msg, sess, call); last == nil {
+			w.WriteHeader(http.StatusNoContent) // cancelled by the client: no response is sent
+			return
+		}
+		last = bytes.TrimSuffix(last, []byte("\n"))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(append(last, '\n'))
+}
+
+// Why a call the server cancelled gets an error answer instead of none: a
+// client waits for the answer to every request it did not cancel itself,
+// so silence would hang it until its own timeout.
+const (
+	msgShuttingDown = "server shutting down; retry on another instance"
+	msgSessionEnded = "session ended"
+)
+
+// unanswered is the error line for a request that got no response because
+// the server cancelled it (shutdown, or its session ended), nil when the
+// client cancelled it itself or is gone.
+func (h *Handler) unanswered(r *http.Request, msg message, sess *session, call *inflight) []byte {
+	if r.Context().Err() != nil || (call != nil && call.byClient.Load()) {
+		return nil
+	}
+	text, reason := "", ""
+	switch {
+	case h.base.Err() != nil:
+		text, reason = msgShuttingDown, "shutdown"
+	case sess != nil && sess.ctx.Err() != nil:
+		text, reason = msgSessionEnded, "session_ended"
+		if why := sess.endedWhy(); why != "" {
+			text += " (" + why + "); send initialize for a new session"
+		}
+	default:
+		return nil
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(msg.id),
+		"error": map[string]any{"code": codeInternalError, "message": text, "data": map[string]string{"reason": reason}}})
+	if err != nil {
+		h.log.Error("marshal the answer of a cancelled call", "err", err)
+		return nil
+	}
+	return append(body, '\n')
+}
+
+// isResponseLine reports whether a line stdio.Serve wrote is a response
+// (it writes them as {"jsonrpc":"2.0","id":ID,"result"|"error":...}), not
+// a notification or a request of the server's.
+func isResponseLine(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"jsonrpc":"2.0","id":`))
+	if !ok || len(rest) == 0 {
+		return false
+	}
+	i := 0
+	if rest[0] == '"' {
+		for i = 1; i < len(rest) && rest[i] != '"'; i++ {
+			if rest[i] == '\\' {
+				i++
+			}
+		}
+		i++
+	} else {
+		for i < len(rest) && rest[i] != ',' && rest[i] != '}' {
+			i++
+		}
+	}
+	if i > len(rest) {
+		return false
+	}
+	rest = rest[i:]
+	return bytes.HasPrefix(rest, []byte(`,"result":`)) || bytes.HasPrefix(rest, []byte(`,"error":`))
+}
+
+// begin notes a request in flight; a duplicate id gets its own record,
+// which stdio.Serve then refuses.
+func (s *session) begin(id string) *inflight {
+	c := &inflight{}
+	s.mu.Lock()
+	if s.calls == nil {
+		s.calls = map[string]*inflight{}
+	}
+	if _, dup := s.calls[id]; !dup {
+		s.calls[id] = c
+	}
+	s.mu.Unlock()
+	return c
+}
+
+func (s *session) finish(id string, c *inflight) {
+	s.mu.Lock()
+	if s.calls[id] == c {
+		delete(s.calls, id)
+	}
+	s.mu.Unlock()
+}
+
+// cancelledByClient marks the call a notifications/cancelled names.
+func (s *session) cancelledByClient(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	var id bytes.Buffer
+	if json.Compact(&id, p.RequestID) != nil {
+		return
+	}
+	s.mu.Lock()
+	c := s.calls[id.String()]
+	s.mu.Unlock()
+	if c != nil {
+		c.byClient.Store(true)
+	}
+}
+
+func (s *session) endedWhy() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.why
 }
 
 // badRequest is why a body was refused: the HTTP status and the JSON-RPC
@@ -526,6 +702,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, 
 	if m.Method != nil {
 		msg.method = *m.Method
 		msg.request = m.ID != nil
+		msg.id = string(m.ID)
 	}
 	var p struct {
 		Meta *mcp.Meta `json:"_meta"`
@@ -669,6 +846,9 @@ func (h *Handler) end(id, why string) bool {
 	if s == nil {
 		return false
 	}
+	s.mu.Lock()
+	s.why = why
+	s.mu.Unlock()
 	s.cancel()
 	s.st.CancelAll()
 	h.srv.UnregisterSession(context.Background(), id)
@@ -728,6 +908,7 @@ func digest(id string) string {
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInternalError  = -32603
 )
 
 // httpError answers with a JSON-RPC error (id null), which MCP clients

@@ -180,7 +180,8 @@ func call(id any, tool string, args map[string]any, token any) string {
 
 func TestRequestRules(t *testing.T) {
 	const token = "s3cret-token"
-	e := newEnv(t, Options{Token: token, Loopback: true, MaxBodyBytes: 1 << 10, AllowedOrigins: []string{"https://app.example"}})
+	e := newEnv(t, Options{Token: token, Loopback: true, MaxBodyBytes: 1 << 10, AllowedOrigins: []string{"https://app.example"},
+		AllowedHosts: []string{"mcp.example.com", "proxy.example:8443"}})
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	with := func(kv ...string) map[string]string {
 		m := map[string]string{"Authorization": "Bearer " + token}
@@ -212,6 +213,10 @@ func TestRequestRules(t *testing.T) {
 		{"rebound host", "POST", sid, ping, with("Host", "evil.example:80"), 403},
 		{"localhost host", "POST", sid, ping, with("Host", "localhost"), 200},
 		{"ipv6 loopback host", "POST", sid, ping, with("Host", "[::1]:1"), 200},
+		{"allowed host", "POST", sid, ping, with("Host", "mcp.example.com"), 200},
+		{"allowed host, any port", "POST", sid, ping, with("Host", "MCP.example.com:443"), 200},
+		{"allowed host:port", "POST", sid, ping, with("Host", "proxy.example:8443"), 200},
+		{"allowed host, other port", "POST", sid, ping, with("Host", "proxy.example:9"), 403},
 		{"body too large", "POST", sid, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 2<<10) + `"}}`, auth, 413},
 		{"not JSON", "POST", sid, `{"jsonrpc":`, auth, 400},
 		{"batch", "POST", sid, `[` + ping + `]`, auth, 400},
@@ -241,6 +246,16 @@ func TestRequestRules(t *testing.T) {
 			}
 			if code := errorCode(r); tc.name == "not JSON" && code != float64(-32700) || tc.name == "batch" && code != float64(-32600) {
 				t.Errorf("JSON-RPC code %v: %s", code, r.raw)
+			}
+			// A refusal names the header and the flag that allows it.
+			if tc.want == 403 {
+				hdr, flag := "Origin header", "--allow-origin "+tc.hdr["Origin"]
+				if _, ok := tc.hdr["Host"]; ok {
+					hdr, flag = "Host header", "--allow-host "+strings.Split(tc.hdr["Host"], ":")[0]
+				}
+				if !strings.Contains(r.raw, hdr) || !strings.Contains(r.raw, flag) {
+					t.Errorf("403 does not say %q and %q: %s", hdr, flag, r.raw)
+				}
 			}
 			if tc.want == 401 && r.header.Get("WWW-Authenticate") == "" {
 				t.Error("401 without WWW-Authenticate")
@@ -590,4 +605,125 @@ func errorCode(r reply) any {
 	}
 	e, _ := r.msgs[0]["error"].(map[string]any)
 	return e["code"]
+}
+
+// A call the server cancels (shutdown, its session deleted by another
+// party) gets a JSON-RPC error on its own stream or as its JSON body, so
+// its client does not wait forever; a call the client cancelled gets none.
+func TestServerCancelledCallsAnswered(t *testing.T) {
+	sse := map[string]string{}
+	jsonOnly := map[string]string{"Accept": "application/json"}
+	for _, tc := range []struct {
+		name    string
+		hdr     map[string]string
+		end     func(e *env, sid string)
+		want    string // error message prefix; "" means no answer
+		jsonOff int    // status of a JSON-only answer
+	}{
+		{"shutdown, stream", sse, shutdownNow, msgShuttingDown, 200},
+		{"shutdown, JSON", jsonOnly, shutdownNow, msgShuttingDown, 200},
+		{"session deleted, stream", sse, deleteSession, msgSessionEnded, 200},
+		{"session deleted, JSON", jsonOnly, deleteSession, msgSessionEnded, 200},
+		{"cancelled by the client, stream", sse, clientCancel, "", 200},
+		{"cancelled by the client, JSON", jsonOnly, clientCancel, "", 204},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, Options{})
+			sid := e.open(nil)
+			done := make(chan reply, 1)
+			go func() { done <- e.do(http.MethodPost, sid, call("c-7", "block", nil, nil), tc.hdr) }()
+			<-e.f.blocked
+			tc.end(e, sid)
+			var r reply
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no answer 10s after the call was cancelled")
+			}
+			if r.status != tc.jsonOff {
+				t.Errorf("status %d, want %d", r.status, tc.jsonOff)
+			}
+			if tc.want == "" {
+				if len(r.msgs) != 0 {
+					t.Errorf("a call the client cancelled was answered: %s", r.raw)
+				}
+				return
+			}
+			if len(r.msgs) != 1 {
+				t.Fatalf("want one error answer, got %s", r.raw)
+			}
+			m := r.msgs[0]
+			msg, _ := m["error"].(map[string]any)["message"].(string)
+			if m["id"] != "c-7" || errorCode(r) != float64(codeInternalError) || !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("answer %s; want id c-7, code %d, message %q", r.raw, codeInternalError, tc.want)
+			}
+		})
+	}
+}
+
+func shutdownNow(e *env, _ string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := e.h.Shutdown(ctx); err == nil {
+		e.t.Error("Shutdown with a call running reported no error")
+	}
+}
+
+func deleteSession(e *env, sid string) {
+	if r := e.do(http.MethodDelete, sid, "", nil); r.status != 200 {
+		e.t.Errorf("delete: %d", r.status)
+	}
+}
+
+func clientCancel(e *env, sid string) {
+	if r := e.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c-7"}}`); r.status != 202 {
+		e.t.Errorf("cancel: %d", r.status)
+	}
+}
+
+// isResponseLine tells the responses stdio writes from its other lines,
+// whatever the id holds.
+func TestIsResponseLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, true},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":-1}}`, true},
+		{`{"jsonrpc":"2.0","id":"a\",\"result\":","method":"x"}`, false},
+		{`{"jsonrpc":"2.0","id":"a\\","result":1}`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, false},
+		{`{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage"}`, false},
+		{`{"jsonrpc":"2.0","id":"unterminated`, false},
+		{``, false},
+	} {
+		if got := isResponseLine([]byte(tc.line)); got != tc.want {
+			t.Errorf("isResponseLine(%s) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
+
+func FuzzIsResponseLine(f *testing.F) {
+	for _, s := range []string{"1", "a", `a"b`, `\\`, `,"result":`, "\u2028", "-1.5e3"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, id string, numeric bool) {
+		raw, _ := json.Marshal(id)
+		if numeric {
+			raw = []byte(fmt.Sprint(len(id)))
+		}
+		head := `{"jsonrpc":"2.0","id":` + string(raw)
+		for _, tc := range []struct {
+			line string
+			want bool
+		}{
+			{head + `,"result":{"x":"y"}}`, true},
+			{head + `,"error":{"code":-32603,"message":"m"}}`, true},
+			{head + `,"method":"roots/list"}`, false},
+		} {
+			if got := isResponseLine([]byte(tc.line)); got != tc.want {
+				t.Errorf("isResponseLine(%s) = %v, want %v", tc.line, got, tc.want)
+			}
+		}
+	})
 }

@@ -17,6 +17,8 @@ type sse struct {
 	timeout time.Duration
 	partial []byte
 	frame   []byte
+	// answered says a response was sent: a POST's stream carries one.
+	answered bool
 }
 
 func newSSE(w http.ResponseWriter, timeout time.Duration) *sse {
@@ -44,6 +46,7 @@ func (s *sse) Write(p []byte) (int, error) {
 		}
 		// JSON text has no raw line breaks (the body was compacted and
 		// encoding/json escapes them), so one data line holds the message.
+		s.answered = s.answered || isResponseLine(s.partial[:i])
 		s.frame = append(s.frame, "event: message\ndata: "...)
 		s.frame = append(s.frame, s.partial[:i]...)
 		s.frame = append(s.frame, "\n\n"...)
