@@ -50,6 +50,11 @@ func pagingPages() map[string]string {
 		}
 		fmt.Fprintf(&mixed, `</select><ul><li>one %d<ul><li>nested %d <a href="/n/%d">deep %d</a></li></ul></li></ul><button>Send %d</button></form></section>`, s, s, s, s, s)
 	}
+	// Shadow roots: an open one is outlined, a closed one cannot be
+	// read from page script, which the description and notes admit.
+	mixed.WriteString(`<div id="open"></div><div id="closed"></div><script>` +
+		`document.getElementById('open').attachShadow({mode:'open'}).innerHTML='<button>Open shadow</button>';` +
+		`document.getElementById('closed').attachShadow({mode:'closed'}).innerHTML='<button>Closed shadow</button>';</script>`)
 	mixed.WriteString(`</main>`)
 	return map[string]string{"/list": list.String(), "/table": table.String(), "/long": long.String(), "/mixed": mixed.String()}
 }
@@ -103,6 +108,9 @@ func TestSnapshotPagingProperty(t *testing.T) {
 			}
 			want := outlineLines(whole["snapshot"].(string))
 			wantRefs := refsIn(whole["snapshot"].(string))
+			if w := whole["snapshot"].(string); path == "/mixed" && (!strings.Contains(w, `button "Open shadow"`) || strings.Contains(w, "Closed shadow")) {
+				t.Errorf("full=%v: the open shadow root's button is missing or the closed one's shown:\n%s", full, w)
+			}
 			if len(wantRefs) == 0 {
 				t.Fatalf("%s full=%v: no controls in the whole outline", path, full)
 			}
@@ -128,6 +136,9 @@ func TestSnapshotPagingProperty(t *testing.T) {
 					}
 					for _, l := range lines {
 						seenLines[l] = true
+					}
+					if ok && !strings.Contains(s, "(closed shadow roots not counted)") {
+						t.Fatalf("%s offset=%d: the cut note does not say closed shadow roots are not counted:\n%s", name, offset, s)
 					}
 					m := continueRE.FindStringSubmatch(s)
 					if !ok {

@@ -471,7 +471,7 @@ func snapshotNotes(out snapOut, full bool, maxChars int) string {
 	// Kept short: at the smallest max_chars the notes share 500 bytes
 	// with the header and the JSON around them.
 	if out.cut() {
-		notes = append(notes, fmt.Sprintf("[cut at max_chars=%d: %d of the page's %d controls shown (closed shadow roots not counted), %d more controls and %d lines (%d bytes) follow; "+
+		notes = append(notes, fmt.Sprintf("[cut to fit max_chars=%d: %d of the page's %d controls shown (closed shadow roots not counted), %d more controls and %d lines (%d bytes) follow; "+
 			"continue with offset=%d (same full and selector), narrow with selector=\"<CSS>\" or raise max_chars]",
 			maxChars, out.Count, out.Total, out.After, out.AfterLines, out.AfterBytes, out.Stop))
 	}
