@@ -193,6 +193,8 @@ type result struct {
 	m      map[string]any
 	isErr  bool
 	images []tooldef.Image
+	// size is the bytes of the result text as the server sends it.
+	size int
 }
 
 func (d *driver) callFull(name string, args any) (result, error) {
@@ -219,7 +221,7 @@ func (d *driver) callFull(name string, args any) (result, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		d.t.Fatalf("%s: decode %s: %v", name, b, err)
 	}
-	return result{m: m, isErr: res.IsError, images: res.Images}, nil
+	return result{m: m, isErr: res.IsError, images: res.Images, size: len(b)}, nil
 }
 
 // ok calls a tool that must succeed.
@@ -230,6 +232,17 @@ func (d *driver) ok(name string, args any) map[string]any {
 		d.t.Fatalf("%s(%v) failed: %v", name, args, m)
 	}
 	return m
+}
+
+// okSized calls a tool that must succeed and also returns the size in
+// bytes of its result text.
+func (d *driver) okSized(name string, args any) (map[string]any, int) {
+	d.t.Helper()
+	res, _ := d.callFull(name, args)
+	if res.isErr || res.m["success"] != true {
+		d.t.Fatalf("%s(%v) failed: %v", name, args, res.m)
+	}
+	return res.m, res.size
 }
 
 // fail calls a tool that must fail and returns its error text.

@@ -191,6 +191,20 @@
     return n;
   }
 
+  // jsonLen is the bytes s takes inside a JSON string as the result is
+  // encoded (Go's encoding/json without HTML escaping): quotes, backslashes
+  // and control characters are escaped, U+2028/U+2029 too.
+  function jsonLen(s) {
+    let n = utf8Len(s);
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 34 || c === 92 || c === 10 || c === 13 || c === 9 || c === 8 || c === 12) n += 1;
+      else if (c < 0x20) n += 5;
+      else if (c === 0x2028 || c === 0x2029) n += 3;
+    }
+    return n;
+  }
+
   // nameOf computes el's accessible name; budget bounds name-from-content
   // text (the full outline passes Infinity for non-controls).
   function nameOf(el, role, budget) {
@@ -282,11 +296,8 @@
 
   // snapshot builds the whole outline of the page (or of opts.selector's
   // subtree) as lines, then returns the part that fits opts.budget bytes
-  // starting at line opts.offset. Lines that carry refs, headings and the
-  // containers around them are "essential": they are placed first, and
-  // plain text only fills the room they leave, so a tight budget drops
-  // text, never a control. Every line left out is counted, so the caller
-  // can say exactly what is missing and how to get it.
+  // starting at line opts.offset. Every line left out is counted, so the
+  // caller can say exactly what is missing and how to get it.
   function snapshot(opts) {
     const full = !!opts.full;
     const budget = opts.budget > 0 ? opts.budget : 8000;
@@ -436,11 +447,7 @@
         kids = [];
       }
       used += line.length + 4;
-      // A header row says what the columns are: a signpost, kept with
-      // the controls.
-      const header = isRow && el.querySelector('th, [role=columnheader]');
-      const k = ids.length ? 'ctl' : (role === 'heading' || role === 'iframe' || header || !full) ? 'sig' : (role === 'paragraph' ? 'text' : 'box');
-      return { entries: [{ t: line, c: kids, ids: ids, k: k }] };
+      return { entries: [{ t: line, c: kids, ids: ids, k: 'box' }] };
     }
 
     // wrap splits a long text run into lines of about TEXT_LINE characters
@@ -482,63 +489,56 @@
     let entries = top.entries;
     if (top.inlineText) entries = [{ t: 'text: ' + top.inlineText, c: [], ids: [], k: 'text' }];
 
-    // Flatten into lines; a line is essential when it or a line under it
-    // carries a ref or is a signpost (heading, iframe, landmark).
+    // Flatten into lines. A line costs what it adds to the tool's result
+    // text: its JSON-escaped bytes and the escaped newline after it, so the
+    // caller's max_chars bounds what the model actually receives.
     const L = [];
     const flat = (list, depth, parent) => {
       for (const e of list) {
         const i = L.length;
         const s = '  '.repeat(depth) + '- ' + e.t;
-        L.push({ s: s, n: utf8Len(s) + 1, ids: e.ids, p: parent, ess: e.k === 'ctl' || e.k === 'sig' });
+        L.push({ s: s, n: jsonLen(s) + 2, ids: e.ids, p: parent });
         flat(e.c, depth + 1, i);
       }
     };
     flat(entries, 0, -1);
-    for (let i = L.length - 1; i >= 0; i--) if (L[i].ess && L[i].p >= 0) L[L[i].p].ess = true;
     let total = 0;
     for (const l of L) total += l.ids.length;
 
+    // A page is the lines from offset on, in order, up to the budget, and
+    // the next page starts at the first line left out. Nothing inside a
+    // page is skipped, so following the offsets from 0 shows every line
+    // and every ref exactly once, and each page shows at least one line.
+    // (Keeping controls ahead of text would drop text lines that the next
+    // page, which must not repeat those controls, could never show.)
     const keep = new Uint8Array(L.length);
     let size = 0;
     // The containers of the first line, so a continuation still says
-    // where it is.
+    // where it is; their refs were given by the page before, so they are
+    // repeated without them.
+    const context = [];
     if (offset > 0 && offset < L.length) {
-      for (let p = L[offset].p; p >= 0; p = L[p].p) { keep[p] = 1; size += L[p].n; }
+      for (let p = L[offset].p; p >= 0; p = L[p].p) {
+        const s = L[p].s.replace(/ \[ref=e\d+\]/g, '');
+        context.unshift(s);
+        size += jsonLen(s) + 2;
+      }
     }
-    let stop = offset, any = false;
+    let stop = offset;
     for (; stop < L.length; stop++) {
-      const l = L[stop];
-      if (!l.ess) continue;
       // The first line is shown even when it alone is over the budget:
       // a continuation that shows nothing would never end.
-      if (size + l.n > budget && any) break;
-      any = true;
+      if (size + L[stop].n > budget && stop > offset) break;
       keep[stop] = 1;
-      size += l.n;
+      size += L[stop].n;
     }
-    if (!any && offset < L.length) {
-      // No control or signpost from here on: the first line is shown
-      // even when over the budget, so reading text always moves on.
-      keep[offset] = 1;
-      size += L[offset].n;
-    }
-    let textLeft = 0, textLeftBytes = 0, firstTextLeft = -1;
-    for (let i = offset; i < stop; i++) {
-      const l = L[i];
-      if (l.ess || keep[i]) continue;
-      // Text stops at the first line that does not fit, so what is shown
-      // reads on without gaps and offset=firstTextLeft continues it.
-      if (firstTextLeft < 0 && size + l.n <= budget) { keep[i] = 1; size += l.n; continue; }
-      textLeft++; textLeftBytes += l.n;
-      if (firstTextLeft < 0) firstTextLeft = i;
-    }
-    const out = [];
+    const out = context.slice();
     let shown = 0, before = 0, after = 0, afterLines = 0, afterBytes = 0;
     for (let i = 0; i < L.length; i++) {
       const l = L[i];
       if (keep[i]) { out.push(l.s); for (const id of l.ids) last.push(id); shown += l.ids.length; continue; }
       if (i < offset) before += l.ids.length;
-      else if (i >= stop) { after += l.ids.length; afterLines++; afterBytes += l.n; }
+      else { after += l.ids.length; afterLines++; afterBytes += l.n; }
     }
     return {
       snapshot: out.join('\n'),
@@ -551,9 +551,7 @@
       stop: stop,
       afterLines: afterLines,
       afterBytes: afterBytes,
-      textLeft: textLeft,
-      textLeftBytes: textLeftBytes,
-      firstTextLeft: firstTextLeft,
+      size: size,
       walkCut: walkCut,
       crossOriginFrames: skippedFrames,
       next: next,

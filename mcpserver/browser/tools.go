@@ -291,9 +291,7 @@ type snapOut struct {
 	Stop              int    `json:"stop"`
 	AfterLines        int    `json:"afterLines"`
 	AfterBytes        int    `json:"afterBytes"`
-	TextLeft          int    `json:"textLeft"`
-	TextLeftBytes     int    `json:"textLeftBytes"`
-	FirstTextLeft     int    `json:"firstTextLeft"`
+	Size              int    `json:"size"`
 	WalkCut           bool   `json:"walkCut"`
 	CrossOriginFrames int    `json:"crossOriginFrames"`
 	Next              int    `json:"next"`
@@ -313,8 +311,8 @@ type snapOpts struct {
 }
 
 // noteRoom is the part of max_chars first kept for the notes that say
-// what a cut snapshot left out; takeSnapshot narrows the outline further
-// when the notes turn out longer, so the whole text fits max_chars.
+// what a cut snapshot left out; snapshotResult narrows the outline further
+// when the notes turn out longer, so the whole result fits max_chars.
 const noteRoom = 400
 
 // place is where the tab is, as results report it.
@@ -367,28 +365,59 @@ func (p place) addTo(res map[string]any) {
 	res["navigated"] = p.Navigated
 }
 
-// takeSnapshot renders the outline and records the refs it issued. The
-// text returned, header and notes included, fits o.MaxChars bytes.
+// takeSnapshot renders the outline and records the refs it issued, for
+// callers that do not show it.
 func (c *call) takeSnapshot(ctx context.Context, o snapOpts) (snapOut, error) {
+	out, _, err := c.snapshotResult(ctx, o, nil)
+	return out, err
+}
+
+// snapshotResult renders the outline into a tool result holding extra's
+// fields too, and records the refs it issued. The result as encoded for
+// the model (JSON wrapper, escapes, header and notes included) fits
+// o.MaxChars bytes, unless a single line of the outline alone does not,
+// which the result then says.
+func (c *call) snapshotResult(ctx context.Context, o snapOpts, extra map[string]any) (snapOut, map[string]any, error) {
 	maxChars := o.MaxChars
 	if maxChars <= 0 {
 		maxChars = DefaultSnapshotChars
 	}
 	maxChars = min(maxChars, MaxSnapshotChars)
 	head := c.where(ctx).header()
-	budget := maxChars - len(head) - min(noteRoom, maxChars/3)
+	build := func(out snapOut, text string) (map[string]any, int, error) {
+		res := make(map[string]any, len(extra)+4)
+		for k, v := range extra {
+			res[k] = v
+		}
+		res["success"], res["snapshot"], res["element_count"] = true, text, out.Count
+		if out.cut() {
+			res["next_offset"] = out.Stop
+		}
+		b, err := tooldef.EncodeJSON(res)
+		if err != nil {
+			return nil, 0, fmt.Errorf("encode the snapshot result: %w", err)
+		}
+		return res, len(b), nil
+	}
+	// The wrapper's size with the header as the whole outline and a
+	// seven-digit next_offset, so the first pass is usually the last.
+	_, wrapper, err := build(snapOut{Stop: 1_000_000, Lines: 2_000_000}, head)
+	if err != nil {
+		return snapOut{}, nil, err
+	}
+	budget := maxChars - wrapper - min(noteRoom, maxChars/3)
 	for attempt := 0; ; attempt++ {
 		out, err := worldCall[snapOut](ctx, c.t, c.ts.refSeq, "snapshot", map[string]any{
 			"full": o.Full, "selector": o.Selector, "offset": max(o.Offset, 0), "budget": max(budget, 1),
 		})
 		if err != nil {
-			return out, err
+			return out, nil, err
 		}
 		if out.Next > c.ts.refSeq {
 			c.ts.refSeq = out.Next
 		}
 		if out.Error != "" {
-			return out, nil
+			return out, nil, nil
 		}
 		text := head + out.Snapshot
 		if notes := snapshotNotes(out, o.Full, maxChars); notes != "" {
@@ -397,15 +426,28 @@ func (c *call) takeSnapshot(ctx context.Context, o snapOpts) (snapOut, error) {
 			}
 			text += notes
 		}
+		res, size, err := build(out, text)
+		if err != nil {
+			return out, nil, err
+		}
 		// The notes are only known once the outline is; when they do
 		// not fit the room kept for them, outline less (refs are stable,
-		// so the second pass lists the same elements).
-		if over := len(text) - maxChars; over > 0 && out.Snapshot != "" && attempt < 3 {
-			budget = min(budget, len(out.Snapshot)+1) - over
+		// so the next pass lists the same elements).
+		over := size - maxChars
+		if over > 0 && out.Stop-out.Offset > 1 && attempt < 4 {
+			budget = min(budget, out.Size) - over
 			continue
 		}
+		if over > 0 {
+			// One line shown and still over: it is shown whole, since a
+			// continuation that shows nothing would never end.
+			text += fmt.Sprintf("\n[over max_chars=%d: one outline line (%d bytes) is shown whole; raise max_chars]", maxChars, out.Size)
+			if res, _, err = build(out, text); err != nil {
+				return out, nil, err
+			}
+		}
 		out.Snapshot = text
-		return out, nil
+		return out, res, nil
 	}
 }
 
@@ -424,16 +466,14 @@ func snapshotNotes(out snapOut, full bool, maxChars int) string {
 		notes = append(notes, fmt.Sprintf("[%d cross-origin iframe(s) not shown; navigate to the iframe's URL to use it]", out.CrossOriginFrames))
 	}
 	if out.Offset > 0 && out.Offset < out.Lines {
-		notes = append(notes, fmt.Sprintf("[from line %d of %d (offset=%d); %d controls come before it]", out.Offset, out.Lines, out.Offset, out.Before))
+		notes = append(notes, fmt.Sprintf("[from line %d of %d; %d controls come before it]", out.Offset, out.Lines, out.Before))
 	}
+	// Kept short: at the smallest max_chars the notes share 500 bytes
+	// with the header and the JSON around them.
 	if out.cut() {
-		notes = append(notes, fmt.Sprintf("[cut to fit max_chars=%d: %d of the page's %d controls shown; %d more controls and %d lines (%d bytes) follow. "+
-			"Continue with offset=%d (same full and selector), narrow with selector=\"<CSS>\" (e.g. \"main\", \"table\"), or raise max_chars (up to %d).]",
-			maxChars, out.Count, out.Total, out.After, out.AfterLines, out.AfterBytes, out.Stop, MaxSnapshotChars))
-	}
-	if out.TextLeft > 0 {
-		notes = append(notes, fmt.Sprintf("[to keep every control, %d text line(s) (%d bytes) were left out; read them from offset=%d, with a narrower selector, or with a larger max_chars]",
-			out.TextLeft, out.TextLeftBytes, out.FirstTextLeft))
+		notes = append(notes, fmt.Sprintf("[cut to fit max_chars=%d: %d of the page's %d controls shown (closed shadow roots not counted), %d more controls and %d lines (%d bytes) follow; "+
+			"continue with offset=%d (same full and selector), narrow with selector=\"<CSS>\" or raise max_chars]",
+			maxChars, out.Count, out.Total, out.After, out.AfterLines, out.AfterBytes, out.Stop))
 	}
 	if out.WalkCut {
 		notes = append(notes, "[the page is too large to outline whole: the outline stops after about 4 MB and the totals above count only that part; use selector to outline one part at a time]")
@@ -449,16 +489,12 @@ func (s *Session) snapshot(ctx context.Context, c *call, raw json.RawMessage) (t
 	if args.Offset < 0 {
 		return tooldef.Errorf("offset must be 0 or more (a line number from a cut snapshot's note), not %d", args.Offset), nil
 	}
-	out, err := c.takeSnapshot(ctx, args)
+	out, res, err := c.snapshotResult(ctx, args, nil)
 	if err != nil {
 		return snapshotFailure(err)
 	}
 	if out.Error != "" {
 		return tooldef.Errorf("%s; pass a CSS selector that exists on the page, or omit selector", out.Error), nil
-	}
-	res := map[string]any{"success": true, "snapshot": out.Snapshot, "element_count": out.Count}
-	if out.cut() {
-		res["next_offset"] = out.Stop
 	}
 	return tooldef.OK(res), nil
 }
@@ -526,18 +562,13 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		return tooldef.Errorf("%s", msg), nil
 	}
 	title := pageTitle(info.TargetInfo)
-	out, err := c.takeSnapshot(ctx, snapOpts{})
+	extra := map[string]any{"url": shownURL(loc), "title": title}
+	if warning != "" {
+		extra["warning"] = warning
+	}
+	_, res, err := c.snapshotResult(ctx, snapOpts{}, extra)
 	if err != nil {
 		return snapshotFailure(err)
-	}
-	res := map[string]any{
-		"success": true, "url": shownURL(loc), "title": title, "snapshot": out.Snapshot, "element_count": out.Count,
-	}
-	if out.cut() {
-		res["next_offset"] = out.Stop
-	}
-	if warning != "" {
-		res["warning"] = warning
 	}
 	return tooldef.OK(res), nil
 }
