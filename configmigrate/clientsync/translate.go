@@ -375,9 +375,12 @@ func (t *translation) cannotExpand(field, ref string) string {
 func (t *translation) common(s configmigrate.Server, e *object) {
 	d := t.d
 	if d.timeoutKey != "" {
-		if s.ToolTimeoutSec > 0 {
-			// The timeout covers each request to the server, in ms.
-			e.set(d.timeoutKey, int64(math.Round(s.ToolTimeoutSec*1000)))
+		switch {
+		case s.ToolTimeoutSec > 0:
+			// The timeout covers each request to the server.
+			e.set(d.timeoutKey, d.timeout(s.ToolTimeoutSec))
+		case d.timeoutDefault > 0:
+			e.set(d.timeoutKey, d.timeoutDefault)
 		}
 		if s.StartupTimeoutSec > 0 {
 			t.note("startup timeout dropped: %s has no setting for it", d.display)
@@ -421,6 +424,15 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 	if len(t.passed) > 0 {
 		t.note("passes %s through from the environment %s is started from", strings.Join(t.passed, ", "), d.display)
 	}
+}
+
+// timeout spells sec in the client's unit; whole seconds are rounded up,
+// so a short timeout never becomes 0, which some clients read as "none".
+func (d *dialect) timeout(sec float64) int64 {
+	if d.timeoutSeconds {
+		return max(1, int64(math.Ceil(sec)))
+	}
+	return int64(math.Round(sec * 1000))
 }
 
 // legacyHermesToolsEnv are variables the Python Hermes wrote into its
