@@ -217,9 +217,6 @@ func describeTools(ctx context.Context, command, url string, versions map[string
 	case command == "":
 		t.Stale = "no command"
 		return t
-	case base != "hermes-tools-mcp":
-		t.Stale = "not hermes-tools-mcp"
-		return t
 	case !filepath.IsAbs(command):
 		if p, err := exec.LookPath(command); err == nil {
 			command = p
@@ -228,9 +225,15 @@ func describeTools(ctx context.Context, command, url string, versions map[string
 			return t
 		}
 	}
+	// A path that is gone says so first, whatever its name: "not
+	// hermes-tools-mcp" would send the user looking for the wrong thing.
 	fi, err := os.Stat(command)
-	if err != nil || !fi.Mode().IsRegular() {
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
 		t.Stale = "no such file"
+		return t
+	case base != "hermes-tools-mcp":
+		t.Stale = "not hermes-tools-mcp"
 		return t
 	}
 	if v, ok := versions[command]; ok {
