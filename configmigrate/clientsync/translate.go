@@ -153,6 +153,32 @@ type translated struct {
 	// reference: the user fills them in by hand, and keepHand carries
 	// those values over when Hermes rewrites the entry.
 	hand []string
+	// reads are the variables the entry hands on: by reference, or by
+	// name (Goose's env_keys).
+	reads []string
+}
+
+// readsRefRE finds a note's claim that the entry reads a variable by
+// reference ("the entry reads $FETCH_API_KEY instead").
+var readsRefRE = regexp.MustCompile(`reads \$([A-Za-z_][A-Za-z0-9_]*)`)
+
+// claimed keeps the server's own notes that hold for this client's entry.
+// A note from configmigrate (a secret turned into a reference) says the
+// entry reads $X; for a client that cannot spell references the entry
+// does not, and its own note asks for the value by hand instead, so
+// keeping both would contradict each other.
+func (tr translated) claimed(notes []string) []string {
+	var out []string
+	for _, n := range notes {
+		ok := true
+		for _, m := range readsRefRE.FindAllStringSubmatch(n, -1) {
+			ok = ok && slices.Contains(tr.reads, m[1])
+		}
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // translate renders s in the client's dialect.
@@ -183,7 +209,7 @@ func translate(d *dialect, s configmigrate.Server) translated {
 		}
 		entry = append(entry, f)
 	}
-	tr := translated{entry: entry, notes: t.notes}
+	tr := translated{entry: entry, notes: t.notes, reads: append(slices.Clone(t.refs), t.byName...)}
 	if s.IsStdio() {
 		tr.hand = t.noRef
 	}
