@@ -174,7 +174,11 @@ func listCodex(ctx context.Context, d deps, codexHomeFlag, project string, serve
 		dir = filepath.Join(d.getenv("HOME"), ".codex")
 	}
 	path := filepath.Join(dir, "config.toml")
-	content, exists, found := readClientFile(path, project != "", d.getenv("HOME"))
+	root := d.getenv("HOME")
+	if project != "" {
+		root = project
+	}
+	content, exists, found := readClientFile(path, root, project != "")
 	if !found {
 		return listedClient{}, false
 	}

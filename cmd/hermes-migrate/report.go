@@ -29,6 +29,9 @@ type humanReport struct {
 	// variable; needsErr is why they could not be found.
 	needs    []toolNeed
 	needsErr error
+	// project is what the project files say about where they run, ""
+	// outside --project.
+	project string
 }
 
 // setVariables are the variables hermes-tools' toolsets read that are set
@@ -77,6 +80,9 @@ func writeReports(w io.Writer, reports []clientReport, h humanReport) {
 	}
 	for _, g := range orderedShared(shared) {
 		fmt.Fprintf(w, "%s: %s: %s\n", strings.Join(g.clients, ", "), g.kind, g.text)
+	}
+	if h.project != "" {
+		fmt.Fprintln(w, h.project)
 	}
 	if h.toolsEntry {
 		writeVariables(w, h, noVars)
