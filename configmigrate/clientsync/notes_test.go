@@ -48,6 +48,12 @@ func TestNotesMatchTheEntry(t *testing.T) {
 					if !strings.Contains(out, m[1]) {
 						t.Errorf("%s, %s: note %q, yet the entry does not reference %s:\n%s", tt.name, c, n, m[1], out)
 					}
+					// Said once: not again in the list of variables read.
+					for _, o := range res.Notes {
+						if strings.Contains(o, "reads "+m[1]) || strings.Contains(o, ", "+m[1]+" from the environment") {
+							t.Errorf("%s, %s: %s named twice: %q", tt.name, c, m[1], res.Notes)
+						}
+					}
 				}
 				byHand = byHand || strings.Contains(n, tt.field+" not written")
 			}

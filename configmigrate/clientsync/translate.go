@@ -444,8 +444,16 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 	if len(t.noDefault) > 0 {
 		t.note("the default in ${%s:-...} was dropped: %s has no default values, so set %s where %s starts", strings.Join(t.noDefault, ":-...}, ${"), d.display, strings.Join(t.noDefault, ", "), d.display)
 	}
-	if len(t.refs) > 0 {
-		t.note("reads %s from the environment %s is started from", strings.Join(t.refs, ", "), d.display)
+	// A variable the server's own note already names ("the entry reads
+	// $X instead; set X ...") is not named twice.
+	var said []string
+	for _, n := range s.Notes {
+		for _, m := range readsRefRE.FindAllStringSubmatch(n, -1) {
+			said = append(said, m[1])
+		}
+	}
+	if refs := slices.DeleteFunc(slices.Clone(t.refs), func(r string) bool { return slices.Contains(said, r) }); len(refs) > 0 {
+		t.note("reads %s from the environment %s is started from", strings.Join(refs, ", "), d.display)
 	}
 	if len(t.passed) > 0 {
 		t.note("passes %s through from the environment %s is started from", strings.Join(t.passed, ", "), d.display)
