@@ -33,6 +33,14 @@ type CodexJob struct {
 	// HermesToolsCommand is the hermes-tools-mcp the user named; empty looks
 	// beside the running program, then on PATH.
 	HermesToolsCommand string
+	// ToolsCommandByName writes hermes-tools-mcp by name, found on PATH,
+	// instead of this machine's absolute path: for a project's file,
+	// committed and read on other machines.
+	ToolsCommandByName bool
+	// LockPath, when set, is config.toml's lock file instead of one beside
+	// it (atomicfile.EditOptions.LockPath): a project's .codex must not
+	// collect lock files that get committed.
+	LockPath string
 	// EnvVars are the variables hermes-tools' toolsets read (callers pass
 	// mcpserver.EnvVarNames()); codex passes only these to the server.
 	EnvVars []string
@@ -124,6 +132,7 @@ func (j CodexJob) Run(ctx context.Context) (CodexResult, error) {
 		NoLock:  j.DryRun,
 		// --remove on a machine without this file creates nothing.
 		ExistingOnly: j.Remove,
+		LockPath:     j.LockPath,
 	})
 	if err != nil {
 		return res, err
@@ -223,6 +232,9 @@ func (j CodexJob) HermesToolsEntry() (Server, error) {
 	}
 	if err != nil {
 		return Server{}, fmt.Errorf("%w (--hermes-tools-command)", err)
+	}
+	if j.ToolsCommandByName && j.HermesToolsCommand == "" {
+		bin = toolsbin.Name
 	}
 	opts := HermesToolsOptions{Command: bin, EnvVars: j.EnvVars, Approve: j.ApproveTools}
 	if j.HermesHomeExplicit {

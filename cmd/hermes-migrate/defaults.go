@@ -104,30 +104,52 @@ func chooseClients(o options, d deps, listing io.Writer) ([]string, error) {
 	return nil, errListed
 }
 
-// allClients is what --client all means. In user scope: the clients found
-// here, and codex when it is installed, so that a client never installed
-// gets no config directory; a client named explicitly is written found or
-// not. In project scope every client, narrowed later to those with a
-// project file (projectClients).
+// allClients is what --client all means: the clients found here, and
+// codex when it is installed, so that a client never installed gets no
+// config directory; a client named explicitly is written found or not. In
+// project scope the clients the project already uses (their project file
+// or directory exists, codex's .codex included): a project gets no file
+// for a client nobody on it uses.
 func allClients(o options, d deps) ([]string, error) {
-	if o.project.set {
-		return knownClients(), nil
-	}
 	var out []string
-	if codexPresent(o, d) {
+	root := ""
+	if o.project.set {
+		var err error
+		if root, err = projectRoot(o.project, d.getwd); err != nil {
+			return nil, err
+		}
+		codexConfig := filepath.Join(root, ".codex", "config.toml")
+		if _, _, found := readClientFile(codexConfig, root, true); found {
+			out = append(out, "codex")
+		}
+	} else if codexPresent(o, d) {
 		out = append(out, "codex")
 	}
-	found, err := findClients(d, "")
+	found, err := findClients(d, root)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range found {
 		out = append(out, string(f.client))
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0 && root != "":
+		return nil, fmt.Errorf("--client all --project: no MCP client uses %s yet (none of .mcp.json, .cursor, .vscode, .gemini, .zed, .codex, ... is there); name the clients to write: --client <name>,... (%s)", root, strings.Join(projectCapable(), ", "))
+	case len(out) == 0:
 		return nil, fmt.Errorf("--client all: no MCP client was found here (no config file or config directory of any, and no codex); name the clients to configure: --client <name> (%s)", strings.Join(knownClients(), ", "))
 	}
 	return out, nil
+}
+
+// projectCapable are the clients that read a project-level file.
+func projectCapable() []string {
+	out := []string{"codex"}
+	for _, c := range clientsync.Clients() {
+		if _, err := clientsync.ProjectPath(c, "/"); err == nil {
+			out = append(out, string(c))
+		}
+	}
+	return out
 }
 
 // codexPresent says whether codex counts as installed: a codex binary (--codex-bin, $CODEX_BIN, PATH), a codex home the user
@@ -164,9 +186,8 @@ type foundClient struct {
 
 // findClients finds the MCP clients used here: those whose config file
 // exists or, at user level, whose config directory does (the client is
-// installed but has no MCP servers yet) unless that directory is the home
-// itself, which every user has (~/.claude.json). In a project (project
-// non-empty) a client counts only by its project file.
+// installed but has no MCP servers yet), by readClientFile's rule; in a
+// project (project non-empty) the same for its project files.
 func findClients(d deps, project string) ([]foundClient, error) {
 	home := d.getenv("HOME")
 	env := clientsync.Env{GOOS: runtime.GOOS, Home: home, AppData: d.getenv("APPDATA"), XDGConfigHome: d.getenv("XDG_CONFIG_HOME"), Getenv: d.getenv}
@@ -181,7 +202,11 @@ func findClients(d deps, project string) ([]foundClient, error) {
 		} else if path, err = clientsync.Locate(c, env); err != nil {
 			return nil, err
 		}
-		content, exists, found := readClientFile(path, project != "", home)
+		root := home
+		if project != "" {
+			root = project
+		}
+		content, exists, found := readClientFile(path, root, project != "")
 		if found {
 			out = append(out, foundClient{client: c, path: path, content: content, exists: exists})
 		}
@@ -189,11 +214,16 @@ func findClients(d deps, project string) ([]foundClient, error) {
 	return out, nil
 }
 
-// readClientFile reads a client's file. A client counts as found when the
-// file exists (or cannot be read for another reason than its absence) or,
-// at user level, the directory it would be in does; a project counts only
-// its files.
-func readClientFile(path string, project bool, home string) (content []byte, exists, found bool) {
+// readClientFile reads a client's file under root (the home, or the
+// project with project set). This is the one rule for "found", in both
+// scopes: the file exists (or cannot be read for another reason than its
+// absence), or the directory it would be in does (the client is
+// installed, or the project uses it, with no MCP servers yet), unless
+// that directory is root itself, which every home and project has
+// (~/.claude.json, a project's .mcp.json). In a project the directory
+// must also be a tool's own dot-directory (.cursor, .vscode, .zed):
+// MCPorter's config/ is any project's.
+func readClientFile(path, root string, project bool) (content []byte, exists, found bool) {
 	content, err := os.ReadFile(path)
 	if err == nil {
 		return content, true, true
@@ -201,12 +231,18 @@ func readClientFile(path string, project bool, home string) (content []byte, exi
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, true, true
 	}
-	if project {
+	dir := filepath.Dir(path)
+	if filepath.Clean(dir) == filepath.Clean(root) {
 		return nil, false, false
 	}
-	dir := filepath.Dir(path)
+	if project {
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || !strings.HasPrefix(rel, ".") || strings.HasPrefix(rel, "..") {
+			return nil, false, false
+		}
+	}
 	fi, err := os.Stat(dir)
-	return nil, false, err == nil && fi.IsDir() && filepath.Clean(dir) != filepath.Clean(home)
+	return nil, false, err == nil && fi.IsDir()
 }
 
 // writeDetected lists the clients found, each with the command that

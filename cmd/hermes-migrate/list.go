@@ -174,7 +174,11 @@ func listCodex(ctx context.Context, d deps, codexHomeFlag, project string, serve
 		dir = filepath.Join(d.getenv("HOME"), ".codex")
 	}
 	path := filepath.Join(dir, "config.toml")
-	content, exists, found := readClientFile(path, project != "", d.getenv("HOME"))
+	root := d.getenv("HOME")
+	if project != "" {
+		root = project
+	}
+	content, exists, found := readClientFile(path, root, project != "")
 	if !found {
 		return listedClient{}, false
 	}
@@ -217,9 +221,6 @@ func describeTools(ctx context.Context, command, url string, versions map[string
 	case command == "":
 		t.Stale = "no command"
 		return t
-	case base != "hermes-tools-mcp":
-		t.Stale = "not hermes-tools-mcp"
-		return t
 	case !filepath.IsAbs(command):
 		if p, err := exec.LookPath(command); err == nil {
 			command = p
@@ -228,9 +229,15 @@ func describeTools(ctx context.Context, command, url string, versions map[string
 			return t
 		}
 	}
+	// A path that is gone says so first, whatever its name: "not
+	// hermes-tools-mcp" would send the user looking for the wrong thing.
 	fi, err := os.Stat(command)
-	if err != nil || !fi.Mode().IsRegular() {
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
 		t.Stale = "no such file"
+		return t
+	case base != "hermes-tools-mcp":
+		t.Stale = "not hermes-tools-mcp"
 		return t
 	}
 	if v, ok := versions[command]; ok {

@@ -133,3 +133,32 @@ func TestListRealBinary(t *testing.T) {
 		t.Errorf("hermes-tools = %+v, want %s version %q", ht, e.toolsBin, want)
 	}
 }
+
+// TestDescribeToolsStale: each reason an entry's command is stale names
+// what is actually wrong; a path that does not exist is "no such file"
+// whatever its name.
+func TestDescribeToolsStale(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "server.py")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, command, url, want string
+	}{
+		{"missing, other name", filepath.Join(dir, "gone", "old-server"), "", "no such file"},
+		{"missing hermes-tools-mcp", filepath.Join(dir, "gone", "hermes-tools-mcp"), "", "no such file"},
+		{"a directory", dir, "", "no such file"},
+		{"another program", other, "", "not hermes-tools-mcp"},
+		{"not on PATH", "no-such-command-hermes-test", "", "not found on PATH"},
+		{"no command", "", "", "no command"},
+		{"remote", "", "http://127.0.0.1:1/mcp", "a remote URL, not the hermes-tools-mcp binary"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := describeTools(t.Context(), tt.command, tt.url, map[string]string{}); got.Stale != tt.want {
+				t.Errorf("describeTools(%q) stale %q, want %q", tt.command, got.Stale, tt.want)
+			}
+		})
+	}
+}

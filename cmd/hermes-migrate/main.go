@@ -119,7 +119,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("hermes-migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.clients, "client", "", "clients to configure, comma-separated: "+strings.Join(knownClients(), ", ")+
-		"; or all: every client found here (its config file or directory exists) and codex when it is installed, or with --project every client with a project file. A client named explicitly is written even if it was not found. Default: codex when it is installed, else the clients found here are listed and nothing is written")
+		"; or all: every client found here (its config file or directory exists) and codex when it is installed, or with --project the clients the project already uses (their project file or dot-directory exists). A client named explicitly is written even if it was not found. Default: codex when it is installed, else the clients found here are listed and nothing is written")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of what would change; write nothing")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.remove, "remove", false, "take Hermes' entries out again")
@@ -156,6 +156,9 @@ Files:
   symlinked file), so concurrent runs (another hermes-migrate, hermes
   switching runtimes) wait for each other; a wait longer than a moment is
   reported on stderr, and Ctrl-C ends it. --remove deletes the lock files.
+  With --project, the locks live in the Hermes home (locks/), not in the
+  project, and the files start hermes-tools-mcp by name with no
+  HERMES_HOME (unless --hermes-home), so they can be committed.
 
 Exit codes:
   0  success (including "already up to date")
@@ -254,6 +257,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		return exitOK
 	}
 	h := humanReport{verbose: o.verbose, home: d.getenv("HOME"), toolsEntry: !o.remove}
+	if h.toolsEntry && o.projectRoot != "" {
+		h.project = projectNote(o)
+	}
 	if h.toolsEntry {
 		h.vars = setVariables(d.getenv)
 		h.needs, h.needsErr = needsFor(o, d)
@@ -368,6 +374,15 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 	if o.defaultPermissions != "none" {
 		job.DefaultPermissions = o.defaultPermissions
 	}
+	if o.projectRoot != "" {
+		// The lock goes in the Hermes home, not the project (as
+		// clientsync.Job does for the other clients' project files).
+		home, err := hermeshome.Resolve(o.hermesHome, d.getenv)
+		if err != nil {
+			return job, err
+		}
+		job.LockPath = clientsync.ProjectLockPath(home, filepath.Join(job.CodexHome, "config.toml"))
+	}
 	if o.remove {
 		return job, nil
 	}
@@ -376,6 +391,12 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 		return job, err
 	}
 	job.EnvVars = mcpserver.EnvVarNames()
+	if o.projectRoot != "" {
+		// Project files are committed and read on other machines: no
+		// absolute path of this one, and HERMES_HOME only when
+		// --hermes-home asks ($HERMES_HOME is this user's).
+		job.ToolsCommandByName, job.HermesHomeExplicit = true, o.hermesHome != ""
+	}
 	return job, nil
 }
 

@@ -130,3 +130,17 @@ func aliasOf(name string) string {
 	}
 	return string(c)
 }
+
+// projectNote is the report's one line on what makes the project files fit
+// to commit, or what the flags put in them that does not.
+func projectNote(o options) string {
+	cmd := "start hermes-tools-mcp by name (each client finds it on PATH)"
+	if o.hermesToolsCommand != "" {
+		cmd = "start " + o.hermesToolsCommand + " (--hermes-tools-command)"
+	}
+	home := "carry no HERMES_HOME"
+	if o.hermesHome != "" {
+		home = "set HERMES_HOME to " + o.hermesHome + " (--hermes-home)"
+	}
+	return "Project files " + cmd + " and " + home + ", for everyone who uses the project."
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,7 @@ func TestProjectScope(t *testing.T) {
 		{name: "working dir inside the project", args: []string{"--client", "gemini", "--project"}, wd: sub,
 			files: []string{".gemini/settings.json"}},
 		{name: "equals form", args: []string{"--client", "kiro", "--project=" + proj}, files: []string{".kiro/settings/mcp.json"}},
-		{name: "all means the clients with a project file", args: []string{"--client", "all", "--project", proj, "--no-plugins"},
+		{name: "named clients without a trace in the project", args: []string{"--client", "codex,opencode,zed,mcporter", "--project", proj, "--no-plugins"},
 			files: []string{".codex/config.toml", "opencode.jsonc", ".zed/settings.json", "config/mcporter.json"}},
 		{name: "outside a project", args: []string{"--client", "cursor", "--project"}, wd: t.TempDir(), code: exitUsage, err: "not inside a project"},
 		{name: "client without a project file", args: []string{"--client", "windsurf", "--project", proj}, code: exitUsage, err: "Windsurf reads no project-level MCP config"},
@@ -90,7 +91,7 @@ func TestProjectScope(t *testing.T) {
 		t.Fatalf("list --project: exit %d %s\n%s", code, stderr, js)
 	}
 	for _, c := range list {
-		if !strings.HasPrefix(c.Path, proj+string(filepath.Separator)) || c.HermesTools == nil || c.HermesTools.Command != e.toolsBin {
+		if !strings.HasPrefix(c.Path, proj+string(filepath.Separator)) || c.HermesTools == nil || c.HermesTools.Command != "hermes-tools-mcp" {
 			t.Errorf("list --project: %+v", c)
 		}
 	}
@@ -143,8 +144,13 @@ func TestNoSecretInAnyFile(t *testing.T) {
 			args = append(args, "--allow-literal-secrets")
 		}
 		var outs string
-		for _, extra := range [][]string{nil, {"--project", proj}} {
-			code, out, stderr := e.run(t, append(args, extra...)...)
+		// In a project, all means the clients it uses: name every one.
+		projectArgs := []string{"--client", strings.Join(projectCapable(), ","), "--user-servers", "--no-plugins", "--project", proj}
+		if allow {
+			projectArgs = append(projectArgs, "--allow-literal-secrets")
+		}
+		for _, a := range [][]string{args, projectArgs} {
+			code, out, stderr := e.run(t, a...)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -177,5 +183,93 @@ func TestNoSecretInAnyFile(t *testing.T) {
 		if !allow && !strings.Contains(outs, "set FETCH_API_KEY in the environment") {
 			t.Errorf("the report does not say which variable to set:\n%s", outs)
 		}
+	}
+}
+
+// TestProjectAllAndPortableEntries: in a project, all means the clients
+// the project already uses (their project file or dot-directory is
+// there); a named client is written anyway. Project files name
+// hermes-tools-mcp, not this machine's path, carry HERMES_HOME only when
+// --hermes-home asks, and no lock file is left in the project.
+func TestProjectAllAndPortableEntries(t *testing.T) {
+	tests := []struct {
+		name    string
+		markers []string // files (with a dot in the base) or directories made first
+		args    []string
+		code    int
+		written []string // project files that must exist afterwards
+		err     string
+		home    bool // HERMES_HOME in the entries
+	}{
+		{name: "dot-directories and files in use", markers: []string{".cursor/", ".zed/", ".mcp.json", ".codex/"}, args: []string{"--client", "all"},
+			written: []string{".cursor/mcp.json", ".zed/settings.json", ".mcp.json", ".codex/config.toml"}},
+		{name: "a generic config dir is no client", markers: []string{"config/", ".vscode/"}, args: []string{"--client", "all"},
+			written: []string{".vscode/mcp.json"}},
+		{name: "fresh project", args: []string{"--client", "all"}, code: exitUsage, err: "no MCP client uses"},
+		{name: "named client written anyway", args: []string{"--client", "gemini"}, written: []string{".gemini/settings.json"}},
+		{name: "--hermes-home is written", markers: []string{".cursor/"}, args: []string{"--client", "all", "--hermes-home", "HOME"},
+			written: []string{".cursor/mcp.json"}, home: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			e.env["HERMES_HOME"] = e.hermesHome // set for this user: not the team's
+			proj := newProject(t)
+			for _, m := range tt.markers {
+				p := filepath.Join(proj, filepath.FromSlash(m))
+				if strings.HasSuffix(m, "/") {
+					os.MkdirAll(p, 0o755)
+				} else {
+					e.write(t, p, "{}\n")
+				}
+			}
+			args := []string{"--project", proj, "--no-plugins"}
+			for _, a := range tt.args {
+				if a == "HOME" {
+					a = e.hermesHome
+				}
+				args = append(args, a)
+			}
+			var out, errb strings.Builder
+			code := run(t.Context(), args, &out, &errb, e.deps())
+			if code != tt.code || !strings.Contains(errb.String(), tt.err) {
+				t.Fatalf("exit %d, stderr %q; want %d with %q\n%s", code, errb.String(), tt.code, tt.err, out.String())
+			}
+			var files []string
+			filepath.WalkDir(proj, func(p string, de os.DirEntry, err error) error {
+				if err == nil && !de.IsDir() && !strings.Contains(p, string(filepath.Separator)+".git"+string(filepath.Separator)) {
+					rel, _ := filepath.Rel(proj, p)
+					files = append(files, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			for _, f := range files {
+				if strings.HasSuffix(f, ".lock") {
+					t.Errorf("lock file %s left in the project", f)
+				}
+			}
+			for _, f := range tt.written {
+				b, err := os.ReadFile(filepath.Join(proj, filepath.FromSlash(f)))
+				if err != nil {
+					t.Errorf("%s not written: %v (files: %v)", f, err, files)
+					continue
+				}
+				if !strings.Contains(string(b), "hermes-tools-mcp") || strings.Contains(string(b), e.toolsBin) {
+					t.Errorf("%s does not start hermes-tools-mcp by name:\n%s", f, b)
+				}
+				if got := strings.Contains(string(b), e.hermesHome); got != tt.home {
+					t.Errorf("%s holds the Hermes home %v, want %v:\n%s", f, got, tt.home, b)
+				}
+			}
+			for _, f := range files {
+				base := strings.TrimSuffix(f, ".bak")
+				if !slices.Contains(tt.written, base) && !slices.Contains(tt.markers, f) {
+					t.Errorf("%s written; the project uses no such client", f)
+				}
+			}
+			if tt.code == exitOK && !strings.Contains(out.String(), "Project files start hermes-tools-mcp by name") {
+				t.Errorf("the report does not say the project files are portable:\n%s", out.String())
+			}
+		})
 	}
 }

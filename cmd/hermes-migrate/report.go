@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/mcpserver"
 )
@@ -28,6 +29,9 @@ type humanReport struct {
 	// variable; needsErr is why they could not be found.
 	needs    []toolNeed
 	needsErr error
+	// project is what the project files say about where they run, ""
+	// outside --project.
+	project string
 }
 
 // setVariables are the variables hermes-tools' toolsets read that are set
@@ -46,17 +50,39 @@ func setVariables(getenv func(string) string) []string {
 
 // writeReports prints one line per client (what happened, where, the
 // backup) and below it only what the user has to act on; the variables
-// hermes-tools reads come once, at the end, not once per client. The
-// translation details every run repeats (dropped timeouts, the full list
-// of variable names each client passes) are for --verbose.
+// hermes-tools reads come once, at the end, not once per client. A note or
+// warning that several clients share (a user server's secret, a dropped
+// timeout) is said once, after the clients, naming them. The translation
+// details every run repeats for hermes-tools are for --verbose.
 func writeReports(w io.Writer, reports []clientReport, h humanReport) {
 	hidden := 0
 	var noVars []clientReport // clients that cannot hand variables on
-	for _, r := range reports {
-		hidden += writeClient(w, r, h)
+	items := make([][]reportItem, len(reports))
+	for i, r := range reports {
+		items[i], hidden = clientItems(r, h, hidden)
+	}
+	shared := sharedItems(reports, items)
+	for i, r := range reports {
+		writeClient(w, r, h)
+		for _, it := range items[i] {
+			if _, ok := shared[it.key]; !ok {
+				fmt.Fprintf(w, "  %s: %s\n", it.kind, it.text)
+			}
+		}
+		if h.verbose {
+			for _, s := range r.Skipped {
+				fmt.Fprintf(w, "  note: kept your own definition of %s\n", s)
+			}
+		}
 		if len(h.vars) > 0 && cannotPassVars(r, h.vars) {
 			noVars = append(noVars, r)
 		}
+	}
+	for _, g := range orderedShared(shared) {
+		fmt.Fprintf(w, "%s: %s: %s\n", strings.Join(g.clients, ", "), g.kind, g.text)
+	}
+	if h.project != "" {
+		fmt.Fprintln(w, h.project)
 	}
 	if h.toolsEntry {
 		writeVariables(w, h, noVars)
@@ -70,9 +96,117 @@ func writeReports(w io.Writer, reports []clientReport, h humanReport) {
 	}
 }
 
-// writeClient prints one client's report and returns how many notes it
-// left out.
-func writeClient(w io.Writer, r clientReport, h humanReport) (hidden int) {
+// reportItem is one warning or note under a client. key is its text with
+// the client's name taken out, so the same note for two clients ("Cursor
+// has no per-server timeout", "Zed has no ...") is one item.
+type reportItem struct {
+	kind, text, key string
+	// general is text with the client's name as "each client", for the
+	// line that names several.
+	general string
+}
+
+// sharedGroup is an item several clients have, said once.
+type sharedGroup struct {
+	kind, text string
+	clients    []string
+	first      int
+}
+
+// clientItems are a client's warnings and notes about servers, in the order
+// they are printed; hermes-tools' own translation notes are counted in
+// hidden instead unless verbose.
+func clientItems(r clientReport, h humanReport, hidden int) ([]reportItem, int) {
+	own := func(server string) bool {
+		return server == configmigrate.HermesToolsName && !slices.Contains(r.Skipped, server)
+	}
+	name := clientDisplayName(r.Client)
+	item := func(kind, text string) reportItem {
+		it := reportItem{kind: kind, text: text, key: kind + "\x00" + text, general: text}
+		if name != "" && strings.Contains(text, name) {
+			it.key = kind + "\x00" + strings.ReplaceAll(text, name, "\x01")
+			it.general = strings.ReplaceAll(text, name, "each client")
+		}
+		return it
+	}
+	var out []reportItem
+	if c := r.Codex; c != nil {
+		for _, s := range c.Servers {
+			for _, n := range s.Notes {
+				if own(s.Name) && !h.verbose {
+					hidden++
+					continue
+				}
+				out = append(out, item("note", s.Name+": "+n))
+			}
+		}
+	}
+	for _, p := range r.Problems {
+		out = append(out, item("warning", p))
+	}
+	for _, n := range r.Notes {
+		server, _, _ := strings.Cut(n, ": ")
+		if own(server) && !h.verbose {
+			hidden++
+			continue
+		}
+		out = append(out, item("note", n))
+	}
+	return out, hidden
+}
+
+// clientDisplayName is the name a client's notes call it by ("VS Code").
+func clientDisplayName(client string) string {
+	if client == "codex" {
+		return ""
+	}
+	c, err := clientsync.ParseClient(client)
+	if err != nil {
+		return ""
+	}
+	return c.DisplayName()
+}
+
+// sharedItems are the items more than one client has, by key.
+func sharedItems(reports []clientReport, items [][]reportItem) map[string]*sharedGroup {
+	groups := map[string]*sharedGroup{}
+	order := 0
+	for i, its := range items {
+		for _, it := range its {
+			g, ok := groups[it.key]
+			if !ok {
+				g = &sharedGroup{kind: it.kind, text: it.text, first: order}
+				order++
+				groups[it.key] = g
+			}
+			if !slices.Contains(g.clients, reports[i].Client) {
+				g.clients = append(g.clients, reports[i].Client)
+			}
+			if len(g.clients) > 1 {
+				g.text = it.general
+			}
+		}
+	}
+	for k, g := range groups {
+		if len(g.clients) < 2 {
+			delete(groups, k)
+		}
+	}
+	return groups
+}
+
+func orderedShared(groups map[string]*sharedGroup) []*sharedGroup {
+	out := make([]*sharedGroup, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, g)
+	}
+	slices.SortFunc(out, func(a, b *sharedGroup) int { return a.first - b.first })
+	return out
+}
+
+// writeClient prints a client's own line: what happened to its file, and
+// what only it has (codex's block, the plugin lookup).
+func writeClient(w io.Writer, r clientReport, h humanReport) {
 	path := tilde(r.Path, h.home)
 	switch {
 	case r.DryRun && r.Diff != "":
@@ -95,19 +229,7 @@ func writeClient(w io.Writer, r clientReport, h humanReport) (hidden int) {
 	if r.Removed {
 		fmt.Fprintln(w, "  removed Hermes' managed section")
 	}
-	own := func(server string) bool {
-		return server == configmigrate.HermesToolsName && !slices.Contains(r.Skipped, server)
-	}
 	if c := r.Codex; c != nil {
-		for _, s := range c.Servers {
-			for _, n := range s.Notes {
-				if own(s.Name) && !h.verbose {
-					hidden++
-					continue
-				}
-				fmt.Fprintf(w, "  note: %s: %s\n", s.Name, n)
-			}
-		}
 		for _, u := range c.UserDefined {
 			fmt.Fprintf(w, "  kept your own %s\n", u)
 		}
@@ -123,23 +245,6 @@ func writeClient(w io.Writer, r clientReport, h humanReport) (hidden int) {
 	default:
 		fmt.Fprintf(w, "  warning: could not ask codex for its plugins (kept those the block listed): %s\n", r.PluginError)
 	}
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  warning: %s\n", p)
-	}
-	for _, n := range r.Notes {
-		server, _, _ := strings.Cut(n, ": ")
-		if own(server) && !h.verbose {
-			hidden++
-			continue
-		}
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-	if h.verbose {
-		for _, s := range r.Skipped {
-			fmt.Fprintf(w, "  note: kept your own definition of %s\n", s)
-		}
-	}
-	return hidden
 }
 
 // failure reports a client's error in one line and returns the exit code

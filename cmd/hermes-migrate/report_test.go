@@ -347,3 +347,51 @@ func TestFailureAfterWrites(t *testing.T) {
 		t.Errorf("want codex and claude-desktop reported, vscode not reached:\n%s", out)
 	}
 }
+
+// userServersBudget is what each of the user's servers may add to
+// --user-servers: its action items, said once for every client they apply
+// to. It printed 8.6 KB when each note came once per client.
+const userServersBudget = 700
+
+// TestUserServersRunOnRealisticHomeIsShort: --client all --user-servers
+// says each action item about a user server once, naming the clients it
+// applies to, and never tells a client that cannot expand references that
+// its entry reads one.
+func TestUserServersRunOnRealisticHomeIsShort(t *testing.T) {
+	h := newRealHome(t)
+	// A server whose key is written into config.yaml, as many are: every
+	// client is told once what to set, or to fill in by hand.
+	cfg := filepath.Join(h.home, ".hermes", "config.yaml")
+	yaml, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := "mcp_servers:\n  fetch:\n    command: /opt/mcp/fetch\n    env:\n      API_KEY: sk-live-4f9a8b7c6d5e4f3a2b1c0d9e\n"
+	yaml = bytes.Replace(yaml, []byte("mcp_servers:\n"), []byte(fetch), 1)
+	if err := os.WriteFile(cfg, yaml, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := h.run(t, "--client", "all", "--user-servers")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	golden.File(t, "testdata/realistic-home-user-servers.golden", []byte(out))
+	if n, budget := len(out), perClientBudget*len(realHomeClients)+notesBudget+2*userServersBudget; n > budget {
+		t.Errorf("--user-servers printed %d characters, budget %d:\n%s", n, budget, out)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "  ") && seen[l] {
+			t.Errorf("line said twice: %q\n%s", l, out)
+		}
+		seen[l] = true
+	}
+	// Claude Desktop and Zed cannot expand references: no line may tell
+	// them an entry reads $VAR.
+	for _, l := range lines {
+		if strings.Contains(l, "reads $") && (strings.Contains(l, "claude-desktop") || strings.Contains(l, "zed")) {
+			t.Errorf("a client without references is told its entry reads one: %q", l)
+		}
+	}
+}

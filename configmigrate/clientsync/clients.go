@@ -74,10 +74,14 @@ type dialect struct {
 	// first and last are constant fields leading and ending every entry
 	// ("source": "custom", "enabled": true).
 	first, last object
-	// timeoutKey names a per-request timeout in milliseconds.
-	timeoutKey string
-	cwd        bool
-	remote     bool
+	// timeoutKey names a per-request timeout, in milliseconds unless
+	// timeoutSeconds; timeoutDefault, when set, is written for a server
+	// without a timeout (an entry the client rejects without one).
+	timeoutKey     string
+	timeoutSeconds bool
+	timeoutDefault int64
+	cwd            bool
+	remote         bool
 	// gemini picks the transport by key (httpUrl or url) and has tool
 	// filters.
 	gemini bool
@@ -374,7 +378,7 @@ var dialects = map[Client]*dialect{
 		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
 		last: object{{"enabled", true}}, offSwitch: "enabled",
 		ref: func(n string) string { return "{env:" + n + "}" }, refSyntax: "{env:VAR}",
-		expands: braceEnv, remote: true,
+		expands: braceEnv, timeoutKey: "timeout", remote: true,
 		source: "opencode.ai/docs/config#variables, opencode.ai/docs/mcp-servers",
 	}),
 	Pi: stdEntry(dialect{
@@ -446,8 +450,10 @@ var dialects = map[Client]*dialect{
 		commandKey: "cmd", alwaysArgs: true, envKey: "envs", urlKey: "uri", nameKeys: "env_keys", refSyntax: "env_keys: [VAR] (same name only)",
 		typeKey: "type", stdioType: "stdio", httpType: "streamable_http", sseType: "sse",
 		nameField: true, first: object{{"description", ""}},
-		// Goose's timeout is in seconds; 300 is its default.
-		last: object{{"enabled", true}, {"timeout", int64(300)}}, offSwitch: "enabled",
+		// Goose's documented entry always has timeout, in seconds; 300 is
+		// its default.
+		timeoutKey: "timeout", timeoutSeconds: true, timeoutDefault: 300,
+		last: object{{"enabled", true}}, offSwitch: "enabled",
 		remote: true,
 		source: "block.github.io/goose/docs/getting-started/using-extensions; add-mcp 2.4.0",
 	}),
@@ -456,8 +462,9 @@ var dialects = map[Client]*dialect{
 		user: func(p pathEnv) (string, error) {
 			return p.join(p.dir("GROK_HOME", ".grok"), "config.toml"), nil
 		},
-		project: ".grok/config.toml",
-		remote:  true,
-		source:  "add-mcp 2.4.0 (dist/agents: codex-style [mcp_servers.<name>] tables)",
+		project:    ".grok/config.toml",
+		timeoutKey: "tool_timeout_sec", timeoutSeconds: true,
+		remote: true,
+		source: "add-mcp 2.4.0 (dist/agents: codex-style [mcp_servers.<name>] tables, tool_timeout_sec in seconds)",
 	}),
 }

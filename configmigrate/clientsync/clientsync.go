@@ -342,7 +342,7 @@ func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts 
 	res.Written = append(res.Written, s.Name)
 	// The server's own notes (what Hermes' config could not express in
 	// the neutral model) come first, as in the codex report.
-	noteAll(s.Notes...)
+	noteAll(tr.claimed(s.Notes)...)
 	noteAll(handNotes...)
 	noteAll(tr.notes...)
 	return nil

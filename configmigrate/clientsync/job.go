@@ -2,6 +2,8 @@ package clientsync
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,26 +98,30 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 	if err != nil {
 		return res, err
 	}
+	home, err := hermeshome.Resolve(j.HermesHome, getenv)
+	if err != nil {
+		return res, err
+	}
 	// The config file's lock is held from reading it to recording what
 	// was written, so concurrent runs for this client take turns; other
 	// clients' runs only meet at the state file, which record merges
 	// under its own lock.
-	ed, err := atomicfile.Begin(ctx, res.Path, atomicfile.EditOptions{
+	opts := atomicfile.EditOptions{
 		Options: atomicfile.Options{Backup: configmigrate.BackupSuffix, Mode: 0o600, Force: j.Force},
 		Lock:    filelock.Options{Waiting: j.OnLockWait},
 		NoLock:  j.DryRun,
 		// --remove on a machine without this file creates nothing.
 		ExistingOnly: j.Remove,
-	})
+	}
+	if j.Project != "" {
+		opts.LockPath = ProjectLockPath(home, res.Path)
+	}
+	ed, err := atomicfile.Begin(ctx, res.Path, opts)
 	if err != nil {
 		return res, err
 	}
 	defer ed.Close()
 	existing := ed.Before
-	home, err := hermeshome.Resolve(j.HermesHome, getenv)
-	if err != nil {
-		return res, err
-	}
 	state := stateFile{home: home, force: j.Force, wait: j.OnLockWait}
 	owned, err := state.read()
 	if err != nil {
@@ -175,6 +181,22 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		_ = ed.Forget()
 	}
 	return res, nil
+}
+
+// ProjectLockPath is where a project file's lock lives: in the Hermes
+// home, named for the file's path, not beside the file, where it would
+// show up in the project's checkout and get committed. The lock file
+// cannot simply be deleted after each edit instead: it also records what
+// the last edit wrote (atomicfile's backup rule), and deleting it while
+// another run waits on it would let a third run lock a new file at the
+// same time (filelock.Suffix).
+func ProjectLockPath(home, file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(home, "locks", filepath.Base(file)+"-"+hex.EncodeToString(sum[:8])+filelock.Suffix)
 }
 
 // servers are what the client gets: hermes-tools, then the user's servers

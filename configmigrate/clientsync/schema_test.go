@@ -56,7 +56,7 @@ var schemas = map[Client]entrySchema{
 	RooCode: {source: "docs.roocode.com/features/mcp/using-mcp-in-roo", keys: append(std, "type", "cwd", "disabled", "alwaysAllow"),
 		typeKey: "type", types: []string{"stdio", "streamable-http", "sse"}, constant: map[string]any{"disabled": false}},
 	LMStudio:  {source: "lmstudio.ai/docs/app/mcp (Cursor's notation)", keys: std},
-	GrokBuild: {source: "add-mcp 2.4.0 dist/agents (grok-build: codex-style [mcp_servers.<name>] command, args, env, url, headers)", keys: std},
+	GrokBuild: {source: "add-mcp 2.4.0 dist/agents (grok-build: codex-style [mcp_servers.<name>] command, args, env, url, headers, tool_timeout_sec)", keys: append(std, "tool_timeout_sec")},
 }
 
 // checkSchema checks every entry Hermes wrote (the fixture servers) in doc

@@ -85,7 +85,8 @@ func TestNoClientGetsALiteralSecret(t *testing.T) {
 
 // TestSecretBecomesReference: the literal is replaced by a reference in
 // the client's own syntax, or left for the user to fill in where the
-// client expands none, and the note names the variable either way.
+// client expands none; the note names the variable to set, or the field
+// to fill in by hand, never both.
 func TestSecretBecomesReference(t *testing.T) {
 	const key = "sk-live-4f9a8b7c6d5e4f3a2b1c"
 	servers, _ := configmigrate.ProtectSecrets([]configServer{{
@@ -108,7 +109,10 @@ func TestSecretBecomesReference(t *testing.T) {
 			t.Errorf("%s: FETCH_API_KEY not passed by name in\n%s", c, res.Output)
 		case d.ref == nil && d.nameKeys == "" && !strings.Contains(notes, "env FETCH_API_KEY not written"):
 			t.Errorf("%s: no note asking to fill FETCH_API_KEY in by hand:\n%s", c, notes)
-		case !strings.Contains(notes, "set FETCH_API_KEY"):
+		case d.ref == nil && d.nameKeys == "" && strings.Contains(notes, "reads $FETCH_API_KEY"):
+			// The by-hand note is the one to follow there.
+			t.Errorf("%s: told the entry reads $FETCH_API_KEY, which it cannot:\n%s", c, notes)
+		case (d.ref != nil || d.nameKeys != "") && !strings.Contains(notes, "set FETCH_API_KEY"):
 			t.Errorf("%s: notes do not name the variable to set:\n%s", c, notes)
 		}
 	}

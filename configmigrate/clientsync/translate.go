@@ -153,6 +153,32 @@ type translated struct {
 	// reference: the user fills them in by hand, and keepHand carries
 	// those values over when Hermes rewrites the entry.
 	hand []string
+	// reads are the variables the entry hands on: by reference, or by
+	// name (Goose's env_keys).
+	reads []string
+}
+
+// readsRefRE finds a note's claim that the entry reads a variable by
+// reference ("the entry reads $FETCH_API_KEY instead").
+var readsRefRE = regexp.MustCompile(`reads \$([A-Za-z_][A-Za-z0-9_]*)`)
+
+// claimed keeps the server's own notes that hold for this client's entry.
+// A note from configmigrate (a secret turned into a reference) says the
+// entry reads $X; for a client that cannot spell references the entry
+// does not, and its own note asks for the value by hand instead, so
+// keeping both would contradict each other.
+func (tr translated) claimed(notes []string) []string {
+	var out []string
+	for _, n := range notes {
+		ok := true
+		for _, m := range readsRefRE.FindAllStringSubmatch(n, -1) {
+			ok = ok && slices.Contains(tr.reads, m[1])
+		}
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // translate renders s in the client's dialect.
@@ -183,7 +209,7 @@ func translate(d *dialect, s configmigrate.Server) translated {
 		}
 		entry = append(entry, f)
 	}
-	tr := translated{entry: entry, notes: t.notes}
+	tr := translated{entry: entry, notes: t.notes, reads: append(slices.Clone(t.refs), t.byName...)}
 	if s.IsStdio() {
 		tr.hand = t.noRef
 	}
@@ -375,9 +401,12 @@ func (t *translation) cannotExpand(field, ref string) string {
 func (t *translation) common(s configmigrate.Server, e *object) {
 	d := t.d
 	if d.timeoutKey != "" {
-		if s.ToolTimeoutSec > 0 {
-			// The timeout covers each request to the server, in ms.
-			e.set(d.timeoutKey, int64(math.Round(s.ToolTimeoutSec*1000)))
+		switch {
+		case s.ToolTimeoutSec > 0:
+			// The timeout covers each request to the server.
+			e.set(d.timeoutKey, d.timeout(s.ToolTimeoutSec))
+		case d.timeoutDefault > 0:
+			e.set(d.timeoutKey, d.timeoutDefault)
 		}
 		if s.StartupTimeoutSec > 0 {
 			t.note("startup timeout dropped: %s has no setting for it", d.display)
@@ -415,12 +444,29 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 	if len(t.noDefault) > 0 {
 		t.note("the default in ${%s:-...} was dropped: %s has no default values, so set %s where %s starts", strings.Join(t.noDefault, ":-...}, ${"), d.display, strings.Join(t.noDefault, ", "), d.display)
 	}
-	if len(t.refs) > 0 {
-		t.note("reads %s from the environment %s is started from", strings.Join(t.refs, ", "), d.display)
+	// A variable the server's own note already names ("the entry reads
+	// $X instead; set X ...") is not named twice.
+	var said []string
+	for _, n := range s.Notes {
+		for _, m := range readsRefRE.FindAllStringSubmatch(n, -1) {
+			said = append(said, m[1])
+		}
+	}
+	if refs := slices.DeleteFunc(slices.Clone(t.refs), func(r string) bool { return slices.Contains(said, r) }); len(refs) > 0 {
+		t.note("reads %s from the environment %s is started from", strings.Join(refs, ", "), d.display)
 	}
 	if len(t.passed) > 0 {
 		t.note("passes %s through from the environment %s is started from", strings.Join(t.passed, ", "), d.display)
 	}
+}
+
+// timeout spells sec in the client's unit; whole seconds are rounded up,
+// so a short timeout never becomes 0, which some clients read as "none".
+func (d *dialect) timeout(sec float64) int64 {
+	if d.timeoutSeconds {
+		return max(1, int64(math.Ceil(sec)))
+	}
+	return int64(math.Round(sec * 1000))
 }
 
 // legacyHermesToolsEnv are variables the Python Hermes wrote into its

@@ -1,6 +1,7 @@
 package clientsync
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -236,6 +237,20 @@ func TestTranslate(t *testing.T) {
 				Cursor:        {want: `{"command": "/bin/srv"}`, notes: []string{"timeouts dropped: Cursor"}},
 				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv"}`, notes: []string{"timeouts dropped: VS Code"}},
 				Gemini:        {want: `{"command": "/bin/srv", "timeout": 120500}`, notes: []string{"startup timeout dropped: Gemini CLI"}},
+				OpenCode:      {want: `{"type": "local", "command": ["/bin/srv"], "timeout": 120500, "enabled": true}`, notes: []string{"startup timeout dropped: OpenCode"}},
+				// Seconds, rounded up.
+				Goose:     {want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "timeout": 121, "enabled": true}`, notes: []string{"startup timeout dropped: Goose"}},
+				GrokBuild: {want: `{"command": "/bin/srv", "tool_timeout_sec": 121}`, notes: []string{"startup timeout dropped: Grok Build"}},
+			},
+		},
+		{
+			name:   "no timeout",
+			server: configServer{Command: "/bin/srv"},
+			want: map[Client]expect{
+				// Goose's documented entry always has one: its default.
+				Goose:    {want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "timeout": 300, "enabled": true}`},
+				Gemini:   {want: `{"command": "/bin/srv"}`},
+				KiloCode: {want: `{"type": "local", "command": ["/bin/srv"], "enabled": true}`},
 			},
 		},
 		{
@@ -279,7 +294,7 @@ func TestTranslate(t *testing.T) {
 				m[Cline] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{`({"disabled": true})`}}
 				m[ClineCLI] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
 				m[RooCode] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
-				m[Goose] = expect{want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "enabled": false, "timeout": 300}`, notes: []string{"turned off"}}
+				m[Goose] = expect{want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "timeout": 300, "enabled": false}`, notes: []string{"turned off"}}
 				return m
 			}(),
 		},
@@ -383,6 +398,48 @@ func TestNotesNeverHoldValues(t *testing.T) {
 				if strings.Contains(n, "s3cr3t") {
 					t.Errorf("%s: note leaks a value: %s", c, n)
 				}
+			}
+		}
+	}
+}
+
+// TestTimeoutNotesMatchEntries is the rule behind every client's timeout:
+// a server's timeout is written in the client's unit, or a note says it was
+// dropped, never both and never neither; and a note never claims a client
+// lacks a timeout its entry carries.
+func TestTimeoutNotesMatchEntries(t *testing.T) {
+	for _, sec := range []float64{0, 0.2, 45, 120.5} {
+		for _, c := range Clients() {
+			d := dialects[c]
+			tr := translate(d, configServer{Name: "srv", Command: "/bin/srv", ToolTimeoutSec: sec})
+			var got any
+			written := false
+			for _, f := range tr.entry {
+				if f.key == d.timeoutKey {
+					got, written = f.val, true
+				}
+			}
+			dropped := false
+			for _, n := range tr.notes {
+				dropped = dropped || strings.Contains(n, "timeouts dropped")
+			}
+			switch {
+			case written && dropped:
+				t.Errorf("%s, timeout %v: entry has %s = %v and a note says timeouts were dropped", c, sec, d.timeoutKey, got)
+			case sec > 0 && !written && !dropped:
+				t.Errorf("%s, timeout %v: neither written nor reported dropped", c, sec)
+			case sec == 0 && dropped:
+				t.Errorf("%s: no timeout set, yet a note says it was dropped", c)
+			case sec > 0 && written:
+				want := int64(math.Round(sec * 1000))
+				if d.timeoutSeconds {
+					want = max(1, int64(math.Ceil(sec)))
+				}
+				if got != want {
+					t.Errorf("%s, timeout %vs: wrote %s = %v, want %d (the user's value in the client's unit)", c, sec, d.timeoutKey, got, want)
+				}
+			case sec == 0 && written && got != d.timeoutDefault:
+				t.Errorf("%s: no timeout set, yet wrote %s = %v", c, d.timeoutKey, got)
 			}
 		}
 	}

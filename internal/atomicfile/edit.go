@@ -28,6 +28,12 @@ type EditOptions struct {
 	// removals: a missing file has nothing to remove, and a client the
 	// user never installed must not get a directory.
 	ExistingOnly bool
+	// LockPath, when set, is the lock file instead of LockPath(path):
+	// for a file in a directory that is not the user's own to litter (a
+	// project checkout, where a lock file would be committed), the
+	// caller keeps it in its state directory. Every editor of the file
+	// must name the same one.
+	LockPath string
 }
 
 // Edit is a read-modify-write of one file under the lock beside it, so concurrent editors (two hermes-migrate runs, hermes switching
@@ -73,9 +79,11 @@ func Begin(ctx context.Context, path string, opts EditOptions) (*Edit, error) {
 		}
 	}
 	if lock {
-		lock, err := LockPath(path)
-		if err != nil {
-			return nil, err
+		lock := opts.LockPath
+		if lock == "" {
+			if lock, err = LockPath(path); err != nil {
+				return nil, err
+			}
 		}
 		if e.lock, err = filelock.Acquire(ctx, lock, opts.Lock); err != nil {
 			return nil, err

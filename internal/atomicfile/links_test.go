@@ -133,38 +133,56 @@ func TestWriteReadOnly(t *testing.T) {
 	}
 }
 
+// TestEditBackupKeepsUsersVersion, with the lock beside the file and
+// elsewhere (EditOptions.LockPath): the lock's record of what was last
+// written is what keeps our own output out of the backup.
 func TestEditBackupKeepsUsersVersion(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "config.toml")
-	mustWrite(t, path, "user\n", 0o600)
-	edit := func(content string) string {
-		t.Helper()
-		e, err := Begin(context.Background(), path, EditOptions{Options: Options{Backup: ".bak"}})
-		if err != nil {
-			t.Fatal(err)
+	for _, elsewhere := range []bool{false, true} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.toml")
+		lockPath := ""
+		if elsewhere {
+			lockPath = filepath.Join(t.TempDir(), "state", "locks", "config.toml.lock")
 		}
-		defer e.Close()
-		bak, err := e.Commit([]byte(content))
-		if err != nil {
-			t.Fatal(err)
+		mustWrite(t, path, "user\n", 0o600)
+		edit := func(content string) string {
+			t.Helper()
+			e, err := Begin(context.Background(), path, EditOptions{Options: Options{Backup: ".bak"}, LockPath: lockPath})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			bak, err := e.Commit([]byte(content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return bak
 		}
-		return bak
-	}
-	for _, step := range []struct{ write, wantBak string }{
-		{"ours 1\n", "user\n"},
-		{"ours 2\n", "user\n"}, // our own output is never backed up
-		{"", ""},               // the user edits: see below
-		{"ours 3\n", "user 2\n"},
-	} {
-		if step.write == "" {
-			mustWrite(t, path, "user 2\n", 0o600)
-			continue
+		for _, step := range []struct{ write, wantBak string }{
+			{"ours 1\n", "user\n"},
+			{"ours 2\n", "user\n"}, // our own output is never backed up
+			{"", ""},               // the user edits: see below
+			{"ours 3\n", "user 2\n"},
+		} {
+			if step.write == "" {
+				mustWrite(t, path, "user 2\n", 0o600)
+				continue
+			}
+			if bak := edit(step.write); bak != path+".bak" {
+				t.Errorf("backup path %q", bak)
+			}
+			if got, _ := os.ReadFile(path + ".bak"); string(got) != step.wantBak {
+				t.Errorf("lock elsewhere %v: after writing %q backup is %q, want %q", elsewhere, step.write, got, step.wantBak)
+			}
 		}
-		if bak := edit(step.write); bak != path+".bak" {
-			t.Errorf("backup path %q", bak)
+		beside, _ := LockPath(path)
+		if _, err := os.Stat(beside); (err == nil) == elsewhere {
+			t.Errorf("lock elsewhere %v: lock file beside the file exists = %v", elsewhere, err == nil)
 		}
-		if got, _ := os.ReadFile(path + ".bak"); string(got) != step.wantBak {
-			t.Errorf("after writing %q backup is %q, want %q", step.write, got, step.wantBak)
+		if elsewhere {
+			if _, err := os.Stat(lockPath); err != nil {
+				t.Errorf("lock file not at LockPath: %v", err)
+			}
 		}
 	}
 }

@@ -1,0 +1,65 @@
+package clientsync
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/configmigrate"
+)
+
+// TestNotesMatchTheEntry is the rule behind the notes a server brings
+// from configmigrate (a secret turned into a reference): every client
+// keeps a note saying the entry reads $VAR only when its entry does
+// reference VAR, and a client that cannot is told to fill the value in by
+// hand instead, never both.
+func TestNotesMatchTheEntry(t *testing.T) {
+	tests := []struct {
+		name   string
+		server configServer
+		// field is what the by-hand note names when the client has no
+		// reference for it.
+		field string
+	}{
+		{"env secret", configServer{Name: "fetch", Command: "/bin/fetch", Env: []configmigrate.KeyValue{kv("API_KEY", lit("sk-abcdefghijklmnopqrstuvwxyz123456"))}}, "env API_KEY"},
+		{"env secret of its own name", configServer{Name: "gh", Command: "/bin/gh", Env: []configmigrate.KeyValue{kv("GITHUB_TOKEN", lit("ghp_abcdefghijklmnopqrstuvwxyz1234567890"))}}, "env GITHUB_TOKEN"},
+		{"header secret", configServer{Name: "api", URL: "https://mcp.example.com/mcp", Headers: []configmigrate.KeyValue{kv("Authorization", lit("Bearer abcdefghijklmnopqrstuvwxyz123456"))}}, "headers Authorization"},
+	}
+	readsRE := regexp.MustCompile(`reads \$([A-Za-z_][A-Za-z0-9_]*)`)
+	for _, tt := range tests {
+		protected, _ := configmigrate.ProtectSecrets([]configmigrate.Server{tt.server}, false)
+		if len(protected) != 1 || !slices.ContainsFunc(protected[0].Notes, readsRE.MatchString) {
+			t.Fatalf("%s: ProtectSecrets gave %+v, want a note that the entry reads a variable", tt.name, protected)
+		}
+		for _, c := range Clients() {
+			res, err := Apply(c, nil, protected, Options{})
+			if err != nil {
+				t.Fatalf("%s, %s: %v", tt.name, c, err)
+			}
+			if len(res.Skipped) > 0 {
+				continue
+			}
+			out := string(res.Output)
+			var claims, byHand bool
+			for _, n := range res.Notes {
+				for _, m := range readsRE.FindAllStringSubmatch(n, -1) {
+					claims = true
+					if !strings.Contains(out, m[1]) {
+						t.Errorf("%s, %s: note %q, yet the entry does not reference %s:\n%s", tt.name, c, n, m[1], out)
+					}
+					// Said once: not again in the list of variables read.
+					for _, o := range res.Notes {
+						if strings.Contains(o, "reads "+m[1]) || strings.Contains(o, ", "+m[1]+" from the environment") {
+							t.Errorf("%s, %s: %s named twice: %q", tt.name, c, m[1], res.Notes)
+						}
+					}
+				}
+				byHand = byHand || strings.Contains(n, tt.field+" not written")
+			}
+			if claims == byHand {
+				t.Errorf("%s, %s: want exactly one of a reads-$VAR note (%v) and a by-hand note (%v): %q", tt.name, c, claims, byHand, res.Notes)
+			}
+		}
+	}
+}
