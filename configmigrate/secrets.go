@@ -245,7 +245,7 @@ var flagRE = regexp.MustCompile(`^--?([A-Za-z][A-Za-z0-9_.-]+)$`)
 
 // secretFlag reports whether arg is a flag whose value is a credential:
 // its last word says so (--api-key, --token, --client-secret, --password,
-// --passwd, --pass, --apiKey, -token). --token-file, --password-stdin,
+// --passwd, --pass, --pw, --apiKey, -token). --token-file, --password-stdin,
 // --no-password and --ask-pass take no secret.
 func secretFlag(arg string) bool {
 	m := flagRE.FindStringSubmatch(arg)
@@ -262,7 +262,7 @@ func secretFlag(arg string) bool {
 	}
 	last := w[len(w)-1]
 	switch last {
-	case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "APIKEY", "ACCESSKEY", "SECRETKEY":
+	case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PW", "PASSPHRASE", "APIKEY", "ACCESSKEY", "SECRETKEY":
 		return true
 	case "KEY":
 		return len(w) > 1 && keyQualifiers[w[len(w)-2]]
@@ -340,7 +340,7 @@ var (
 // SecretName reports whether an env variable, header, option or flag
 // name says its value is a credential (FETCH_API_KEY, GITHUB_TOKEN,
 // Authorization, X-Api-Key, accessToken, ACCESS_TOKEN_VALUE,
-// DB_PASS_PHRASE). Names are read as words split at '_', '-', '.' and
+// DB_PASS_PHRASE, PW). Names are read as words split at '_', '-', '.' and
 // camelCase humps, so TOKEN matches as a word and never inside
 // TOKENIZER_PATH, KEY never inside MONKEY or KEYBOARD_LAYOUT, PASS never
 // inside PASSTHROUGH or BYPASS. PWD alone is the working directory,
@@ -373,11 +373,11 @@ func SecretName(name string) bool {
 
 var (
 	// credentialLastWords end a secret's name (OPENAI_KEY, X_AUTH).
-	credentialLastWords = wordSet("KEY APIKEY ACCESSKEY PRIVATEKEY SECRETKEY TOKEN PASSWD PASS PASSPHRASE CREDENTIAL CREDENTIALS AUTH AUTHORIZATION COOKIE")
+	credentialLastWords = wordSet("KEY APIKEY ACCESSKEY PRIVATEKEY SECRETKEY TOKEN PASSWD PASS PW PASSPHRASE CREDENTIAL CREDENTIALS AUTH AUTHORIZATION COOKIE")
 	// credentialWords make a secret's name wherever they stand
 	// (ACCESS_TOKEN_VALUE, DB_PASS_PHRASE); KEY, AUTH and COOKIE do not
 	// (KEY_ID, AUTH_MODE, COOKIE_DOMAIN), KEY only after a qualifier.
-	credentialWords = wordSet("TOKEN PASSWD PASS PASSPHRASE APIKEY ACCESSKEY PRIVATEKEY SECRETKEY CREDENTIAL CREDENTIALS")
+	credentialWords = wordSet("TOKEN PASSWD PASS PW PASSPHRASE APIKEY ACCESSKEY PRIVATEKEY SECRETKEY CREDENTIAL CREDENTIALS")
 	keyQualifiers   = wordSet("API ACCESS PRIVATE SECRET SIGNING ENCRYPTION CLIENT MASTER AUTH SESSION LICENSE")
 	// credentialMetaWords name something about a credential that is no
 	// secret itself: where it is, how long, what kind.

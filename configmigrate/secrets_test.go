@@ -24,7 +24,7 @@ func TestSecretName(t *testing.T) {
 		"TOKENIZERS_PARALLELISM": false, "MAX_TOKENS": false, "MONKEY_BUSINESS": false,
 		"GITHUB_TOKEN_FILE": false, "API_KEY_PATH": false, "TOKEN_ENDPOINT": false, "KEY_ID": false,
 		"SORT_KEY_ORDER": false, "AUTH_MODE": false, "COOKIE_DOMAIN": false, "KEYRING_BACKEND": false,
-		"COMPASS_DIR": false, "PASSENGER_COUNT": false,
+		"COMPASS_DIR": false, "PASSENGER_COUNT": false, "PW": true, "MYSQL_PW": true, "PWA_MODE": false,
 	} {
 		if got := SecretName(name); got != want {
 			t.Errorf("SecretName(%q) = %v, want %v", name, got, want)
@@ -236,7 +236,7 @@ func TestSecretFlag(t *testing.T) {
 		"--api-key": true, "--apikey": true, "--apiKey": true, "--api_key": true, "--token": true, "-token": true,
 		"--access-token": true, "--auth-token": true, "--secret": true, "--client-secret": true, "--clientsecret": true,
 		"--password": true, "--passwd": true, "--pass": true, "--db-password": true, "--passphrase": true,
-		"--secret-key": true, "--access-key": true,
+		"--secret-key": true, "--access-key": true, "--pw": true,
 		// -p is the port in more CLIs than it is a password.
 		"-p": false, "-t": false, "--port": false, "--key": false, "--private-key": true, "--keyboard": false,
 		"--token-file": false, "--password-stdin": false, "--password-file": false, "--no-password": false,
