@@ -222,6 +222,11 @@ func LooksLikeSecret(text string) bool {
 			return true
 		}
 	}
+	// A header passed as an argument (mcp-remote --header
+	// "X-Api-Key: value").
+	if m := headerArgRE.FindStringSubmatch(text); m != nil && SecretName(m[1]) && literalSecret(m[1], ParseValue(strings.TrimSpace(m[2]))) {
+		return true
+	}
 	// "--password hunter2" inside one string (a command line, an env
 	// value holding options).
 	f := strings.Fields(text)
@@ -233,9 +238,12 @@ func LooksLikeSecret(text string) bool {
 	return false
 }
 
+// headerArgRE is "Name: value", a header written as one string.
+var headerArgRE = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$`)
+
 // userinfoRE finds the password of scheme://user:password@host; the
 // password stops at '/', so "https://host:443/@alice" is no userinfo.
-var userinfoRE = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@`)
+var userinfoRE = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@ \t\r\n:]*:([^/?#@ \t\r\n]+)@`)
 
 // flagRE is a flag that takes its value as the next argument. Its name
 // has two letters at least: -p is the port (or profile, or path) in more

@@ -2,6 +2,7 @@ package configmigrate
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -50,12 +51,17 @@ func TestLooksLikeSecret(t *testing.T) {
 		"srv --password hunter5hunter5": true, "--api-key Zq8w": true, "--client-secret abc": true, "-token xyz": true,
 		"--password-stdin x": false, "--token-file /etc/t": false, "--no-password now": false, "-p 8080": false,
 		"--token ${T}": false, "--password --verbose": false,
+		// A header as one argument.
+		"X-Api-Key: plainvalue": true, "Authorization:opaque": true, "Authorization: ${AUTH}": false,
+		"Accept: application/json": false, "X-Api-Key: ${K}": false,
 	} {
 		if got := LooksLikeSecret(text); got != want {
 			t.Errorf("LooksLikeSecret(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
+
+var headerName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 const liveKey = "sk-live-4f9a8b7c6d5e4f3a2b1c"
 
@@ -185,6 +191,7 @@ func FuzzProtectSecrets(f *testing.F) {
 			{Name: "h", URL: "https://h.example/mcp", Headers: []KeyValue{{Key: key, Value: Value{Literal: value}}}},
 			{Name: "a", Command: "srv", Args: []string{value}},
 			{Name: "f", Command: "srv", Args: []string{"-v", flag, value}},
+			{Name: "ha", Command: "mcp-remote", Args: []string{"https://h.example/mcp", "--header", key + ": " + value}},
 			{Name: "u", URL: scheme + "://user:" + value + "@h.example/mcp"},
 			{Name: "da", Command: "srv", Args: []string{flag, "${DEF:-" + value + "}"}},
 			{Name: "d", Command: "srv", Env: []KeyValue{{Key: key, Value: ParseValue("${V:-" + value + "}")}}},
@@ -205,6 +212,7 @@ func FuzzProtectSecrets(f *testing.F) {
 		byName := SecretName(key) && !strings.Contains(value, "${")
 		secretIn := map[string]bool{
 			"s": byShape || byName, "h": byShape || byName, "a": byShape, "f": byShape || plain, "u": byShape || plain,
+			"ha": byShape || headerName.MatchString(key) && SecretName(key) && !strings.Contains(value, "$") && strings.TrimSpace(value) == value,
 			"da": byShape || !strings.Contains(value, "}"),
 			"d":  byShape || SecretName(key) && !strings.Contains(value, "}"),
 			"dh": byShape || SecretName(key) && !strings.Contains(value, "}"),

@@ -87,6 +87,9 @@ func TestNoClientGetsALiteralSecret(t *testing.T) {
 				s.Args = []string{"--upstream", userinfo()}
 			case 3:
 				s.Args = []string{secretFlags[r.IntN(len(secretFlags))], defaulted(named()), "--level=" + defaulted("info")}
+			case 4:
+				// A header as one argument (mcp-remote --header).
+				s.Args = []string{"https://mcp.example.com/mcp", "--header", secretKeys[r.IntN(len(secretKeys))] + ": " + named()}
 			}
 		} else {
 			s = configServer{Name: "remote", URL: "https://mcp.example.com/mcp", Headers: pairs()}
