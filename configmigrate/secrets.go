@@ -5,44 +5,93 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/hermes-go/hermes/internal/redact"
 )
 
 // ProtectSecrets enforces the rule that no secret is copied into a
 // client's config file. A literal that looks like a credential (a shape
-// internal/redact recognises) or that is the value of an env variable or
+// internal/redact recognises, a password in a URL's userinfo, the value
+// after a --token style flag) or that is the value of an env variable or
 // header named like one (*_KEY, *_TOKEN, *_SECRET, PASSWORD,
-// Authorization, ...) is replaced by a reference to an environment
-// variable, and the server's Notes say which variable to set; each client
-// then spells that reference in its own syntax, or asks for it to be
-// filled in by hand where it expands none. A credential in the command,
-// arguments, working directory or URL has no variable to stand for it:
-// that server is left out, and a problem says how to move the secret.
+// Authorization, ACCESS_TOKEN_VALUE, ...) is replaced by a reference to
+// an environment variable, and the server's Notes say which variable to
+// set; each client then spells that reference in its own syntax, or asks
+// for it to be filled in by hand where it expands none. The default of a
+// reference (${VAR:-default}) is a literal too: one that is a secret, or
+// belongs to a secret's name, is dropped and the reference kept. A
+// credential in the command, arguments, working directory or URL has no
+// variable to stand for it: that server is left out, and a problem says
+// how to move the secret.
 //
 // allowLiteral (hermes-migrate --allow-literal-secrets) keeps the values,
-// with a note that the file now holds a secret. Notes never carry the
-// value itself.
+// with one problem per value copied, which the report prints as a
+// warning. Neither notes nor problems ever carry the value itself.
 func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problems []string) {
 	for _, s := range servers {
 		s = cloneServer(s)
-		if field := secretInPlace(s); field != "" {
+		copied := func(what string) {
+			problems = append(problems, fmt.Sprintf("server %s: %s looks like a credential and was copied as is (--allow-literal-secrets): the client's config file now contains it", s.Name, what))
+		}
+		dropDefaults := func(field string, vars []string) {
+			for _, v := range vars {
+				if allowLiteral {
+					copied(fmt.Sprintf("the default in %s's ${%s:-...}", field, v))
+					continue
+				}
+				s.Notes = append(s.Notes, fmt.Sprintf("%s: the default in ${%s:-...} looks like a secret or belongs to one, so it was not copied: the entry reads ${%s} with no default; set %s in the environment the client starts from", field, v, v, v))
+			}
+		}
+		// Defaults go first, so that what remains of a field is judged
+		// without them.
+		var text string
+		var vars []string
+		if text, vars = stripSecretDefaults(s.Command, false); !allowLiteral {
+			s.Command = text
+		}
+		dropDefaults("command", vars)
+		prev := lastField(s.Command)
+		for i, a := range s.Args {
+			if text, vars = stripSecretDefaults(a, secretFlag(prev)); !allowLiteral {
+				s.Args[i] = text
+			}
+			dropDefaults(fmt.Sprintf("args[%d]", i), vars)
+			prev = a
+		}
+		if text, vars = stripSecretDefaults(s.Cwd, false); !allowLiteral {
+			s.Cwd = text
+		}
+		dropDefaults("cwd", vars)
+		if text, vars = stripSecretDefaults(s.URL, false); !allowLiteral {
+			s.URL = text
+		}
+		dropDefaults("url", vars)
+		if fields := secretPlaces(s); len(fields) > 0 {
 			if !allowLiteral {
 				fix := "pass it in env instead (KEY: ${VAR} in config.yaml)"
-				if field == "url" {
+				if fields[0] == "url" {
 					fix = "write that part of the url as ${VAR} in config.yaml, for the clients that expand references"
 				}
-				problems = append(problems, fmt.Sprintf("server %s not registered: its %s holds what looks like a credential, and hermes-migrate never copies one into a client's config; %s, or rerun with --allow-literal-secrets", s.Name, field, fix))
+				problems = append(problems, fmt.Sprintf("server %s not registered: its %s holds what looks like a credential, and hermes-migrate never copies one into a client's config; %s, or rerun with --allow-literal-secrets", s.Name, fields[0], fix))
 				continue
 			}
-			s.Notes = append(s.Notes, fmt.Sprintf("%s holds what looks like a credential and was copied as is (--allow-literal-secrets): the client's config file now contains it", field))
+			for _, f := range fields {
+				copied(f)
+			}
 		}
 		for i, kv := range s.Env {
+			field := "env " + kv.Key
 			if !literalSecret(kv.Key, kv.Value) {
+				v, vars := stripValueDefaults(kv.Key, kv.Value)
+				if !allowLiteral {
+					s.Env[i].Value = v
+				}
+				dropDefaults(field, vars)
 				continue
 			}
 			if allowLiteral {
-				s.Notes = append(s.Notes, fmt.Sprintf("env %s looks like a secret and was copied as is (--allow-literal-secrets): the client's config file now contains it", kv.Key))
+				copied(field)
 				continue
 			}
 			name := kv.Key
@@ -53,11 +102,17 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 			s.Notes = append(s.Notes, fmt.Sprintf("env %s looks like a secret, so its value was not copied: the entry reads $%s instead; set %s in the environment the client starts from", kv.Key, name, name))
 		}
 		for i, kv := range s.Headers {
+			field := "header " + kv.Key
 			if !literalSecret(kv.Key, kv.Value) {
+				v, vars := stripValueDefaults(kv.Key, kv.Value)
+				if !allowLiteral {
+					s.Headers[i].Value = v
+				}
+				dropDefaults(field, vars)
 				continue
 			}
 			if allowLiteral {
-				s.Notes = append(s.Notes, fmt.Sprintf("header %s looks like a secret and was copied as is (--allow-literal-secrets): the client's config file now contains it", kv.Key))
+				copied(field)
 				continue
 			}
 			name := secretVarName(s.Name, kv.Key)
@@ -87,24 +142,37 @@ func cloneServer(s Server) Server {
 	return s
 }
 
-// secretInPlace names the first field outside env and headers whose
-// literal text holds a credential.
-func secretInPlace(s Server) string {
+// secretPlaces names the fields outside env and headers whose literal
+// text holds a credential: by its shape, or as the value after a flag
+// that names one (--api-key VALUE), whether the flag ends the command or
+// is an argument.
+func secretPlaces(s Server) []string {
+	var fields []string
 	if LooksLikeSecret(s.Command) {
-		return "command"
+		fields = append(fields, "command")
 	}
+	prev := lastField(s.Command)
 	for i, a := range s.Args {
-		if LooksLikeSecret(a) {
-			return fmt.Sprintf("args[%d]", i)
+		if LooksLikeSecret(a) || secretFlag(prev) && flagValueSecret(a) {
+			fields = append(fields, fmt.Sprintf("args[%d]", i))
 		}
+		prev = a
 	}
 	if LooksLikeSecret(s.Cwd) {
-		return "cwd"
+		fields = append(fields, "cwd")
 	}
 	if LooksLikeSecret(s.URL) {
-		return "url"
+		fields = append(fields, "url")
 	}
-	return ""
+	return fields
+}
+
+func lastField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }
 
 // literalSecret reports whether a value would put a secret into a file:
@@ -147,7 +215,126 @@ func LooksLikeSecret(text string) bool {
 			return true
 		}
 	}
+	// A password in any URL's userinfo (https://admin:pw@host), not
+	// only the database schemes the log redaction knows.
+	for _, m := range userinfoRE.FindAllStringSubmatch(text, -1) {
+		if !wholeRefRE.MatchString(m[1]) {
+			return true
+		}
+	}
+	// A header passed as an argument (mcp-remote --header
+	// "X-Api-Key: value").
+	if m := headerArgRE.FindStringSubmatch(text); m != nil && SecretName(m[1]) && literalSecret(m[1], ParseValue(strings.TrimSpace(m[2]))) {
+		return true
+	}
+	// "--password hunter2" inside one string (a command line, an env
+	// value holding options).
+	f := strings.Fields(text)
+	for i := 1; i < len(f); i++ {
+		if secretFlag(f[i-1]) && flagValueSecret(f[i]) {
+			return true
+		}
+	}
 	return false
+}
+
+// headerArgRE is "Name: value", a header written as one string.
+var headerArgRE = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$`)
+
+// userinfoRE finds the password of scheme://user:password@host; the
+// password stops at '/', so "https://host:443/@alice" is no userinfo.
+var userinfoRE = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@ \t\r\n:]*:([^/?#@ \t\r\n]+)@`)
+
+// flagRE is a flag that takes its value as the next argument. Its name
+// has two letters at least: -p is the port (or profile, or path) in more
+// CLIs than it is a password, so a one-letter flag is never read as one;
+// a password after -p is caught only by its shape.
+var flagRE = regexp.MustCompile(`^--?([A-Za-z][A-Za-z0-9_.-]+)$`)
+
+// secretFlag reports whether arg is a flag whose value is a credential:
+// its last word says so (--api-key, --token, --client-secret, --password,
+// --passwd, --pass, --pw, --apiKey, -token). --token-file, --password-stdin,
+// --no-password and --ask-pass take no secret.
+func secretFlag(arg string) bool {
+	m := flagRE.FindStringSubmatch(arg)
+	if m == nil {
+		return false
+	}
+	w := nameWords(m[1])
+	if len(w) == 0 {
+		return false
+	}
+	switch w[0] {
+	case "NO", "ASK", "PROMPT":
+		return false
+	}
+	last := w[len(w)-1]
+	switch last {
+	case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PW", "PASSPHRASE", "APIKEY", "ACCESSKEY", "SECRETKEY":
+		return true
+	case "KEY":
+		return len(w) > 1 && keyQualifiers[w[len(w)-2]]
+	}
+	// One word run together: --clientsecret, --dbpassword.
+	return strings.HasSuffix(last, "SECRET") || strings.HasSuffix(last, "PASSWORD")
+}
+
+// flagValueSecret reports whether arg, following a secret flag, is that
+// secret written out: anything but another flag, a file path
+// (--private-key /etc/k.pem) or text made only of references (the same
+// rule as an env value under a secret name).
+func flagValueSecret(arg string) bool {
+	if arg == "" || flagLikeRE.MatchString(arg) || strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, "../") || strings.HasPrefix(arg, "~/") {
+		return false
+	}
+	return literalSecret("TOKEN", ParseValue(arg))
+}
+
+// flagLikeRE is an argument that is itself a flag, which makes the one
+// before it a switch; a secret rarely begins with "--" or is one letter.
+var flagLikeRE = regexp.MustCompile(`^(--[A-Za-z][A-Za-z0-9_.-]*(=.*)?|-[A-Za-z]|-)$`)
+
+// refDefaultRE is ${VAR:-default}.
+var refDefaultRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}`)
+
+// stripSecretDefaults removes from text the defaults of the references
+// that would put a secret in a file: a default that looks like one, one
+// of a variable named like one, and every default when the text with its
+// defaults filled in looks like a credential (https://u:${PW:-x}@h,
+// --token=${T:-x}) or inSecret says the text is a secret's value. It
+// returns the text and the variables whose default went.
+func stripSecretDefaults(text string, inSecret bool) (string, []string) {
+	if !refDefaultRE.MatchString(text) {
+		return text, nil
+	}
+	all := inSecret || LooksLikeSecret(refDefaultRE.ReplaceAllString(text, "$2"))
+	var vars []string
+	out := refDefaultRE.ReplaceAllStringFunc(text, func(ref string) string {
+		m := refDefaultRE.FindStringSubmatch(ref)
+		if m[2] == "" || !all && !SecretName(m[1]) && !LooksLikeSecret(m[2]) {
+			return ref
+		}
+		vars = append(vars, m[1])
+		return "${" + m[1] + "}"
+	})
+	return out, vars
+}
+
+// stripValueDefaults is stripSecretDefaults for an env or header value
+// under key: a reference's default is a secret when the key or the
+// variable is named like one or the default (with its prefix) looks like
+// one.
+func stripValueDefaults(key string, v Value) (Value, []string) {
+	if !v.IsRef() {
+		lit, vars := stripSecretDefaults(v.Literal, SecretName(key))
+		v.Literal = lit
+		return v, vars
+	}
+	if v.Default == "" || !SecretName(key) && !SecretName(v.Ref) && !LooksLikeSecret(v.Default) && !LooksLikeSecret(v.Prefix+v.Default) {
+		return v, nil
+	}
+	v.Default, v.HasDefault = "", false
+	return v, []string{v.Ref}
 }
 
 var (
@@ -158,16 +345,77 @@ var (
 	optionRE = regexp.MustCompile(`(?:^|[?&;,\s]|-)([A-Za-z][A-Za-z0-9_-]*)=([^&;,\s]+)`)
 )
 
-// secretNameRE matches variable and header names that say their value
-// is a credential; '-' is read as '_' so headers match too. PWD alone is
-// the working directory, DB_PWD a password.
-var secretNameRE = regexp.MustCompile(`(?i)(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIALS?|AUTH|AUTHORIZATION|COOKIE)$|_PWD$|SECRET|PASSWORD`)
-
-// SecretName reports whether an env variable or header name says its
-// value is a credential (FETCH_API_KEY, GITHUB_TOKEN, Authorization,
-// X-Api-Key).
+// SecretName reports whether an env variable, header, option or flag
+// name says its value is a credential (FETCH_API_KEY, GITHUB_TOKEN,
+// Authorization, X-Api-Key, accessToken, ACCESS_TOKEN_VALUE,
+// DB_PASS_PHRASE, PW). Names are read as words split at '_', '-', '.' and
+// camelCase humps, so TOKEN matches as a word and never inside
+// TOKENIZER_PATH, KEY never inside MONKEY or KEYBOARD_LAYOUT, PASS never
+// inside PASSTHROUGH or BYPASS. PWD alone is the working directory,
+// DB_PWD a password.
 func SecretName(name string) bool {
-	return secretNameRE.MatchString(strings.ReplaceAll(name, "-", "_"))
+	upper := strings.ToUpper(name)
+	if strings.Contains(upper, "SECRET") || strings.Contains(upper, "PASSWORD") {
+		return true
+	}
+	w := nameWords(name)
+	if len(w) == 0 {
+		return false
+	}
+	last := w[len(w)-1]
+	if credentialLastWords[last] || last == "PWD" && len(w) > 1 {
+		return true
+	}
+	// A credential word before a word that names something about the
+	// credential (GITHUB_TOKEN_FILE, API_KEY_PATH) is not the secret.
+	if credentialMetaWords[last] {
+		return false
+	}
+	for i, x := range w {
+		if credentialWords[x] || x == "KEY" && i > 0 && keyQualifiers[w[i-1]] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// credentialLastWords end a secret's name (OPENAI_KEY, X_AUTH).
+	credentialLastWords = wordSet("KEY APIKEY ACCESSKEY PRIVATEKEY SECRETKEY TOKEN PASSWD PASS PW PASSPHRASE CREDENTIAL CREDENTIALS AUTH AUTHORIZATION COOKIE")
+	// credentialWords make a secret's name wherever they stand
+	// (ACCESS_TOKEN_VALUE, DB_PASS_PHRASE); KEY, AUTH and COOKIE do not
+	// (KEY_ID, AUTH_MODE, COOKIE_DOMAIN), KEY only after a qualifier.
+	credentialWords = wordSet("TOKEN PASSWD PASS PW PASSPHRASE APIKEY ACCESSKEY PRIVATEKEY SECRETKEY CREDENTIAL CREDENTIALS")
+	keyQualifiers   = wordSet("API ACCESS PRIVATE SECRET SIGNING ENCRYPTION CLIENT MASTER AUTH SESSION LICENSE")
+	// credentialMetaWords name something about a credential that is no
+	// secret itself: where it is, how long, what kind.
+	credentialMetaWords = wordSet("FILE FILES PATH DIR URL URI ENDPOINT HOST PORT COUNT LIMIT LENGTH SIZE TYPE ENABLED VERSION HEADER NAME")
+)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// nameWords splits a name into upper-case words at every character that
+// is no letter or digit and at camelCase humps (accessToken, GitHubToken).
+func nameWords(name string) []string {
+	var b strings.Builder
+	rs := []rune(name)
+	for i, r := range rs {
+		if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])) {
+			b.WriteByte('_')
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToUpper(r))
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return strings.FieldsFunc(b.String(), func(r rune) bool { return r == '_' })
 }
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -122,7 +122,8 @@ func runWith(t *testing.T, e *testEnv, d deps, args ...string) (int, string, str
 // config.yaml full of literal secrets: no file written anywhere holds one,
 // unless --allow-literal-secrets says so, and then with a warning.
 func TestNoSecretInAnyFile(t *testing.T) {
-	secrets := []string{"sk-live-4f9a8b7c6d5e4f3a2b1c", "hunter2hunter2", "opaque-session-value-123"}
+	secrets := []string{"sk-live-4f9a8b7c6d5e4f3a2b1c", "hunter2hunter2", "opaque-session-value-123",
+		"Zq8wXv2Lk9Pm", "tok_abc123def", "hunter5hunter5", "P4ssw0rd-xyz", "ghp_abcdefghijklmnopqrstuvwxyz0123", "hunter7hunter7", "plainvalue1", "plainvalue2"}
 	yaml := `mcp_servers:
   fetch:
     command: fetch-mcp
@@ -134,6 +135,21 @@ func TestNoSecretInAnyFile(t *testing.T) {
     url: https://api.example.com/mcp
     headers:
       Authorization: "Bearer opaque-session-value-123"
+  flags:
+    command: node
+    args: ["s.js", "--api-key", "Zq8wXv2Lk9Pm", "--token", "tok_abc123def", "-p", "8080", "--password", "hunter5hunter5"]
+  userinfo:
+    url: https://admin:P4ssw0rd-xyz@mcp.example.com/mcp
+  defaults:
+    command: srv
+    env:
+      GH: "${MY_TOK:-ghp_abcdefghijklmnopqrstuvwxyz0123}"
+      PW: "${PW:-hunter7hunter7}"
+  middle:
+    command: srv
+    env:
+      ACCESS_TOKEN_VALUE: plainvalue1
+      DB_PASS_PHRASE: plainvalue2
 `
 	for _, allow := range []bool{false, true} {
 		e := newTestEnv(t)
@@ -177,7 +193,7 @@ func TestNoSecretInAnyFile(t *testing.T) {
 		if allow && len(found) != len(secrets) {
 			t.Errorf("--allow-literal-secrets wrote only %v", found)
 		}
-		if allow != strings.Contains(outs, "copied as is (--allow-literal-secrets)") {
+		if allow != strings.Contains(outs, "warning: server flags: args[2] looks like a credential and was copied as is (--allow-literal-secrets)") {
 			t.Errorf("allow=%v: warning shown = %v\n%s", allow, !allow, outs)
 		}
 		if !allow && !strings.Contains(outs, "set FETCH_API_KEY in the environment") {

@@ -15,7 +15,11 @@ import (
 // for random keys, values and positions.
 func TestNoClientGetsALiteralSecret(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 1))
-	secretKeys := []string{"FETCH_API_KEY", "GITHUB_TOKEN", "PASSWORD", "CLIENT_SECRET", "Authorization", "X-Api-Key", "db-password"}
+	secretKeys := []string{"FETCH_API_KEY", "GITHUB_TOKEN", "PASSWORD", "CLIENT_SECRET", "Authorization", "X-Api-Key", "db-password",
+		// The credential word inside the name.
+		"ACCESS_TOKEN_VALUE", "DB_PASS_PHRASE", "accessTokenRaw", "X-Auth-Token-Value", "SIGNING_KEY_V2"}
+	secretFlags := []string{"--api-key", "--apikey", "--apiKey", "--token", "-token", "--access-token", "--secret", "--client-secret", "--password", "--passwd", "--pass"}
+	schemes := []string{"https", "http", "wss", "ftp", "redis", "amqp", "git+ssh", "custom-x"}
 	plainKeys := []string{"LOG_LEVEL", "REGION", "Accept", "MODE"}
 	body := func() string {
 		const alpha = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -39,16 +43,33 @@ func TestNoClientGetsALiteralSecret(t *testing.T) {
 			secrets = append(secrets, b)
 			return b
 		}
+		// A password in the userinfo of a URL of any scheme.
+		userinfo := func() string {
+			return schemes[r.IntN(len(schemes))] + "://user:" + named() + "@upstream.example.com/x"
+		}
+		// A reference whose default is a secret, by its shape or by
+		// the name it stands under.
+		defaulted := func(v string) string { return fmt.Sprintf("${V%d:-%s}", r.IntN(100), v) }
 		pairs := func() []configmigrate.KeyValue {
 			var kvs []configmigrate.KeyValue
 			for j := range 1 + r.IntN(4) {
-				switch r.IntN(3) {
+				secretKey := fmt.Sprintf("K%d_%s", j, secretKeys[r.IntN(len(secretKeys))])
+				plainKey := fmt.Sprintf("K%d_%s", j, plainKeys[r.IntN(len(plainKeys))])
+				switch r.IntN(7) {
 				case 0:
-					kvs = append(kvs, kv(fmt.Sprintf("K%d_%s", j, secretKeys[r.IntN(len(secretKeys))]), lit(named())))
+					kvs = append(kvs, kv(secretKey, lit(named())))
 				case 1:
-					kvs = append(kvs, kv(fmt.Sprintf("K%d_%s", j, plainKeys[r.IntN(len(plainKeys))]), lit(shaped())))
+					kvs = append(kvs, kv(plainKey, lit(shaped())))
+				case 2:
+					kvs = append(kvs, kv(plainKey, lit(userinfo())))
+				case 3:
+					kvs = append(kvs, kv(secretKey, configmigrate.ParseValue(defaulted(named()))))
+				case 4:
+					kvs = append(kvs, kv(plainKey, configmigrate.ParseValue(defaulted(shaped()))))
+				case 5:
+					kvs = append(kvs, kv(secretKey, configmigrate.ParseValue("Bearer "+defaulted(named()))))
 				default:
-					kvs = append(kvs, kv(fmt.Sprintf("K%d_%s", j, plainKeys[r.IntN(len(plainKeys))]), lit("plain")))
+					kvs = append(kvs, kv(plainKey, lit("plain")))
 				}
 			}
 			return kvs
@@ -56,13 +77,29 @@ func TestNoClientGetsALiteralSecret(t *testing.T) {
 		var s configServer
 		if r.IntN(2) == 0 {
 			s = configServer{Name: "local", Command: "/bin/srv", Env: pairs()}
-			if r.IntN(3) == 0 {
+			switch r.IntN(6) {
+			case 0:
 				s.Args = []string{"-v", shaped()}
+			case 1:
+				// The value after a flag that names a secret.
+				s.Args = []string{"s.js", "-p", "8080", secretFlags[r.IntN(len(secretFlags))], named()}
+			case 2:
+				s.Args = []string{"--upstream", userinfo()}
+			case 3:
+				s.Args = []string{secretFlags[r.IntN(len(secretFlags))], defaulted(named()), "--level=" + defaulted("info")}
+			case 4:
+				// A header as one argument (mcp-remote --header).
+				s.Args = []string{"https://mcp.example.com/mcp", "--header", secretKeys[r.IntN(len(secretKeys))] + ": " + named()}
 			}
 		} else {
 			s = configServer{Name: "remote", URL: "https://mcp.example.com/mcp", Headers: pairs()}
-			if r.IntN(3) == 0 {
+			switch r.IntN(4) {
+			case 0:
 				s.URL += "?key=" + shaped()
+			case 1:
+				s.URL = "https://admin:" + named() + "@mcp.example.com/mcp"
+			case 2:
+				s.URL = "https://admin:" + defaulted(named()) + "@mcp.example.com/mcp"
 			}
 		}
 		servers, _ := configmigrate.ProtectSecrets([]configServer{s}, false)
