@@ -138,8 +138,13 @@ func (c *Config) validate(path string) error {
 			return err
 		}
 	}
-	if p, ok := LookupProvider(c.Provider); ok && c.KeyHint == "" {
-		c.KeyHint = p.KeyEnv
+	if p, ok := LookupProvider(c.Provider); ok {
+		if c.KeyHint == "" {
+			c.KeyHint = p.KeyEnv
+		}
+		if c.APIKey == "" && needsKey(p) {
+			return fmt.Errorf("provider %s needs %s (or model.api_key in %s)", p.Name, p.KeyEnv, path)
+		}
 	}
 	if c.MaxTurns <= 0 {
 		c.MaxTurns = DefaultMaxTurns
