@@ -2,10 +2,14 @@ package native
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/openai/openai-go/v3"
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/internal/fakechat"
@@ -69,4 +73,59 @@ func TestBodiesThatAreNoAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCompletionToEvents: whatever JSON a server sends, the rewrite either
+// refuses it or yields well-formed events ending in [DONE] that carry the
+// completion's content and tool calls unchanged.
+func FuzzCompletionToEvents(f *testing.F) {
+	f.Add(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi \"there\"\n"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`)
+	f.Add(`{"choices":[{"index":0,"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}}]}`)
+	f.Add(`{"choices":[]}`)
+	f.Add(`null`)
+	f.Add(`{"choices":[{"message":{"content":"\u2028<script>"}}]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		out, err := completionToEvents([]byte(body))
+		if err != nil {
+			return
+		}
+		var c openai.ChatCompletion
+		if err := json.Unmarshal([]byte(body), &c); err != nil {
+			t.Fatalf("accepted a body that does not parse: %v", err)
+		}
+		if !strings.HasSuffix(string(out), "data: [DONE]\n\n") {
+			t.Fatalf("events do not end with [DONE]:\n%s", out)
+		}
+		var content, args strings.Builder
+		for _, ev := range strings.Split(strings.TrimSuffix(string(out), "data: [DONE]\n\n"), "\n\n") {
+			if ev == "" {
+				continue
+			}
+			data, ok := strings.CutPrefix(ev, "data: ")
+			if !ok || strings.Contains(data, "\n") {
+				t.Fatalf("malformed event %q", ev)
+			}
+			var chunk openai.ChatCompletionChunk
+			if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+				t.Fatalf("event is not a chunk: %v\n%s", err, data)
+			}
+			for _, ch := range chunk.Choices {
+				content.WriteString(ch.Delta.Content)
+				for _, tc := range ch.Delta.ToolCalls {
+					args.WriteString(tc.Function.Arguments)
+				}
+			}
+		}
+		var wantContent, wantArgs strings.Builder
+		for _, ch := range c.Choices {
+			wantContent.WriteString(ch.Message.Content)
+			for _, tc := range ch.Message.ToolCalls {
+				wantArgs.WriteString(tc.Function.Arguments)
+			}
+		}
+		// Invalid UTF-8 cannot travel in JSON; the encoder replaces it.
+		if utf8.ValidString(body) && (content.String() != wantContent.String() || args.String() != wantArgs.String()) {
+			t.Fatalf("content %q args %q; want %q %q", content.String(), args.String(), wantContent.String(), wantArgs.String())
+		}
+	})
 }
