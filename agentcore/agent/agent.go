@@ -276,7 +276,7 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 		// endpoint comes from the provider table as LoadConfig would take it.
 		cfg = native.Config{Model: model.Default, Provider: model.Provider,
 			MaxTurns: native.DefaultMaxTurns, MaxRetries: native.DefaultMaxRetries}
-		if cfg, err = cfg.Resolved(o.Getenv); err != nil {
+		if cfg, err = cfg.Resolved(filepath.Join(o.HermesHome, hermeshome.ConfigFile), o.Getenv); err != nil {
 			return err
 		}
 	}

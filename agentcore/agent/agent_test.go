@@ -173,9 +173,10 @@ func TestStartErrors(t *testing.T) {
 		want string
 	}{
 		{name: "no model", cfg: "agent: {max_turns: 3}\n", opts: Options{SkipHermesTools: true}, want: "no model configured"},
-		{name: "tools binary missing", cfg: "model: m\n", opts: Options{ToolsBinary: "/nonexistent/hermes-tools-mcp"}, want: "--hermes-tools-command"},
+		{name: "tools binary missing", cfg: "model: {default: m, provider: ollama}\n", opts: Options{ToolsBinary: "/nonexistent/hermes-tools-mcp"}, want: "--hermes-tools-command"},
 		{name: "resume without store", cfg: "model: m\n", opts: Options{Resume: true, SessionID: "x"}, want: "needs a Store"},
 		{name: "resume unknown", cfg: "model: m\n", opts: Options{Resume: true, SessionID: "x", Store: newMemStore(), SkipHermesTools: true}, want: "no such session"},
+		{name: "hosted provider without key", cfg: "model: {default: m, provider: openrouter}\n", opts: Options{SkipHermesTools: true}, want: "provider openrouter needs OPENROUTER_API_KEY (or model.api_key in "},
 		{name: "bad yaml", cfg: "model: [\n", opts: Options{SkipHermesTools: true}, want: "config.yaml"},
 	}
 	for _, tt := range tests {

@@ -117,12 +117,13 @@ func LoadConfigProvider(home, provider string, getenv func(string) string) (Conf
 }
 
 // Resolved fills the endpoint and key of a Config built in code from the
-// provider table and getenv (nil means os.Getenv).
-func (c Config) Resolved(getenv func(string) string) (Config, error) {
+// provider table and getenv (nil means os.Getenv); path is the
+// config.yaml that errors tell the user to edit.
+func (c Config) Resolved(path string, getenv func(string) string) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	err := resolveEndpoint(&c, c.BaseURL, c.APIKey, "config.yaml", getenv)
+	err := resolveEndpoint(&c, c.BaseURL, c.APIKey, path, getenv)
 	return c, err
 }
 
@@ -138,8 +139,13 @@ func (c *Config) validate(path string) error {
 			return err
 		}
 	}
-	if p, ok := LookupProvider(c.Provider); ok && c.KeyHint == "" {
-		c.KeyHint = p.KeyEnv
+	if p, ok := LookupProvider(c.Provider); ok {
+		if c.KeyHint == "" {
+			c.KeyHint = p.KeyEnv
+		}
+		if c.APIKey == "" && needsKey(p) {
+			return fmt.Errorf("provider %s needs %s (or model.api_key in %s)", p.Name, p.KeyEnv, path)
+		}
 	}
 	if c.MaxTurns <= 0 {
 		c.MaxTurns = DefaultMaxTurns

@@ -122,5 +122,16 @@ func resolveEndpoint(c *Config, baseURL, apiKey, path string, getenv func(string
 		c.APIKey = getenv(p.KeyEnv)
 	}
 	c.KeyHint = p.KeyEnv
+	if c.APIKey == "" && needsKey(p) {
+		// Hosted providers answer a keyless request with 401; saying so
+		// here spares the request and names the fix.
+		return fmt.Errorf("provider %s needs %s (or model.api_key in %s)", p.Name, p.KeyEnv, path)
+	}
 	return nil
+}
+
+// needsKey says a request to p without a key cannot succeed. Local servers
+// take none, and custom is any server, whose key is optional.
+func needsKey(p Provider) bool {
+	return p.KeyEnv != "" && !p.Local && p.Name != "custom"
 }

@@ -215,16 +215,18 @@ func (r *Runtime) toParams(msgs []agentcore.Message) []openai.ChatCompletionMess
 // tool-call fragments arrive keyed by index, with id and name first and
 // the arguments in pieces.
 func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewParams) (agentcore.Message, openai.CompletionUsage, error) {
-	s := r.client.Chat.Completions.NewStreaming(ctx, params)
+	s := r.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(jsonAsStream(r.opts.Config.BaseURL)))
 	defer s.Close()
 	var (
-		text  strings.Builder
-		calls []*agentcore.ToolCall
-		index = map[int64]*agentcore.ToolCall{}
-		usage openai.CompletionUsage
+		chunks int
+		text   strings.Builder
+		calls  []*agentcore.ToolCall
+		index  = map[int64]*agentcore.ToolCall{}
+		usage  openai.CompletionUsage
 	)
 	for s.Next() {
 		chunk := s.Current()
+		chunks++
 		if chunk.Usage.TotalTokens > 0 || chunk.Usage.PromptTokens > 0 {
 			usage = chunk.Usage
 		}
@@ -258,6 +260,11 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 	msg := agentcore.Message{Role: "assistant", Content: text.String()}
 	if err := s.Err(); err != nil {
 		return msg, usage, err
+	}
+	if chunks == 0 {
+		// A body with no events (an HTML page, plain text) would
+		// otherwise be an empty answer the user cannot tell from silence.
+		return msg, usage, fmt.Errorf("the server sent no chat-completion chunks; check model.base_url (%s) is an OpenAI-compatible /v1 endpoint", r.opts.Config.BaseURL)
 	}
 	for i, c := range calls {
 		if c.ID == "" {

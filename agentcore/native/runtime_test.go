@@ -275,6 +275,8 @@ func TestLoadConfig(t *testing.T) {
 			Config{Model: "m3", Provider: "openai", BaseURL: DefaultBaseURL, APIKey: "x", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}, ""},
 		{"no model", "agent:\n  max_turns: 3\n", nil, Config{}, "set model.default"},
 		{"unknown provider without url", "model:\n  default: m\n  provider: together\n", nil, Config{}, "set model.base_url"},
+		{"openrouter without key", "model:\n  default: m\n  provider: openrouter\n", map[string]string{"OPENAI_API_KEY": "oa"}, Config{}, "provider openrouter needs OPENROUTER_API_KEY (or model.api_key in "},
+		{"auto without any key", "model: m\n", nil, Config{}, "provider openai needs OPENAI_API_KEY"},
 		{"custom without url", "model:\n  default: m\n  provider: custom\n", nil, Config{}, "set model.base_url"},
 		{"unknown provider with url is custom", "model:\n  default: m\n  provider: together\n  base_url: http://127.0.0.1:3/v1\n", map[string]string{"OPENAI_API_KEY": "ok"},
 			Config{Model: "m", Provider: "together", BaseURL: "http://127.0.0.1:3/v1", APIKey: "ok", MaxTurns: 90, MaxRetries: 2, KeyHint: "OPENAI_API_KEY"}, ""},
@@ -380,6 +382,53 @@ func TestProvidersReachTheirEndpoint(t *testing.T) {
 			}
 			if strings.TrimSpace(got) != want {
 				t.Errorf("Authorization = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestMissingKeyFailsBeforeAnyRequest: every hosted provider in the table
+// without its key is refused when the config is loaded and when a runtime
+// is built, naming the variable and config.yaml, and the (fake) endpoint
+// sees no request; local servers and custom run keyless.
+func TestMissingKeyFailsBeforeAnyRequest(t *testing.T) {
+	for _, p := range Providers() {
+		t.Run(p.Name, func(t *testing.T) {
+			fc := fakechat.New(fakechat.Reply{Text: "answered"})
+			defer fc.Close()
+			env := map[string]string{}
+			yaml := "model:\n  default: m\n  provider: " + p.Name + "\n"
+			if p.BaseURLEnv != "" {
+				env[p.BaseURLEnv] = fc.BaseURL()
+			} else {
+				yaml += "  base_url: " + fc.BaseURL() + "\n"
+			}
+			home := t.TempDir()
+			path := filepath.Join(home, "config.yaml")
+			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, loadErr := LoadConfig(home, func(k string) string { return env[k] })
+			_, newErr := New(Options{Config: Config{Model: "m", Provider: p.Name, BaseURL: fc.BaseURL()}})
+			if !needsKey(p) {
+				if loadErr != nil || newErr != nil {
+					t.Fatalf("keyless %s refused: %v / %v", p.Name, loadErr, newErr)
+				}
+				res, err := newRuntime(t, Options{Config: cfg}).RunTurn(context.Background(), nil, "hi")
+				if err != nil || res.FinalResponse != "answered" {
+					t.Fatalf("turn = %+v, %v", res, err)
+				}
+				return
+			}
+			want := "provider " + p.Name + " needs " + p.KeyEnv + " (or model.api_key in " + path + ")"
+			if loadErr == nil || loadErr.Error() != want {
+				t.Errorf("LoadConfig error = %v, want %q", loadErr, want)
+			}
+			if newErr == nil || !strings.Contains(newErr.Error(), "needs "+p.KeyEnv) {
+				t.Errorf("New error = %v, want one naming %s", newErr, p.KeyEnv)
+			}
+			if n := len(fc.Requests()); n != 0 {
+				t.Errorf("the endpoint got %d requests; want none", n)
 			}
 		})
 	}

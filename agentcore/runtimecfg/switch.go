@@ -2,8 +2,11 @@ package runtimecfg
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -60,6 +63,9 @@ type Switch struct {
 	// configmigrate.DiscoverPlugins. Failure is not fatal: the plugins
 	// already in the managed block are kept.
 	DiscoverPlugins func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error)
+	// AllowLiteralSecrets copies values that look like secrets into
+	// config.toml as they are, instead of environment references.
+	AllowLiteralSecrets bool
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -124,7 +130,7 @@ func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "openai_runtime: %s\n", cur)
 		if ver, err := s.checkCodex(ctx); err != nil {
-			fmt.Fprintf(&b, "codex CLI: not available — %v", err)
+			fmt.Fprintf(&b, "codex CLI: %s", codexProblem(err))
 		} else {
 			st.CodexBinaryOK, st.CodexVersion = true, ver
 			fmt.Fprintf(&b, "codex CLI: OK %s", ver)
@@ -143,7 +149,7 @@ func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
 		if err != nil {
 			st.New = cur
 			st.Changed = false
-			st.Message = fmt.Sprintf("Cannot enable codex_app_server runtime: %v\nInstall with: %s", err, bridge.InstallHint)
+			st.Message = "Cannot enable codex_app_server runtime: codex CLI " + codexProblem(err)
 			return st, nil
 		}
 		st.CodexBinaryOK, st.CodexVersion = true, ver
@@ -201,6 +207,15 @@ func (s *Switch) Migrate(ctx context.Context) (string, error) {
 	return strings.Join(migrationLines(mig), "\n"), nil
 }
 
+// codexProblem says why codex cannot be used; a binary that is not there
+// is one fact with its fix, not the lookup's error chain.
+func codexProblem(err error) string {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("not installed (install with: %s, or set %s to its path)", bridge.InstallHint, bridge.BinaryEnv)
+	}
+	return "not usable: " + err.Error()
+}
+
 func (s *Switch) checkCodex(ctx context.Context) (string, error) {
 	if s.CheckCodex != nil {
 		_, v, err := s.CheckCodex(ctx, s.CodexBinary)
@@ -229,6 +244,7 @@ func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
 		HermesToolsOptional: true,
 		DefaultPermissions:  configmigrate.DefaultPermissions,
 		CodexBinary:         s.CodexBinary,
+		AllowLiteralSecrets: s.AllowLiteralSecrets,
 		Getenv:              s.Getenv,
 		Environ:             s.Environ,
 		DiscoverPlugins:     s.DiscoverPlugins,
@@ -248,21 +264,28 @@ func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
 
 func migrationLines(m *Migration) []string {
 	var out []string
-	var user []string
+	var (
+		user    []string
+		servers int
+	)
 	for _, sv := range m.Report.Servers {
 		if sv.Name == configmigrate.HermesToolsName {
 			continue
 		}
-		n := sv.Name
+		servers++
 		if !sv.Written {
-			n += " (kept your own definition)"
-		} else if len(sv.Notes) > 0 {
-			n += " (skipped: " + strings.Join(sv.Notes, ", ") + ")"
+			user = append(user, "  - "+sv.Name+" (kept your own definition)")
+			continue
 		}
-		user = append(user, "  - "+n)
+		// A written server's notes say what was adapted (a secret
+		// turned into a reference): it was migrated, not skipped.
+		user = append(user, "  - "+sv.Name)
+		for _, n := range sv.Notes {
+			user = append(user, "      note: "+n)
+		}
 	}
-	if len(user) > 0 {
-		out = append(out, fmt.Sprintf("Migrated %d MCP server(s):", len(user)))
+	if servers > 0 {
+		out = append(out, fmt.Sprintf("Migrated %d MCP server(s):", servers))
 		out = append(out, user...)
 	} else {
 		out = append(out, "No MCP servers found in Hermes config.")

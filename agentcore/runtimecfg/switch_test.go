@@ -3,7 +3,9 @@ package runtimecfg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +45,10 @@ func TestParseArg(t *testing.T) {
 		t.Errorf("error text %v", err)
 	}
 }
+
+// notInstalled is the error bridge.FindBinary returns when codex is not
+// on PATH.
+var notInstalled = fmt.Errorf("codex CLI not found (PATH: \"codex\"): %w", &exec.Error{Name: "codex", Err: exec.ErrNotFound})
 
 const commented = `# my Hermes
 model:
@@ -132,10 +138,13 @@ func TestApply(t *testing.T) {
 		{"off", enabled, "off", nil, strings.Replace(enabled, "openai_runtime: codex_app_server", "openai_runtime: auto", 1), true, true, false,
 			[]string{"openai_runtime: codex_app_server → auto", "OpenAI/Codex turns will use the default Hermes runtime.", "Effective from the next session"}},
 		{"auto unchanged", commented, "auto", nil, "", true, false, false, []string{"openai_runtime already set to auto"}},
-		{"missing codex", commented, "on", errors.New("codex CLI not found"), "", false, false, false,
-			[]string{"Cannot enable codex_app_server runtime: codex CLI not found", "Install with: npm i -g @openai/codex"}},
+		{"missing codex", commented, "on", notInstalled, "", false, false, false,
+			[]string{"Cannot enable codex_app_server runtime: codex CLI not installed (install with: npm i -g @openai/codex, or set CODEX_BIN to its path)"}},
+		{"unusable codex", commented, "on", errors.New("codex 0.1.0 is older than required"), "", false, false, false,
+			[]string{"Cannot enable codex_app_server runtime: codex CLI not usable: codex 0.1.0 is older than required"}},
 		{"show", enabled, "", nil, "", true, false, false, []string{"openai_runtime: codex_app_server", "codex CLI: OK 0.200.0"}},
-		{"show missing codex", commented, "", errors.New("nope"), "", true, false, false, []string{"codex CLI: not available — nope"}},
+		{"show missing codex", commented, "", notInstalled, "", true, false, false, []string{"codex CLI: not installed (install with: npm i -g @openai/codex, or set CODEX_BIN to its path)"}},
+		{"show unusable codex", commented, "", errors.New("nope"), "", true, false, false, []string{"codex CLI: not usable: nope"}},
 		{"no config file", "", "on", nil, "model:\n  openai_runtime: codex_app_server\n", true, true, true, []string{"No MCP servers found in Hermes config."}},
 	}
 	for _, tt := range tests {
@@ -160,6 +169,10 @@ func TestApply(t *testing.T) {
 				if !strings.Contains(st.Message, m) {
 					t.Errorf("message lacks %q", m)
 				}
+			}
+			// The user is told what to do, not how exec failed.
+			if strings.Contains(st.Message, "executable file not found") {
+				t.Errorf("message shows the lookup error:\n%s", st.Message)
 			}
 			toml := f.read(t, filepath.Join(f.codex, "config.toml"))
 			if tt.migrated != strings.Contains(toml, configmigrate.BeginMarker) {
@@ -277,5 +290,46 @@ func TestApplyUnknownValue(t *testing.T) {
 	}
 	if got := f.read(t, f.sw.ConfigPath()); got != commented {
 		t.Errorf("config changed:\n%s", got)
+	}
+}
+
+// A server whose secret env value became a reference was migrated: the
+// message lists it with a note naming the variable, never as skipped.
+// Copying the value as is (--allow-literal-secrets) says so too.
+func TestMigrationNotesAreNotSkips(t *testing.T) {
+	const cfg = commented + `  fetch:
+    command: uvx
+    args: [mcp-server-fetch]
+    env:
+      FETCH_API_KEY: sk-live-0123456789abcdef
+`
+	for _, tt := range []struct {
+		name    string
+		literal bool
+		msg     []string
+		toml    string
+	}{
+		{"reference", false, []string{"  - fetch\n      note: env FETCH_API_KEY looks like a secret"}, `env_vars = ["FETCH_API_KEY"]`},
+		{"literal", true, []string{"  - fetch\n      note: env FETCH_API_KEY looks like a secret and was copied as is"}, "sk-live-0123456789abcdef"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, cfg, nil)
+			f.sw.AllowLiteralSecrets = tt.literal
+			msg, err := f.sw.Migrate(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(msg, "skipped") || !strings.Contains(msg, "Migrated 2 MCP server(s):") {
+				t.Errorf("message:\n%s", msg)
+			}
+			for _, m := range tt.msg {
+				if !strings.Contains(msg, m) {
+					t.Errorf("message lacks %q:\n%s", m, msg)
+				}
+			}
+			if toml := f.read(t, filepath.Join(f.codex, "config.toml")); !strings.Contains(toml, "[mcp_servers.fetch]") || !strings.Contains(toml, tt.toml) {
+				t.Errorf("config.toml lacks fetch with %s:\n%s", tt.toml, toml)
+			}
+		})
 	}
 }

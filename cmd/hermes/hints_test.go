@@ -26,11 +26,27 @@ var (
 	// text, up to the gap before its description.
 	usageLine = regexp.MustCompile(`(?m)^(?:  |\t)[ \t]*((?:hermes|hermes-tools-mcp|hermes-migrate)(?:[ \t]\S+)*)`)
 	word      = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	// flagWord is a flag in a command line: --name or --name=value.
+	flagWord = regexp.MustCompile(`^--?([a-z][a-z0-9-]*)(?:=.*)?$`)
 )
 
 // commandsIn returns the command lines a string names: each is the
 // binary and its subcommand words, up to the first flag or placeholder.
 func commandsIn(s string) []string {
+	var out []string
+	for _, c := range commandLinesIn(s) {
+		out = append(out, c.command)
+	}
+	return out
+}
+
+// commandLine is a named command and the flags named with it.
+type commandLine struct {
+	command string
+	flags   []string
+}
+
+func commandLinesIn(s string) []commandLine {
 	var spans []string
 	for _, m := range backtickSpan.FindAllStringSubmatch(s, -1) {
 		spans = append(spans, m[1])
@@ -38,20 +54,24 @@ func commandsIn(s string) []string {
 	for _, m := range usageLine.FindAllStringSubmatch(s, -1) {
 		spans = append(spans, m[1])
 	}
-	var out []string
+	var out []commandLine
 	for _, span := range spans {
 		f := strings.Fields(span)
 		if len(f) == 0 || !slices.Contains(binaries, f[0]) {
 			continue
 		}
 		cmd := []string{f[0]}
-		for _, w := range f[1:] {
-			if !word.MatchString(w) {
-				break
-			}
-			cmd = append(cmd, w)
+		rest := f[1:]
+		for len(rest) > 0 && word.MatchString(rest[0]) {
+			cmd, rest = append(cmd, rest[0]), rest[1:]
 		}
-		out = append(out, strings.Join(cmd, " "))
+		var flags []string
+		for _, w := range rest {
+			if m := flagWord.FindStringSubmatch(w); m != nil {
+				flags = append(flags, m[1])
+			}
+		}
+		out = append(out, commandLine{strings.Join(cmd, " "), flags})
 	}
 	return out
 }
@@ -67,6 +87,7 @@ func TestCommandsInMessagesExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	named := map[string][]string{} // command -> where
+	flags := map[string][]string{} // command -> flags named with it
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -95,9 +116,10 @@ func TestCommandsInMessagesExist(t *testing.T) {
 			if err != nil {
 				return true
 			}
-			for _, c := range commandsIn(s) {
+			for _, c := range commandLinesIn(s) {
 				rel, _ := filepath.Rel(root, fset.Position(lit.Pos()).Filename)
-				named[c] = append(named[c], rel+":"+strconv.Itoa(fset.Position(lit.Pos()).Line))
+				named[c.command] = append(named[c.command], rel+":"+strconv.Itoa(fset.Position(lit.Pos()).Line))
+				flags[c.command] = append(flags[c.command], c.flags...)
 			}
 			return true
 		})
@@ -112,6 +134,9 @@ func TestCommandsInMessagesExist(t *testing.T) {
 		if _, ok := named[must]; !ok {
 			t.Errorf("scan did not find %q in the sources; found %v", must, keys(named))
 		}
+	}
+	if !slices.Contains(flags["hermes codex-runtime migrate"], "allow-literal-secrets") {
+		t.Errorf("scan did not find the flag in `hermes codex-runtime migrate --allow-literal-secrets`; found %v", flags)
 	}
 
 	bin := t.TempDir()
@@ -141,6 +166,13 @@ func TestCommandsInMessagesExist(t *testing.T) {
 		}
 		if err != nil {
 			t.Errorf("%q is named at %s but `%s --help` fails: %v\n%s", c, strings.Join(named[c], ", "), c, err, out)
+			continue
+		}
+		// The flag package lists each flag as "  -name".
+		for _, fl := range flags[c] {
+			if !regexp.MustCompile(`(?m)^\s+-` + regexp.QuoteMeta(fl) + `\b`).Match(out) {
+				t.Errorf("--%s is named with %q at %s but `%s --help` does not list it:\n%s", fl, c, strings.Join(named[c], ", "), c, out)
+			}
 		}
 	}
 	t.Logf("checked %d commands: %s", len(named), strings.Join(keys(named), "; "))
@@ -164,6 +196,24 @@ func keys(m map[string][]string) []string {
 	return out
 }
 
+// TestFlagsIn pins which flags count as named with a command.
+func TestFlagsIn(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"run `hermes codex-runtime migrate --allow-literal-secrets` in a shell", []string{"allow-literal-secrets"}},
+		{"see `hermes-tools-mcp doctor --toolsets all`", []string{"toolsets"}},
+		{"`hermes chat -q hi --model=m2`", []string{"q", "model"}},
+		{"`hermes sessions list`", nil},
+	} {
+		lines := commandLinesIn(tc.in)
+		if len(lines) != 1 || !slices.Equal(lines[0].flags, tc.want) {
+			t.Errorf("commandLinesIn(%q) = %+v, want flags %q", tc.in, lines, tc.want)
+		}
+	}
+}
+
 // TestCommandsIn pins what counts as a named command.
 func TestCommandsIn(t *testing.T) {
 	for _, tc := range []struct {
@@ -175,6 +225,7 @@ func TestCommandsIn(t *testing.T) {
 		{"# managed by hermes-agent — `hermes codex-runtime migrate` regenerates this section", []string{"hermes codex-runtime migrate"}},
 		{"Usage:\n  hermes chat -q \"question\" [flags]\n  hermes <command> -h\n", []string{"hermes chat", "hermes"}},
 		{"the `hermes-tools` server and `hermes_tools.toolsets`", nil},
+		{"run `hermes codex-runtime migrate --allow-literal-secrets` in a shell", []string{"hermes codex-runtime migrate"}},
 		{"hermes is the Hermes agent's terminal chat.", nil},
 	} {
 		if got := commandsIn(tc.in); !slices.Equal(got, tc.want) {

@@ -111,12 +111,14 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 		return o, nil
 	}
 	if len(args) == 0 || args[0] != "chat" {
+		// The Python Hermes' commands get the one line that helps, not
+		// the usage of commands the user did not ask about.
+		if len(args) > 0 && pythonHermesCommands[args[0]] {
+			return o, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which keeps the kanban boards and the skills hub: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
+		}
 		usage(stderr)
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 			return o, flag.ErrHelp
-		}
-		if pythonHermesCommands[args[0]] {
-			return o, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which keeps the kanban boards and the skills hub: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
 		}
 		return o, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
 	}
@@ -156,7 +158,7 @@ Usage:
   hermes chat -q "question" [flags]   answer one question and exit
   hermes sessions list                the stored sessions, newest first
   hermes tools                        every Hermes tool, and how to turn on the hidden ones
-  hermes codex-runtime [status|on|off|migrate]
+  hermes codex-runtime [status|on|off|auto|migrate]
                                       show or switch the codex app-server runtime
   hermes version
 
@@ -470,6 +472,13 @@ func (c *cli) banner(conv *agent.Conversation) {
 	c.out.write(fmt.Sprintf("Hermes · %s (%s) on the %s runtime · session %s\nType /help for commands, /quit to leave.\n", m.Model, prov, m.Runtime, m.ID))
 }
 
+const (
+	// literalSecretsHint ends configmigrate's message about a secret
+	// that cannot become a reference.
+	literalSecretsHint   = "rerun with --allow-literal-secrets"
+	literalSecretsInChat = "run `hermes codex-runtime migrate --allow-literal-secrets` in a shell"
+)
+
 func (c *cli) codexRuntime(arg string) {
 	sw := &runtimecfg.Switch{
 		HermesHome:         c.home,
@@ -485,7 +494,9 @@ func (c *cli) codexRuntime(arg string) {
 		fmt.Fprintf(c.errw, "hermes: /codex-runtime: %v (usage: %s)\n", err, runtimecfg.Usage)
 		return
 	}
-	c.out.write(st.Message + "\n")
+	// The migration's advice names a flag of the shell commands; in a
+	// chat it has to say which command takes it.
+	c.out.write(strings.ReplaceAll(st.Message, literalSecretsHint, literalSecretsInChat) + "\n")
 }
 
 // syncWriter serialises writes from the turn's callbacks, the approval

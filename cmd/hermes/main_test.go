@@ -58,6 +58,9 @@ func TestOneShot(t *testing.T) {
 		wantErrHas string
 	}{
 		{name: "streamed answer", replies: []fakechat.Reply{{Text: "Hello from the fake model."}}, wantCode: exitOK, wantOut: "Hello from the fake model.\n"},
+		// llama.cpp/Ollama variants answer a streamed request with one
+		// chat.completion JSON; the answer must still be printed.
+		{name: "server ignores stream", replies: []fakechat.Reply{{IgnoreStream: true, Text: "Hello, unstreamed."}}, wantCode: exitOK, wantOut: "Hello, unstreamed.\n"},
 		{name: "api error", replies: []fakechat.Reply{{Status: 400, ErrorMessage: "model test-model does not exist"}}, wantCode: exitFailure, wantErrHas: "does not exist"},
 	}
 	for _, tt := range tests {
@@ -151,7 +154,7 @@ func TestCodexRuntimeCommand(t *testing.T) {
 		wantOut string
 		wantCfg string // substring config.yaml must (still) have
 	}{
-		{name: "show", cmd: "/codex-runtime", wantOut: "codex CLI: not available", wantCfg: "# my settings"},
+		{name: "show", cmd: "/codex-runtime", wantOut: "codex CLI: not installed (install with: npm i -g @openai/codex", wantCfg: "# my settings"},
 		{name: "on without codex", cmd: "/codex-runtime on", wantOut: "Cannot enable codex_app_server runtime", wantCfg: "# my settings"},
 		{name: "off", cmd: "/codex-runtime off", wantOut: "openai_runtime already set to auto", wantCfg: "# my settings"},
 		{name: "bad arg", cmd: "/codex-runtime sideways", wantOut: "", wantCfg: "# my settings"},
@@ -188,7 +191,8 @@ func TestStartFailures(t *testing.T) {
 		wantErr string
 	}{
 		{"no model", []string{"chat", "-q", "hi", "--hermes-home", home, "--hermes-tools-command", "/bin/true"}, "no model configured"},
-		{"tools missing", []string{"chat", "-q", "hi", "--hermes-home", home, "--model", "m", "--hermes-tools-command", "/nonexistent/hermes-tools-mcp"}, "--hermes-tools-command"},
+		{"tools missing", []string{"chat", "-q", "hi", "--hermes-home", home, "--model", "m", "--provider", "ollama", "--hermes-tools-command", "/nonexistent/hermes-tools-mcp"}, "--hermes-tools-command"},
+		{"--model without a key", []string{"chat", "-q", "hi", "--hermes-home", home, "--model", "m", "--hermes-tools-command", "/bin/true"}, "provider openai needs OPENAI_API_KEY (or model.api_key in " + filepath.Join(home, "config.yaml") + ")"},
 		{"bad flag", []string{"chat", "--nope"}, "flag provided but not defined"},
 		{"stray arg", []string{"chat", "hello"}, "quote the question"},
 		{"unknown command", []string{"talk"}, "unknown command"},
@@ -471,5 +475,66 @@ func TestDeadMCPServerDoesNotHoldTheChat(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(texts, "|"), "hello|first answer|and again") {
 		t.Errorf("the conversation did not survive /reload-mcp: %q", texts)
+	}
+}
+
+// TestMissingProviderKey: a hosted provider without its key stops the chat
+// before any request, naming the variable and config.yaml; the endpoint
+// (redirected to a fake, as a user would with OPENROUTER_BASE_URL) sees
+// nothing.
+func TestMissingProviderKey(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		model string
+		args  []string
+	}{
+		{"configured", "model:\n  default: m\n  provider: openrouter\n", nil},
+		{"--provider", "model:\n  default: m\n  provider: ollama\n", []string{"--provider", "openrouter"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := fakechat.New(fakechat.Reply{Text: "should not be asked"})
+			defer fake.Close()
+			home := t.TempDir()
+			path := filepath.Join(home, "config.yaml")
+			if err := os.WriteFile(path, []byte(tt.model), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"OPENROUTER_BASE_URL": fake.BaseURL(), "OPENAI_API_KEY": "not-for-openrouter"}
+			args := append([]string{"chat", "-q", "hi", "--hermes-home", home, "--hermes-tools-command", buildTools(t)}, tt.args...)
+			code, out, errOut := runCLI(t, testDeps(env), "", args...)
+			want := "provider openrouter needs OPENROUTER_API_KEY (or model.api_key in " + path + ")"
+			if code != exitUsage || out != "" || !strings.Contains(errOut, want) {
+				t.Errorf("exit %d stdout %q stderr %q; want exit %d and %q", code, out, errOut, exitUsage, want)
+			}
+			if n := len(fake.Requests()); n != 0 {
+				t.Errorf("the provider got %d requests; want none", n)
+			}
+		})
+	}
+}
+
+// TestPythonHermesCommands: the Python Hermes' commands get the one line
+// saying where to run them, not this hermes' usage first.
+func TestPythonHermesCommands(t *testing.T) {
+	for _, args := range [][]string{{"kanban"}, {"skills", "list"}} {
+		code, out, errOut := runCLI(t, testDeps(nil), "", args...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "command of the Python Hermes") {
+			t.Errorf("%q: exit %d stdout %q stderr %q; want one line saying where to run it", args, code, out, errOut)
+		}
+	}
+}
+
+// TestUsageNamesEveryCodexAction: the help lists every action
+// `hermes codex-runtime` accepts, and each is accepted.
+func TestUsageNamesEveryCodexAction(t *testing.T) {
+	code, _, errOut := runCLI(t, testDeps(nil), "", "--help")
+	const line = "hermes codex-runtime [status|on|off|auto|migrate]"
+	if code != exitOK || !strings.Contains(errOut, line) {
+		t.Fatalf("exit %d; help lacks %q:\n%s", code, line, errOut)
+	}
+	for _, a := range []string{"status", "on", "off", "auto", "migrate"} {
+		if err := checkCodexAction(a); err != nil {
+			t.Errorf("the help names %q but it is refused: %v", a, err)
+		}
 	}
 }

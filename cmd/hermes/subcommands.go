@@ -82,6 +82,10 @@ in a chat:
   migrate                   only rewrite the Hermes-managed section of codex's
                             config.toml from config.yaml's mcp_servers
 
+A server value that looks like a secret becomes a reference to an
+environment variable in config.toml; --allow-literal-secrets (with on or
+migrate) copies it as it is instead.
+
 Flags:
 `
 
@@ -90,6 +94,7 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 	codexHome := fs.String("codex-home", "", "CODEX_HOME whose config.toml is migrated (default: $CODEX_HOME, else ~/.codex)")
 	codexBin := fs.String("codex-bin", "", "codex binary (default: $CODEX_BIN, else codex on PATH)")
 	toolsCmd := fs.String("hermes-tools-command", "", "hermes-tools-mcp binary written into codex's config (default: next to hermes, else on PATH)")
+	literal := fs.Bool("allow-literal-secrets", false, "on, migrate: copy values that look like secrets into codex's config.toml as they are (by default they become environment references)")
 	// The action may come before the flags, as people type it.
 	action := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -112,14 +117,19 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 			return exitUsage
 		}
 	}
+	if *literal && !migrates(action) {
+		fmt.Fprintf(stderr, "hermes codex-runtime: --allow-literal-secrets only applies to on and migrate, which write codex's config.toml\n")
+		return exitUsage
+	}
 	sw := &runtimecfg.Switch{
-		HermesHome:         home,
-		HermesHomeExplicit: fs.Lookup("hermes-home").Value.String() != "" || d.getenv(hermeshome.EnvVar) != "",
-		CodexHome:          *codexHome,
-		CodexBinary:        *codexBin,
-		HermesToolsCommand: *toolsCmd,
-		Getenv:             d.getenv,
-		Environ:            d.environ,
+		AllowLiteralSecrets: *literal,
+		HermesHome:          home,
+		HermesHomeExplicit:  fs.Lookup("hermes-home").Value.String() != "" || d.getenv(hermeshome.EnvVar) != "",
+		CodexHome:           *codexHome,
+		CodexBinary:         *codexBin,
+		HermesToolsCommand:  *toolsCmd,
+		Getenv:              d.getenv,
+		Environ:             d.environ,
 	}
 	var (
 		msg string
@@ -138,7 +148,7 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 		msg, ok = st.Message, st.Success
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hermes codex-runtime: %v (usage: hermes codex-runtime [status|on|off|migrate])\n", err)
+		fmt.Fprintf(stderr, "hermes codex-runtime: %v (usage: hermes codex-runtime [status|on|off|auto|migrate])\n", err)
 		return exitUsage
 	}
 	fmt.Fprintln(stdout, strings.ReplaceAll(msg, "(start one with /new)", "(start one with hermes chat, or /new in a chat)"))
@@ -155,9 +165,18 @@ func checkCodexAction(action string) error {
 	}
 	_, _, err := runtimecfg.ParseArg(action)
 	if err != nil {
-		return fmt.Errorf("unknown action %q: use status, on, off or migrate", action)
+		return fmt.Errorf("unknown action %q: use status, on, off, auto or migrate", action)
 	}
 	return nil
+}
+
+// migrates says the action writes codex's config.toml.
+func migrates(action string) bool {
+	if strings.EqualFold(action, "migrate") {
+		return true
+	}
+	v, show, err := runtimecfg.ParseArg(action)
+	return err == nil && !show && v == runtimecfg.CodexAppServer
 }
 
 const sessionsUsage = `Usage: hermes sessions list [flags]

@@ -118,8 +118,60 @@ func TestCodexRuntimeSubcommand(t *testing.T) {
 		}
 	}
 	code, out, errOut := runCLI(t, testDeps(nil), "", "codex-runtime", "on", "--hermes-home", home, "--codex-bin", "/nonexistent/codex")
-	if code != exitFailure || !strings.Contains(out, "Cannot enable codex_app_server runtime") {
+	if code != exitFailure || !strings.Contains(out, "Cannot enable codex_app_server runtime: codex CLI not installed (install with: npm i -g @openai/codex") {
 		t.Errorf("on without codex: exit %d, want %d; stdout %q stderr %q", code, exitFailure, out, errOut)
+	}
+	code, out, errOut = runCLI(t, testDeps(nil), "", "codex-runtime", "status", "--hermes-home", home, "--codex-bin", "/nonexistent/codex")
+	if code != exitOK || !strings.Contains(out, "codex CLI: not installed") || strings.Contains(out, "no such file") || strings.Contains(out, "executable file") {
+		t.Errorf("status without codex: exit %d; stdout %q stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, testDeps(nil), "", "codex-runtime", "bogus", "--hermes-home", home)
+	if code != exitUsage || !strings.Contains(errOut, "use status, on, off, auto or migrate") {
+		t.Errorf("unknown action: exit %d stderr %q", code, errOut)
+	}
+}
+
+// TestCodexRuntimeSecrets: a server with a secret in its arguments is left
+// out with advice naming --allow-literal-secrets, which the shell command
+// takes (and the chat's /codex-runtime names with that command); a secret
+// in env is migrated as a reference with a note, not called skipped.
+func TestCodexRuntimeSecrets(t *testing.T) {
+	fake := fakechat.New()
+	defer fake.Close()
+	const secret = "sk-live-0123456789abcdefABCDEF"
+	home := newHome(t, fake, "mcp_servers:\n  leaky:\n    command: leaky-server\n    args: [--token, "+secret+"]\n"+
+		"  fetch:\n    command: uvx\n    args: [mcp-server-fetch]\n    env:\n      FETCH_API_KEY: "+secret+"\n")
+	codex := filepath.Join(t.TempDir(), "codex")
+	script := "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo 'codex-cli 0.169.0'; exit 0; fi\necho 'fake codex: no app-server' >&2\nexit 1\n"
+	if err := os.WriteFile(codex, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	codexHome := t.TempDir()
+	toml := filepath.Join(codexHome, "config.toml")
+	common := []string{"--hermes-home", home, "--codex-bin", codex, "--codex-home", codexHome, "--hermes-tools-command", buildTools(t)}
+
+	code, out, errOut := runCLI(t, testDeps(nil), "", append([]string{"codex-runtime", "migrate"}, common...)...)
+	b, _ := os.ReadFile(toml)
+	if code != exitOK || !strings.Contains(out, "server leaky not registered") || !strings.Contains(out, "rerun with --allow-literal-secrets") ||
+		!strings.Contains(out, "  - fetch\n      note: env FETCH_API_KEY") || strings.Contains(out, "fetch (skipped") || strings.Contains(string(b), secret) {
+		t.Fatalf("migrate: exit %d stdout %q stderr %q\nconfig.toml:\n%s", code, out, errOut, b)
+	}
+	// The advice is followed as written.
+	code, out, errOut = runCLI(t, testDeps(nil), "", append([]string{"codex-runtime", "migrate", "--allow-literal-secrets"}, common...)...)
+	b, _ = os.ReadFile(toml)
+	if code != exitOK || strings.Contains(out, "not registered") || !strings.Contains(string(b), "[mcp_servers.leaky]") || !strings.Contains(string(b), secret) {
+		t.Errorf("migrate --allow-literal-secrets: exit %d stdout %q stderr %q\nconfig.toml:\n%s", code, out, errOut, b)
+	}
+	code, _, errOut = runCLI(t, testDeps(nil), "", append([]string{"codex-runtime", "off", "--allow-literal-secrets"}, common...)...)
+	if code != exitUsage || !strings.Contains(errOut, "only applies to on and migrate") {
+		t.Errorf("off --allow-literal-secrets: exit %d stderr %q", code, errOut)
+	}
+
+	// In a chat the advice names the shell command that takes the flag.
+	code, out, errOut = runCLI(t, testDeps(nil), "/codex-runtime on\n/quit\n", append([]string{"chat"}, common...)...)
+	if code != exitOK || !strings.Contains(out, "server leaky not registered") || !strings.Contains(out, "run `hermes codex-runtime migrate --allow-literal-secrets` in a shell") ||
+		strings.Contains(out, "rerun with --allow-literal-secrets") {
+		t.Errorf("/codex-runtime on: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
 

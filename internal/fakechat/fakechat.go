@@ -47,6 +47,10 @@ type Reply struct {
 	Hang bool
 	// ChunkDelay is slept between streamed chunks.
 	ChunkDelay time.Duration
+	// IgnoreStream answers with one non-streamed chat.completion JSON even
+	// when the request asked for a stream, as some llama.cpp and Ollama
+	// builds do.
+	IgnoreStream bool
 }
 
 // Request is one request the fake received.
@@ -144,7 +148,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	model, _ := req.Body["model"].(string)
-	if stream, _ := req.Body["stream"].(bool); !stream {
+	if stream, _ := req.Body["stream"].(bool); !stream || reply.IgnoreStream {
 		writeCompletion(w, model, reply)
 		return
 	}
