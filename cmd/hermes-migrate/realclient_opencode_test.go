@@ -14,8 +14,10 @@ import (
 	"github.com/hermes-go/hermes/internal/fakechat"
 )
 
-// opencodeBin is OpenCode's native binary in the npm package.
-const opencodeBin = "opencode-ai/bin/opencode.exe"
+// opencodeBin is OpenCode's native binary, from its Linux x64 package: the
+// opencode-ai wrapper lists platform packages the registry here does not
+// serve, so npm ci cannot install it.
+const opencodeBin = "opencode-linux-x64/bin/opencode"
 
 // TestRealOpenCodeCallsMigratedTool: after `hermes-migrate --client
 // opencode`, the real OpenCode (headless `opencode run`) loads our entry
