@@ -3,16 +3,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,7 +51,7 @@ func npmFile(t *testing.T, rel string) string {
 type clientHome struct {
 	home, work, tmp string
 	toolsBin        string
-	proxy           *blackHole
+	proxy           *codextest.Proxy
 }
 
 func newClientHome(t *testing.T) *clientHome {
@@ -65,7 +62,7 @@ func newClientHome(t *testing.T) *clientHome {
 		work:     filepath.Join(root, "work"),
 		tmp:      filepath.Join(root, "tmp"),
 		toolsBin: toolsbuild.ServerBinary(t),
-		proxy:    newBlackHole(t),
+		proxy:    codextest.NewProxy(t),
 	}
 	for _, d := range []string{h.home, h.work, h.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -157,63 +154,9 @@ func (h *clientHome) runClient(t *testing.T, env []string, name string, args ...
 	return out.String(), errb.String(), err
 }
 
-// blackHole is an HTTP proxy on 127.0.0.1 that refuses every request and
-// records it: a client that honours the proxy variables cannot reach any
-// other host, and the test sees that it tried.
-type blackHole struct {
-	ln      net.Listener
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	targets []string
-}
-
-func newBlackHole(t *testing.T) *blackHole {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &blackHole{ln: ln}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.wg.Add(1)
-			go func() {
-				defer p.wg.Done()
-				defer conn.Close()
-				_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-				line, _ := bufio.NewReader(conn).ReadString('\n')
-				p.mu.Lock()
-				p.targets = append(p.targets, strings.TrimSpace(line))
-				p.mu.Unlock()
-				_, _ = conn.Write([]byte("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *blackHole) URL() string { return "http://" + p.ln.Addr().String() }
-
-// Targets returns the request lines the proxy refused.
-func (p *blackHole) Targets() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.targets...)
-}
-
 // checkOffline fails t when the client asked for anything but the fake's
 // scripted requests.
-func checkOffline(t *testing.T, p *blackHole, unexpected []string) {
+func checkOffline(t *testing.T, p *codextest.Proxy, unexpected []string) {
 	t.Helper()
 	if got := p.Targets(); len(got) > 0 {
 		t.Errorf("the client tried to reach other hosts (refused by the test's proxy): %q", got)

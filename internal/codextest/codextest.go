@@ -118,6 +118,13 @@ func NewProxy(t testing.TB) *Proxy {
 // URL is the proxy address for *_PROXY variables.
 func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
+// Targets returns the request lines refused so far, oldest first.
+func (p *Proxy) Targets() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.targets...)
+}
+
 // Home is a throwaway HOME and CODEX_HOME for one codex.
 type Home struct {
 	Home, CodexHome string
