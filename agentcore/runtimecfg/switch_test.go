@@ -310,7 +310,8 @@ func TestMigrationNotesAreNotSkips(t *testing.T) {
 		toml    string
 	}{
 		{"reference", false, []string{"  - fetch\n      note: env FETCH_API_KEY looks like a secret"}, `env_vars = ["FETCH_API_KEY"]`},
-		{"literal", true, []string{"  - fetch\n      note: env FETCH_API_KEY looks like a secret and was copied as is"}, "sk-live-0123456789abcdef"},
+		// A copied secret is a warning, not a note on the server.
+		{"literal", true, []string{"  - fetch\n", "⚠ MCP migration: server fetch: env FETCH_API_KEY looks like a credential and was copied as is"}, "sk-live-0123456789abcdef"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, cfg, nil)
