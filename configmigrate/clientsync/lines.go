@@ -203,3 +203,16 @@ func bareCR(src []byte) bool {
 }
 
 var errBareCR = errors.New("the file has a carriage return that does not end a CRLF line; hermes-migrate edits files with LF or CRLF line endings only: convert it or move it aside")
+
+// readBack checks an edited text-format file against what the edit meant:
+// a removed entry is gone, a written one reads back equal to val (nil
+// val means removal). back and found are the entry as re-parsed.
+func readBack(name string, val object, back []byte, found bool) error {
+	switch {
+	case val == nil && found:
+		return errors.New("the entry is still there after removing it (a bug in clientsync; please report it)")
+	case val != nil && (!found || !sameAs(back, val)):
+		return fmt.Errorf("the edited entry %q does not read back as written (a bug in clientsync; please report it)", name)
+	}
+	return nil
+}

@@ -2,7 +2,6 @@ package clientsync
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -258,13 +257,10 @@ func (s *yamlStore) commit(out []byte, name string, val object) error {
 	old := s.src
 	s.src = out
 	back, found, err := s.lookup(name)
-	switch {
-	case err != nil:
+	if err != nil {
 		err = fmt.Errorf("the edited file would not parse, so nothing was produced (a bug in clientsync; please report it): %w", err)
-	case val == nil && found:
-		err = errors.New("the entry is still there after removing it (a bug in clientsync; please report it)")
-	case val != nil && (!found || !sameAs(back, val)):
-		err = fmt.Errorf("the edited entry %q does not read back as written (a bug in clientsync; please report it)", name)
+	} else {
+		err = readBack(name, val, back, found)
 	}
 	if err != nil {
 		s.src = old
