@@ -471,9 +471,16 @@ func snapshotNotes(out snapOut, full bool, maxChars int) string {
 	// Kept short: at the smallest max_chars the notes share 500 bytes
 	// with the header and the JSON around them.
 	if out.cut() {
+		// In full mode the page's text comes in document order, so
+		// controls after a long text wait for a later page; the outline
+		// without text names them all first.
+		controlsFirst := ""
+		if full && out.After > 0 {
+			controlsFirst = ", or omit full to list the controls alone"
+		}
 		notes = append(notes, fmt.Sprintf("[cut to fit max_chars=%d: %d of the page's %d controls shown (closed shadow roots not counted), %d more controls and %d lines (%d bytes) follow; "+
-			"continue with offset=%d (same full and selector), narrow with selector=\"<CSS>\" or raise max_chars]",
-			maxChars, out.Count, out.Total, out.After, out.AfterLines, out.AfterBytes, out.Stop))
+			"continue with offset=%d (same full and selector), narrow with selector=\"<CSS>\" or raise max_chars%s]",
+			maxChars, out.Count, out.Total, out.After, out.AfterLines, out.AfterBytes, out.Stop, controlsFirst))
 	}
 	if out.WalkCut {
 		notes = append(notes, "[the page is too large to outline whole: the outline stops after about 4 MB and the totals above count only that part; use selector to outline one part at a time]")
