@@ -155,13 +155,13 @@ func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
 		st.CodexBinaryOK, st.CodexVersion = true, ver
 	}
 	if st.Changed {
-		out, err := SetRuntime(doc, value)
-		if err != nil {
-			return st, fmt.Errorf("%s: %w", path, err)
-		}
-		if err := atomicfile.Write(path, out, atomicfile.Options{Mode: 0o600}); err != nil {
+		if err := s.save(ctx, path, value); err != nil {
+			var saveErr *saveError
+			if !errors.As(err, &saveErr) {
+				return st, err
+			}
 			st.New, st.Changed = cur, false
-			st.Message = fmt.Sprintf("could not save %s: %v (check the file's permissions; nothing was changed)", path, err)
+			st.Message = fmt.Sprintf("could not save %s: %v (check the file's permissions; nothing was changed)", path, saveErr.err)
 			return st, nil
 		}
 		lines = append(lines, fmt.Sprintf("openai_runtime: %s → %s", cur, value))
@@ -319,4 +319,33 @@ func migrationLines(m *Migration) []string {
 		out = append(out, fmt.Sprintf("(config: %s, already up to date)", m.Path))
 	}
 	return out
+}
+
+// saveError is a write of config.yaml that failed; the command reports it
+// to the user instead of failing.
+type saveError struct{ err error }
+
+func (e *saveError) Error() string { return e.err.Error() }
+
+// save sets the runtime in config.yaml under the Hermes home's lock for
+// it, applied to the file as it is once locked: a concurrent switch, or
+// an edit that landed since Apply read the file, is kept, not overwritten
+// with the older content.
+func (s *Switch) save(ctx context.Context, path, value string) error {
+	edit, err := atomicfile.Begin(ctx, path, atomicfile.EditOptions{
+		Options:  atomicfile.Options{Mode: 0o600},
+		LockPath: filepath.Join(s.HermesHome, "locks", hermeshome.ConfigFile+".lock"),
+	})
+	if err != nil {
+		return &saveError{err}
+	}
+	defer edit.Close()
+	out, err := SetRuntime(edit.Before, value)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := edit.Commit(out); err != nil {
+		return &saveError{err}
+	}
+	return nil
 }

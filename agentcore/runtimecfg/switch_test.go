@@ -334,3 +334,35 @@ func TestMigrationNotesAreNotSkips(t *testing.T) {
 		})
 	}
 }
+
+// An edit of config.yaml that lands while the switch runs (here: while it
+// checks codex, after it read the file) is kept: the runtime is set in the
+// file as it is when the switch writes, under the lock, never by writing
+// back the content it read first.
+func TestApplyKeepsAnEditMadeMeanwhile(t *testing.T) {
+	f := newFixture(t, commented, nil)
+	path := f.sw.ConfigPath()
+	const added = "\n# added by the user while the switch ran\nagent:\n  max_turns: 12\n"
+	check := f.sw.CheckCodex
+	f.sw.CheckCodex = func(ctx context.Context, override string) (string, string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(b, added...), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		return check(ctx, override)
+	}
+	st, err := f.sw.Apply(context.Background(), "on")
+	if err != nil || !st.Changed {
+		t.Fatalf("Apply: %+v, %v", st, err)
+	}
+	got := f.read(t, path)
+	if !strings.HasSuffix(got, added) || !strings.Contains(got, "openai_runtime: codex_app_server") {
+		t.Errorf("config.yaml lost the edit made meanwhile, or the runtime:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.home, "locks", "config.yaml.lock")); err != nil {
+		t.Errorf("the edit did not go through the Hermes home's lock for config.yaml: %v", err)
+	}
+}
