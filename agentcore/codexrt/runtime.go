@@ -309,7 +309,7 @@ func (r *Runtime) current() (session, error) {
 func (r *Runtime) result(userText string, tr bridge.TurnResult) agentcore.Result {
 	res := agentcore.Result{
 		FinalResponse: tr.FinalText,
-		Messages:      append([]agentcore.Message{{Role: "user", Content: userText}}, transcript(tr.Messages)...),
+		Messages:      append([]agentcore.Message{{Role: "user", Content: userText}}, tr.Messages...),
 		Interrupted:   tr.Interrupted,
 		Model:         r.cfg.Model,
 		Provider:      r.cfg.Provider,

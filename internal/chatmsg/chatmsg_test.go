@@ -1,4 +1,4 @@
-package agentcore
+package chatmsg
 
 import (
 	"encoding/json"
