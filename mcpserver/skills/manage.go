@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -372,12 +372,64 @@ func (l *Library) localRoot(create bool) (string, error) {
 	return realRoot(l.local)
 }
 
-// confinedDir returns rel (a relative directory under rootReal) resolved,
-// after checking that every component, links followed, stays inside
-// rootReal and is a directory. With create, missing components are made.
-// A link anywhere on the way that leads out, or dangles, is a refusal:
-// whatever is written below it would land where the link points.
-func confinedDir(rootReal, rel string, create bool) (string, error) {
+// localTree is the local skills directory held open for one skill_manage
+// call. Paths are checked first, by name, so that a refusal can name the
+// link at fault; every change is then made through root, whose lookups
+// the kernel keeps inside the directory at the moment of the act. A
+// component swapped for a link leading out between the check and the act
+// makes the act fail; it never lands outside.
+type localTree struct {
+	real string // the skills directory, links resolved
+	root *os.Root
+}
+
+// openLocal opens the local skills directory; create makes it when missing.
+func (l *Library) openLocal(create bool) (*localTree, error) {
+	real, err := l.localRoot(create)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("open skills directory %s: %w", real, err)
+	}
+	return &localTree{real: real, root: root}, nil
+}
+
+func (t *localTree) Close() { t.root.Close() }
+
+// rel names abs, a path under the resolved skills directory, for root.
+func (t *localTree) rel(abs string) (string, error) {
+	rel, err := filepath.Rel(t.real, abs)
+	if err != nil || !safefile.Within(t.real, abs) {
+		return "", fmt.Errorf("%s is not inside the skills directory %s", abs, t.real)
+	}
+	return rel, nil
+}
+
+// openDir opens abs, a directory confinedDir returned, as a root of its
+// own: what is done in it happens in that directory, wherever its path
+// leads afterwards.
+func (t *localTree) openDir(abs string) (*os.Root, error) {
+	rel, err := t.rel(abs)
+	if err != nil {
+		return nil, err
+	}
+	r, err := t.root.OpenRoot(rel)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", abs, err)
+	}
+	return r, nil
+}
+
+// confinedDir returns rel (a relative directory under the skills
+// directory) resolved, after checking that every component, links
+// followed, stays inside it and is a directory. With create, missing
+// components are made. A link anywhere on the way that leads out, or
+// dangles, is a refusal: whatever is written below it would land where the
+// link points.
+func confinedDir(t *localTree, rel string, create bool) (string, error) {
+	rootReal := t.real
 	cur := rootReal
 	if rel == "." || rel == "" {
 		return cur, nil
@@ -393,7 +445,11 @@ func confinedDir(rootReal, rel string, create bool) (string, error) {
 			if !create {
 				return "", err
 			}
-			if err := os.Mkdir(next, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			relNext, rerr := t.rel(next)
+			if rerr != nil {
+				return "", rerr
+			}
+			if err := t.root.Mkdir(relNext, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 				return "", fmt.Errorf("create %s: %w", next, err)
 			}
 			real, err = safefile.Resolve(rootReal, next)
@@ -429,53 +485,159 @@ func writeRefusal(p string, err error) error {
 	return err
 }
 
-// skillRealDir is a local skill's directory, resolved and confined.
-func (l *Library) skillRealDir(s Skill) (string, string, error) {
-	rootReal, err := l.localRoot(false)
-	if err != nil {
-		return "", "", err
-	}
-	dir, err := confinedDir(rootReal, filepath.FromSlash(s.RelDir), false)
+// skillDir is a local skill's directory, resolved and confined.
+func (t *localTree) skillDir(s Skill) (string, error) {
+	dir, err := confinedDir(t, filepath.FromSlash(s.RelDir), false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", "", refusef("Skill '%s' not found. Use skills_list() to see available skills.", filepath.Base(s.Dir))
+		return "", refusef("Skill '%s' not found. Use skills_list() to see available skills.", filepath.Base(s.Dir))
 	}
-	return rootReal, dir, err
+	return dir, err
 }
 
 // writeConfined writes data to rel under dir (a confined, resolved
 // directory): its parent directories are made and checked, a final link
-// that leads out is refused, and the file is replaced atomically (a
-// temporary file in the same directory, synced, renamed over it), so a
-// reader never sees half a file and a link at the name is replaced, never
-// written through.
-func writeConfined(rootReal, dir, rel string, data []byte) (string, error) {
-	relDir, err := filepath.Rel(rootReal, filepath.Join(dir, filepath.Dir(rel)))
+// that leads out is refused, and the file is replaced atomically (see
+// replaceFile), so a reader never sees half a file and a link at the name
+// is replaced, never written through.
+func writeConfined(t *localTree, dir, rel string, data []byte) (string, error) {
+	relDir, err := filepath.Rel(t.real, filepath.Join(dir, filepath.Dir(rel)))
 	if err != nil {
 		return "", fmt.Errorf("locate %s: %w", rel, err)
 	}
-	parent, err := confinedDir(rootReal, relDir, true)
+	parent, err := confinedDir(t, relDir, true)
 	if err != nil {
 		return "", err
 	}
 	target := filepath.Join(parent, filepath.Base(rel))
-	if fi, err := os.Lstat(target); err == nil {
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			if _, err := safefile.Resolve(rootReal, target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return "", writeRefusal(target, err)
-			}
-			// A link that stays inside is replaced by the file: writing
-			// through it would change another skill's file.
-			if err := os.Remove(target); err != nil {
-				return "", fmt.Errorf("replace link %s: %w", target, err)
-			}
-		} else if !fi.Mode().IsRegular() {
-			return "", refusef("%s is not a regular file, so skill_manage will not replace it. Remove it or pick another file_path.", target)
+	if fi, err := os.Lstat(target); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// Only for the message: the rename below replaces any link, and a
+		// link leading out is worth a word rather than a silent replace.
+		if _, err := safefile.Resolve(t.real, target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", writeRefusal(target, err)
 		}
 	}
-	if err := atomicfile.Write(target, data, atomicfile.Options{Mode: 0o644}); err != nil {
+	pr, err := t.openDir(parent)
+	if err != nil {
+		return "", err
+	}
+	defer pr.Close()
+	if err := replaceFile(pr, filepath.Base(rel), target, data); err != nil {
+		var r *refusal
+		if errors.As(err, &r) {
+			return "", err
+		}
 		return "", fmt.Errorf("write skill file: %w", err)
 	}
 	return target, nil
+}
+
+// replaceFile replaces name in dir with data the way atomicfile.Write
+// does, but every step by dir's descriptor: a temporary file beside it is
+// written, synced and renamed over it, then the directory is synced. A
+// link at name is replaced (rename never follows it), an existing file
+// keeps its mode and owner, a read-only one is refused, and a new one is
+// 0644. shown is the path named in messages.
+func replaceFile(dir *os.Root, name, shown string, data []byte) (err error) {
+	mode := fs.FileMode(0o644)
+	old, statErr := dir.Lstat(name)
+	switch {
+	case statErr == nil && old.Mode().IsRegular():
+		if err := atomicfile.CheckWritable(shown, shown, old); err != nil {
+			return err
+		}
+		mode = old.Mode().Perm()
+	case statErr == nil && old.Mode()&fs.ModeSymlink == 0:
+		return refusef("%s is not a regular file, so skill_manage will not replace it. Remove it or pick another file_path.", shown)
+	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
+		return fmt.Errorf("stat %s: %w", shown, statErr)
+	}
+	var tmp *os.File
+	var tmpName string
+	for range 100 {
+		tmpName = fmt.Sprintf(".%s.tmp-%d", name, rand.Uint32())
+		tmp, err = dir.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create temporary file next to %s: %w", shown, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			_ = dir.Remove(tmpName)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+	}
+	if statErr == nil && old.Mode().IsRegular() {
+		keepOwner(tmp, old)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+	}
+	if err = dir.Rename(tmpName, name); err != nil {
+		return fmt.Errorf("replace %s: %w", shown, err)
+	}
+	// The rename is atomic without this; the sync makes it durable, where
+	// the platform can sync a directory.
+	if d, err := dir.Open("."); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// readConfined reads rel in the skill directory dir as safefile.ReadFile
+// would (links followed must stay inside dir, a regular file, at most
+// limit bytes), with the open made through dir's own descriptor, and
+// returns safefile's errors so that the refusals read the same.
+func readConfined(t *localTree, dir, rel string, limit int64) ([]byte, error) {
+	p := filepath.Join(dir, rel)
+	real, err := safefile.Resolve(dir, p)
+	if err != nil {
+		return nil, err
+	}
+	inDir, err := filepath.Rel(dir, real)
+	if err != nil {
+		return nil, fmt.Errorf("locate %s: %w", p, err)
+	}
+	sr, err := t.openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer sr.Close()
+	f, err := sr.OpenFile(inDir, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &safefile.PathError{Path: p, Target: real, Dir: dir, Err: fmt.Errorf("%w (it is %s)", safefile.ErrNotRegular, safefile.Describe(fi.Mode()))}
+	}
+	if fi.Size() > limit {
+		return nil, &safefile.TooLargeError{Path: p, Size: fi.Size(), Limit: limit}
+	}
+	data, err := safefile.ReadLimited(f, fi.Size(), limit)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, &safefile.TooLargeError{Path: p, Size: -1, Limit: limit}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return data, nil
 }
 
 func (l *Library) createSkill(ctx context.Context, name, content, category string) (map[string]any, error) {
@@ -496,28 +658,34 @@ func (l *Library) createSkill(ctx context.Context, name, content, category strin
 	} else if ok {
 		return nil, refusef("A skill named '%s' already exists at %s.", name, s.Dir)
 	}
-	rootReal, err := l.localRoot(true)
+	t, err := l.openLocal(true)
 	if err != nil {
 		return nil, err
 	}
+	defer t.Close()
 	rel := filepath.Join(category, name)
-	// A directory the library does not list (no SKILL.md, or refused) is
-	// still not free: creating into it would adopt whatever it holds.
-	if _, err := os.Lstat(filepath.Join(rootReal, rel)); err == nil {
-		return nil, refusef("A skill named '%s' already exists at %s.", name, filepath.Join(l.local, rel))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		if !errors.Is(err, syscall.ENOTDIR) {
-			return nil, fmt.Errorf("check %s: %w", rel, err)
-		}
-	}
-	dir, err := confinedDir(rootReal, rel, true)
+	catDir, err := confinedDir(t, category, true)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := writeConfined(rootReal, dir, skillFile, []byte(content)); err != nil {
+	cat, err := t.openDir(catDir)
+	if err != nil {
+		return nil, err
+	}
+	defer cat.Close()
+	// A directory the library does not list (no SKILL.md, or refused) is
+	// still not free: creating into it would adopt whatever it holds. The
+	// mkdir itself is the check, so nothing can appear in between.
+	if err := cat.Mkdir(name, 0o755); errors.Is(err, fs.ErrExist) {
+		return nil, refusef("A skill named '%s' already exists at %s.", name, filepath.Join(l.local, rel))
+	} else if err != nil {
+		return nil, fmt.Errorf("create %s: %w", rel, err)
+	}
+	if _, err := writeConfined(t, filepath.Join(catDir, name), skillFile, []byte(content)); err != nil {
 		// An empty directory left behind would block the retry as
-		// "already exists".
-		_ = os.Remove(dir)
+		// "already exists". Removed through the category's descriptor, it
+		// is the one just made even if the path has changed since.
+		_ = removeEmptyDir(cat, name)
 		return nil, err
 	}
 	res := map[string]any{
@@ -544,11 +712,16 @@ func (l *Library) editSkill(ctx context.Context, name, content string) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	rootReal, dir, err := l.skillRealDir(s)
+	t, err := l.openLocal(false)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := writeConfined(rootReal, dir, skillFile, []byte(content)); err != nil {
+	defer t.Close()
+	dir, err := t.skillDir(s)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := writeConfined(t, dir, skillFile, []byte(content)); err != nil {
 		return nil, err
 	}
 	return map[string]any{
@@ -572,7 +745,12 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 			rel, label = cleanFilePath(filePath), filePath
 		}
 	}
-	rootReal, dir, err := l.skillRealDir(s)
+	t, err := l.openLocal(false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	dir, err := t.skillDir(s)
 	if err != nil {
 		return nil, err
 	}
@@ -580,7 +758,7 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 	if rel == skillFile {
 		limit = maxSkillBytes
 	}
-	data, err := safefile.ReadFile(dir, filepath.Join(dir, rel), limit)
+	data, err := readConfined(t, dir, rel, limit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, refusef("File not found: %s", filepath.ToSlash(rel))
@@ -627,7 +805,7 @@ func (l *Library) patchSkill(ctx context.Context, name, oldString, newString, fi
 	} else if msg := validateFileSize(updated); msg != "" {
 		return nil, refusef("%s", msg)
 	}
-	if _, err := writeConfined(rootReal, dir, rel, []byte(updated)); err != nil {
+	if _, err := writeConfined(t, dir, rel, []byte(updated)); err != nil {
 		return nil, err
 	}
 	plural := ""
@@ -727,19 +905,35 @@ func (l *Library) deleteSkill(ctx context.Context, name string, absorbedInto *st
 	if fi, err := os.Lstat(s.Dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, refusef("Refusing to delete '%s': the skill directory is a symlink/junction. Remove the link target manually if intended.", s.Dir)
 	}
-	rootReal, dir, err := l.skillRealDir(s)
+	t, err := l.openLocal(false)
 	if err != nil {
 		return nil, err
 	}
-	if dir == rootReal || !safefile.Within(rootReal, dir) {
+	defer t.Close()
+	dir, err := t.skillDir(s)
+	if err != nil {
+		return nil, err
+	}
+	if dir == t.real || !safefile.Within(t.real, dir) {
 		return nil, refusef("Refusing to delete '%s': path does not resolve inside the skills directory %s.", s.Dir, l.local)
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	// Through the parent's descriptor: the walk down opens each directory
+	// without following links, so a link swapped in anywhere below is
+	// removed itself, never followed.
+	parent := filepath.Dir(dir)
+	pr, err := t.openDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	defer pr.Close()
+	if err := pr.RemoveAll(filepath.Base(dir)); err != nil {
 		return nil, fmt.Errorf("delete skill directory %s: %w", dir, err)
 	}
 	// An emptied category directory goes too; the root stays.
-	if parent := filepath.Dir(dir); parent != rootReal {
-		_ = os.Remove(parent) // fails, harmlessly, unless empty
+	if parent != t.real {
+		if relParent, err := t.rel(parent); err == nil {
+			_ = removeEmptyDir(t.root, relParent) // fails, harmlessly, unless empty
+		}
 	}
 	msg := fmt.Sprintf("Skill '%s' deleted.", name)
 	if absorbed != "" {
@@ -759,11 +953,16 @@ func (l *Library) writeSkillFile(ctx context.Context, name, filePath, content st
 	if err != nil {
 		return nil, err
 	}
-	rootReal, dir, err := l.skillRealDir(s)
+	t, err := l.openLocal(false)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := writeConfined(rootReal, dir, cleanFilePath(filePath), []byte(content)); err != nil {
+	defer t.Close()
+	dir, err := t.skillDir(s)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := writeConfined(t, dir, cleanFilePath(filePath), []byte(content)); err != nil {
 		return nil, err
 	}
 	return map[string]any{
@@ -781,7 +980,12 @@ func (l *Library) removeSkillFile(ctx context.Context, name, filePath string) (m
 	if err != nil {
 		return nil, err
 	}
-	rootReal, dir, err := l.skillRealDir(s)
+	t, err := l.openLocal(false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	dir, err := t.skillDir(s)
 	if err != nil {
 		return nil, err
 	}
@@ -801,11 +1005,11 @@ func (l *Library) removeSkillFile(ctx context.Context, name, filePath string) (m
 		}
 		return &refusal{msg: fmt.Sprintf("File '%s' not found in skill '%s'.", filePath, name), extra: map[string]any{"available_files": av}}
 	}
-	relDir, err := filepath.Rel(rootReal, filepath.Join(dir, filepath.Dir(rel)))
+	relDir, err := filepath.Rel(t.real, filepath.Join(dir, filepath.Dir(rel)))
 	if err != nil {
 		return nil, fmt.Errorf("locate %s: %w", rel, err)
 	}
-	parent, err := confinedDir(rootReal, relDir, false)
+	parent, err := confinedDir(t, relDir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, notFound()
 	}
@@ -813,7 +1017,15 @@ func (l *Library) removeSkillFile(ctx context.Context, name, filePath string) (m
 		return nil, err
 	}
 	target := filepath.Join(parent, filepath.Base(rel))
-	fi, err := os.Lstat(target)
+	pr, err := t.openDir(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer pr.Close()
+	fi, err := pr.Lstat(filepath.Base(rel))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, notFound()
 	}
@@ -823,13 +1035,15 @@ func (l *Library) removeSkillFile(ctx context.Context, name, filePath string) (m
 	if fi.IsDir() {
 		return nil, refusef("'%s' is a directory; remove_file removes one file. Remove the files in it one by one.", filePath)
 	}
-	// A link is removed itself (os.Remove never follows it), so its
-	// target, wherever it is, is untouched.
-	if err := os.Remove(target); err != nil {
+	// A link is removed itself (unlink never follows it), so its target,
+	// wherever it is, is untouched.
+	if err := pr.Remove(filepath.Base(rel)); err != nil {
 		return nil, fmt.Errorf("remove %s: %w", target, err)
 	}
 	if parent != dir {
-		_ = os.Remove(parent) // only when emptied, as the original
+		if relParent, err := t.rel(parent); err == nil {
+			_ = removeEmptyDir(t.root, relParent) // only when emptied, as the original
+		}
 	}
 	return map[string]any{
 		"success": true,
