@@ -3,6 +3,10 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // copilotBin is GitHub Copilot CLI's native executable, from its Linux x64
@@ -43,7 +48,7 @@ func TestRealCopilotCLICallsMigratedTool(t *testing.T) {
 	)
 	// --silent prints the agent's answer alone, without the tool-call
 	// lines and usage summary.
-	stdout := runCopilot(t, h, model, "-p", "List the Hermes skills.", "--allow-tool=hermes-tools(skills_list)", "--silent")
+	stdout := runCopilot(t, h, model, nil, "-p", "List the Hermes skills.", "--allow-tool=hermes-tools(skills_list)", "--silent")
 
 	reqs := model.turns()
 	if len(reqs) != 2 {
@@ -126,17 +131,17 @@ func (m *copilotModel) unscripted() []string {
 // runCopilot runs the pinned Copilot CLI as h's user with nothing but
 // 127.0.0.1 reachable and returns its stdout; it fails t when the run
 // fails or asked for anything else.
-func runCopilot(t *testing.T, h *clientHome, model *copilotModel, args ...string) string {
+func runCopilot(t *testing.T, h *clientHome, model *copilotModel, extraEnv []string, args ...string) string {
 	t.Helper()
 	bin := npmFile(t, copilotBin)
-	env := h.env(
+	env := h.env(append([]string{
 		// Bring your own key: with a provider base URL set Copilot CLI
 		// needs no GitHub login and sends the agent's turns to
 		// <base>/chat/completions (wire API "completions", the default
 		// for type openai). A model name is required; one not in its
 		// catalog gets default token limits.
 		"COPILOT_PROVIDER_TYPE=openai",
-		"COPILOT_PROVIDER_BASE_URL="+model.fake.BaseURL(),
+		"COPILOT_PROVIDER_BASE_URL=" + model.fake.BaseURL(),
 		"COPILOT_PROVIDER_API_KEY=sk-hermes-test",
 		"COPILOT_MODEL=fake-model",
 		// Offline: without it Copilot CLI 1.0.102 still connects to
@@ -147,7 +152,7 @@ func runCopilot(t *testing.T, h *clientHome, model *copilotModel, args ...string
 		// Not seen to be needed under COPILOT_OFFLINE, but a launch
 		// must not swap in a newer CLI from the package cache either.
 		"COPILOT_AUTO_UPDATE=false",
-	)
+	}, extraEnv...)...)
 	stdout, stderr, err := h.runClient(t, env, bin, args...)
 	t.Logf("copilot %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
 	checkOffline(t, h.proxy, model.unscripted())
@@ -164,4 +169,162 @@ func runCopilot(t *testing.T, h *clientHome, model *copilotModel, args ...string
 		t.Fatalf("copilot %q: %v", args, err)
 	}
 	return stdout
+}
+
+// TestRealCopilotCLIEntryFields pins what Copilot CLI 1.0.102 makes of the
+// fields of an mcp-config.json entry, the facts behind the CopilotCLI row:
+// variable references in env, command, args, cwd, url and headers; which
+// of its own variables a server inherits; cwd; and timeout, read in
+// milliseconds. A probe shell writes its environment, working directory
+// and argument to files and exits; a remote entry points at a recorder on
+// 127.0.0.1 that refuses it; the client carries on without both. A second
+// hermes-tools entry whose 1 ms timeout cannot cover tool discovery must
+// lose its tools while the migrated entry, with hermes-migrate's timeout,
+// keeps them.
+func TestRealCopilotCLIEntryFields(t *testing.T) {
+	npmFile(t, copilotBin) // skip before any work when it is not installed
+	h := newClientHome(t)
+	dump := filepath.Join(h.tmp, "probe")
+	probeDir := filepath.Join(h.tmp, "probe-cwd")
+	if err := os.Mkdir(probeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	report := h.migrate(t, "github-copilot-cli")
+	if !strings.Contains(report, "github-copilot-cli: wrote ~/.copilot/mcp-config.json") {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+	configPath := filepath.Join(h.home, ".copilot", "mcp-config.json")
+	var cfg struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	b, err := os.ReadFile(configPath)
+	if err != nil || json.Unmarshal(b, &cfg) != nil || cfg.MCPServers["hermes-tools"] == nil {
+		t.Fatalf("mcp-config.json after migration (%v):\n%s", err, b)
+	}
+
+	var mu sync.Mutex
+	var remoteReqs []*http.Request
+	remote, err := fakeserver.Start("copilot-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
+		mu.Unlock()
+		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remote.Close)
+
+	env := maps.Clone(envProbe)
+	// Copilot CLI scrubs some variables from its own environment (a list
+	// in its runtime: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
+	// GitHub tokens...): a reference to one reads as unset.
+	env["E_OPENAI_KEY"] = "${OPENAI_API_KEY:-}"
+	env["E_OPENAI_BASE"] = "${OPENAI_BASE_URL:-dflt}"
+	// hermes-tools behind a shell that holds back the client's tools/list
+	// for 2 s: with a timeout of 1000 its tools must be missing, with
+	// 5000 present, so timeout is milliseconds and covers discovery.
+	slow := func(timeout int) map[string]any {
+		return map[string]any{
+			"type":    "stdio",
+			"command": "/bin/sh",
+			"args": []string{"-c", `while IFS= read -r line; do
+  case "$line" in *'"tools/list"'*) sleep 2;; esac
+  printf '%s\n' "$line"
+done | exec "$0"`, h.toolsBin},
+			"tools":   []string{"*"},
+			"timeout": timeout,
+		}
+	}
+	cfg.MCPServers["tight"] = slow(1000)
+	cfg.MCPServers["loose"] = slow(5000)
+	cfg.MCPServers["probe"] = map[string]any{
+		"type":    "stdio",
+		"command": "${PROBE_SHELL}",
+		"args":    []string{"-c", `env > "$0"; pwd > "$0.cwd"; printf %s "$1" > "$0.arg"; exit 1`, dump, "a-${PROBE_SET}-$PROBE_SET"},
+		"cwd":     "${PROBE_DIR}",
+		"env":     env,
+		"tools":   []string{"*"},
+	}
+	cfg.MCPServers["remote"] = map[string]any{
+		"type":    "http",
+		"url":     remote.URL() + "/${PROBE_SET}/mcp",
+		"headers": map[string]string{"Authorization": "Bearer ${PROBE_API_KEY:-}", "X-Probe": "$PROBE_SET"},
+		"tools":   []string{"*"},
+	}
+	if b, err = json.MarshalIndent(cfg, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(configPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	model := newCopilotModel(t, fakechat.Reply{Text: "ok"})
+	runCopilot(t, h, model, append(slices.Clone(probeClientEnv),
+		"PROBE_SHELL=/bin/sh", "PROBE_DIR="+probeDir,
+		// Scrubbed, so never used: were either read, the fake would
+		// get an unscripted request.
+		"OPENAI_API_KEY=sk-probe-openai", "OPENAI_BASE_URL="+model.fake.BaseURL(),
+	), "-p", "hi")
+
+	reqs := model.turns()
+	if len(reqs) != 1 {
+		t.Fatalf("the fake model got %d agent requests, want 1", len(reqs))
+	}
+	tools := reqs[0].ToolNames()
+	for name, want := range map[string]bool{"hermes-tools": true, "loose": true, "tight": false} {
+		if got := slices.Contains(tools, name+"-skills_list"); got != want {
+			t.Errorf("%s-skills_list offered: %v, want %v (timeout %v); tools: %v", name, got, want, cfg.MCPServers[name]["timeout"], tools)
+		}
+	}
+
+	got := map[string]string{}
+	b, err = os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("Copilot CLI did not start the probe server (command ${PROBE_SHELL}): %v", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			got[k] = v
+		}
+	}
+	want := map[string]string{
+		"E_BRACE": "set-value", "E_MIXED": "a-set-value-b", "E_DEFAULT_SET": "set-value",
+		"E_DEFAULT_UNSET": "dflt", "E_EMPTY_DEFAULT": "", "E_SECRET": "secret-value",
+		// An unset ${VAR} without a default stays literal text, as in
+		// Claude Code, hence ${VAR:-}; $VAR is a reference too.
+		"E_UNSET": "${PROBE_UNSET}", "E_DOLLAR": "set-value", "E_DOLLAR_UNSET": "$PROBE_UNSET",
+		// The server inherits the client's environment, secrets
+		// included, but not what the client scrubbed from it.
+		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
+		"OPENAI_API_KEY": absent, "E_OPENAI_KEY": "", "E_OPENAI_BASE": "dflt",
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v, ok := got[k]
+		if !ok {
+			v = absent
+		}
+		t.Logf("env %-16s %-26q -> %q", k, env[k], v)
+		if v != want[k] {
+			t.Errorf("env %s (%q) reached the server as %q, want %q", k, env[k], v, want[k])
+		}
+	}
+	if b, _ := os.ReadFile(dump + ".cwd"); strings.TrimSpace(string(b)) != probeDir {
+		t.Errorf("cwd ${PROBE_DIR}: the server ran in %q, want %s", b, probeDir)
+	}
+	if b, _ := os.ReadFile(dump + ".arg"); string(b) != "a-set-value-set-value" {
+		t.Errorf("args a-${PROBE_SET}-$PROBE_SET reached the server as %q", b)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(remoteReqs) == 0 {
+		t.Fatal("Copilot CLI never tried the remote entry")
+	}
+	for _, r := range remoteReqs {
+		if r.URL.Path != "/set-value/mcp" || r.Header.Get("Authorization") != "Bearer secret-value" || r.Header.Get("X-Probe") != "set-value" {
+			t.Errorf("remote request %s %s, Authorization %q, X-Probe %q: want /set-value/mcp, Bearer secret-value, set-value",
+				r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Probe"))
+		}
+	}
 }
