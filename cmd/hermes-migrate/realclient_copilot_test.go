@@ -218,9 +218,12 @@ func TestRealCopilotCLIEntryFields(t *testing.T) {
 	env := maps.Clone(envProbe)
 	// Copilot CLI scrubs some variables from its own environment (a list
 	// in its runtime: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
-	// GitHub tokens...): a reference to one reads as unset.
+	// GITHUB_TOKEN, ...; GH_TOKEN is not on it): a reference to one reads
+	// as unset, so hermes-tools never gets OPENAI_API_KEY from it.
 	env["E_OPENAI_KEY"] = "${OPENAI_API_KEY:-}"
 	env["E_OPENAI_BASE"] = "${OPENAI_BASE_URL:-dflt}"
+	env["E_GITHUB_TOKEN"] = "${GITHUB_TOKEN:-}"
+	env["E_GH_TOKEN"] = "${GH_TOKEN:-}"
 	// hermes-tools behind a shell that holds back the client's tools/list
 	// for 2 s: with a timeout of 1000 its tools must be missing, with
 	// 5000 present, so timeout is milliseconds and covers discovery.
@@ -265,6 +268,10 @@ done | exec "$0"`, h.toolsBin},
 		// Scrubbed, so never used: were either read, the fake would
 		// get an unscripted request.
 		"OPENAI_API_KEY=sk-probe-openai", "OPENAI_BASE_URL="+model.fake.BaseURL(),
+		// Under COPILOT_OFFLINE no GitHub login is tried with them,
+		// but a classic ghp_ token in GITHUB_TOKEN ends the run at
+		// start, so the probe's is fine-grained in form.
+		"GITHUB_TOKEN=github_pat_probe", "GH_TOKEN=gho_probe",
 	), "-p", "hi")
 
 	reqs := model.turns()
@@ -298,6 +305,7 @@ done | exec "$0"`, h.toolsBin},
 		// included, but not what the client scrubbed from it.
 		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
 		"OPENAI_API_KEY": absent, "E_OPENAI_KEY": "", "E_OPENAI_BASE": "dflt",
+		"GITHUB_TOKEN": absent, "E_GITHUB_TOKEN": "", "GH_TOKEN": "gho_probe", "E_GH_TOKEN": "gho_probe",
 	}
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		v, ok := got[k]
