@@ -177,10 +177,9 @@ func runCopilot(t *testing.T, h *clientHome, model *copilotModel, extraEnv []str
 // of its own variables a server inherits; cwd; and timeout, read in
 // milliseconds. A probe shell writes its environment, working directory
 // and argument to files and exits; a remote entry points at a recorder on
-// 127.0.0.1 that refuses it; the client carries on without both. A second
-// hermes-tools entry whose 1 ms timeout cannot cover tool discovery must
-// lose its tools while the migrated entry, with hermes-migrate's timeout,
-// keeps them.
+// 127.0.0.1 that refuses it; the client carries on without both. Two more
+// copies of hermes-tools answer tools/list 2 s late, one with a timeout of
+// 1000 and one of 5000, and the migrated entry keeps hermes-migrate's.
 func TestRealCopilotCLIEntryFields(t *testing.T) {
 	npmFile(t, copilotBin) // skip before any work when it is not installed
 	h := newClientHome(t)
@@ -227,6 +226,7 @@ func TestRealCopilotCLIEntryFields(t *testing.T) {
 	// hermes-tools behind a shell that holds back the client's tools/list
 	// for 2 s: with a timeout of 1000 its tools must be missing, with
 	// 5000 present, so timeout is milliseconds and covers discovery.
+	// Copilot CLI leaves $line alone: its environment has no such name.
 	slow := func(timeout int) map[string]any {
 		return map[string]any{
 			"type":    "stdio",
@@ -265,8 +265,9 @@ done | exec "$0"`, h.toolsBin},
 	model := newCopilotModel(t, fakechat.Reply{Text: "ok"})
 	runCopilot(t, h, model, append(slices.Clone(probeClientEnv),
 		"PROBE_SHELL=/bin/sh", "PROBE_DIR="+probeDir,
-		// Scrubbed, so never used: were either read, the fake would
-		// get an unscripted request.
+		// Scrubbed: the base URL names the fake, so that were Copilot
+		// CLI to use it for anything, the request would show up as
+		// unscripted.
 		"OPENAI_API_KEY=sk-probe-openai", "OPENAI_BASE_URL="+model.fake.BaseURL(),
 		// Under COPILOT_OFFLINE no GitHub login is tried with them,
 		// but a classic ghp_ token in GITHUB_TOKEN ends the run at
