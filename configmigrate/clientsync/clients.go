@@ -302,18 +302,27 @@ var dialects = map[Client]*dialect{
 	}),
 	CopilotCLI: stdEntry(dialect{
 		client: CopilotCLI, display: "GitHub Copilot CLI",
-		// $COPILOT_HOME, else ~/.copilot (docs.github.com); add-mcp's
-		// $XDG_CONFIG_HOME/mcp-config.json is reported not to be read
-		// (github/docs#40682). The project file is Claude Code's
-		// .mcp.json, which Copilot CLI reads too: write it with
-		// --client claude-code.
+		// $COPILOT_HOME, else ~/.copilot (docs.github.com; `copilot
+		// help environment` and `copilot mcp --help` in 1.0.102, which
+		// ignores $XDG_CONFIG_HOME/mcp-config.json, add-mcp's path). The
+		// project file is Claude Code's .mcp.json, which Copilot CLI
+		// reads too: write it with --client claude-code.
 		user: func(p pathEnv) (string, error) {
 			return p.join(p.dir("COPILOT_HOME", ".copilot"), "mcp-config.json"), nil
 		},
+		// Copilot CLI 1.0.102 (TestRealCopilotCLIEntryFields) expands
+		// ${VAR}, ${VAR:-default} and $VAR in command, args, env, cwd,
+		// url and headers, but hands an unset ${VAR} over as the text
+		// "${VAR}": so ${VAR:-}, and $NAME in literal text is a
+		// reference.
+		ref: emptyDefaultRef, refSyntax: "${VAR:-}, ${VAR:-default}",
+		refDefault: dollarDefaultRef, expands: geminiVarRE.MatchString,
+		// Its mcp add writes "local", the schema takes "stdio" as well.
 		typeKey: "type", stdioType: "stdio", httpType: "http", sseType: "sse",
-		last:   object{{"tools", []string{"*"}}},
-		remote: true,
-		source: "docs.github.com/copilot/how-tos/use-copilot-agents/use-copilot-cli",
+		last: object{{"tools", []string{"*"}}},
+		// timeout is milliseconds, for tool discovery and each call.
+		timeoutKey: "timeout", cwd: true, remote: true,
+		source: "docs.github.com/copilot/how-tos/use-copilot-agents/use-copilot-cli; Copilot CLI 1.0.102 schemas/api.schema.json (McpServerConfigStdio, McpServerConfigHttp)",
 	}),
 	KiloCode: stdEntry(dialect{
 		client: KiloCode, display: "Kilo Code", aliases: []string{"kilo", "kilocode"},

@@ -37,7 +37,7 @@ var schemas = map[Client]entrySchema{
 		typeKey: "type", types: []string{"streamableHttp", "sse"}, constant: map[string]any{"disabled": false}},
 	FX: {source: "add-mcp 2.4.0 dist/agents", keys: []string{"type", "command", "environment", "url", "headers", "enabled"},
 		typeKey: "type", types: []string{"local", "http", "sse"}, commandArray: true, constant: map[string]any{"enabled": true}},
-	CopilotCLI: {source: "docs.github.com Copilot CLI mcp-config.json", keys: append(std, "type", "tools"),
+	CopilotCLI: {source: "docs.github.com Copilot CLI mcp-config.json; Copilot CLI 1.0.102 schemas/api.schema.json McpServerConfigStdio/Http", keys: append(std, "type", "tools", "cwd", "timeout"),
 		typeKey: "type", types: []string{"local", "stdio", "http", "sse"}},
 	KiloCode: {source: "add-mcp 2.4.0 (OpenCode schema)", keys: []string{"type", "command", "environment", "url", "headers", "enabled", "timeout"},
 		typeKey: "type", types: []string{"local", "remote"}, commandArray: true, constant: map[string]any{"enabled": true}},

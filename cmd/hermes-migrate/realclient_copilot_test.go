@@ -1,0 +1,339 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/fakeserver"
+)
+
+// copilotBin is GitHub Copilot CLI's native executable, from its Linux x64
+// package (the @github/copilot wrapper is not pinned). On first run it
+// unpacks its JavaScript and native runtime into ~/.cache/copilot, about a
+// second's work in each throwaway home.
+const copilotBin = "@github/copilot-linux-x64/copilot"
+
+// TestRealCopilotCLICallsMigratedTool: after `hermes-migrate --client
+// github-copilot-cli`, the real Copilot CLI (headless -p) loads our entry
+// from ~/.copilot/mcp-config.json, offers hermes-tools' skills_list to a
+// model behind its bring-your-own-key OpenAI-compatible provider on
+// 127.0.0.1, runs the call the fake model makes, sends the real result back
+// and prints the final answer.
+func TestRealCopilotCLICallsMigratedTool(t *testing.T) {
+	npmFile(t, copilotBin) // skip before any work when it is not installed
+	h := newClientHome(t)
+	report := h.migrate(t, "github-copilot-cli")
+	if !strings.Contains(report, "github-copilot-cli: wrote ~/.copilot/mcp-config.json") {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+
+	// Copilot CLI names an MCP tool <server>-<tool>; its permission rules
+	// spell the same tool <server>(<tool>).
+	const tool = "hermes-tools-skills_list"
+	const final = "Hermes has the interop skills."
+	model := newCopilotModel(t,
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
+		fakechat.Reply{Text: final},
+	)
+	// --silent prints the agent's answer alone, without the tool-call
+	// lines and usage summary.
+	stdout := runCopilot(t, h, model, nil, "-p", "List the Hermes skills.", "--allow-tool=hermes-tools(skills_list)", "--silent")
+
+	reqs := model.turns()
+	if len(reqs) != 2 {
+		t.Fatalf("the fake model got %d agent requests, want 2 (tool call, then answer)", len(reqs))
+	}
+	if !slices.Contains(reqs[0].ToolNames(), tool) {
+		t.Fatalf("Copilot CLI did not offer %s; tools: %v", tool, reqs[0].ToolNames())
+	}
+	var result string
+	var results int
+	for _, m := range reqs[1].Messages() {
+		if m["role"] == "tool" {
+			results++
+			if m["tool_call_id"] == "call_01" {
+				result = fakechat.TextOf(m)
+			}
+		}
+	}
+	if results != 1 || result == "" {
+		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
+	}
+	t.Logf("skills_list result: %s", result)
+	// The real server's answer: the skills in ~/.hermes/skills.
+	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
+		if !strings.Contains(result, skill) {
+			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
+		}
+	}
+	if strings.TrimSpace(stdout) != final {
+		t.Errorf("copilot printed %q, want the model's answer %q", stdout, final)
+	}
+}
+
+// copilotModel is the fake model behind Copilot CLI's provider: the
+// agent's requests get the scripted replies in order, and any request
+// beyond them (Copilot documents background requests to the same model
+// for prompt refinement and session naming, not seen in these runs) an
+// error and a place in unexpected, so a new side request fails the test
+// with its body instead of taking a scripted reply.
+type copilotModel struct {
+	fake *fakechat.Server
+
+	mu         sync.Mutex
+	script     []fakechat.Reply
+	agent      []fakechat.Request
+	unexpected []string
+}
+
+func newCopilotModel(t *testing.T, script ...fakechat.Reply) *copilotModel {
+	t.Helper()
+	m := &copilotModel{fake: fakechat.New(), script: script}
+	t.Cleanup(m.fake.Close)
+	m.fake.SetHandler(m.reply)
+	return m
+}
+
+func (m *copilotModel) reply(r fakechat.Request) fakechat.Reply {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.agent) == len(m.script) {
+		m.unexpected = append(m.unexpected, string(r.Raw))
+		return fakechat.Reply{Status: 500, ErrorMessage: "the test scripted no reply for this request"}
+	}
+	m.agent = append(m.agent, r)
+	return m.script[len(m.agent)-1]
+}
+
+func (m *copilotModel) turns() []fakechat.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.agent)
+}
+
+func (m *copilotModel) unscripted() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.unexpected)
+}
+
+// runCopilot runs the pinned Copilot CLI as h's user with nothing but
+// 127.0.0.1 reachable and returns its stdout; it fails t when the run
+// fails or asked for anything else.
+func runCopilot(t *testing.T, h *clientHome, model *copilotModel, extraEnv []string, args ...string) string {
+	t.Helper()
+	bin := npmFile(t, copilotBin)
+	env := h.env(append([]string{
+		// Bring your own key: with a provider base URL set Copilot CLI
+		// needs no GitHub login and sends the agent's turns to
+		// <base>/chat/completions (wire API "completions", the default
+		// for type openai). A model name is required; one not in its
+		// catalog gets default token limits.
+		"COPILOT_PROVIDER_TYPE=openai",
+		"COPILOT_PROVIDER_BASE_URL=" + model.fake.BaseURL(),
+		"COPILOT_PROVIDER_API_KEY=sk-hermes-test",
+		"COPILOT_MODEL=fake-model",
+		// Offline: without it Copilot CLI 1.0.102 still connects to
+		// api.github.com:443 twice per run, provider or not; with it,
+		// it skips GitHub auth, telemetry, the GitHub MCP server and
+		// auto-update.
+		"COPILOT_OFFLINE=true",
+		// Not seen to be needed under COPILOT_OFFLINE, but a launch
+		// must not swap in a newer CLI from the package cache either.
+		"COPILOT_AUTO_UPDATE=false",
+	}, extraEnv...)...)
+	stdout, stderr, err := h.runClient(t, env, bin, args...)
+	t.Logf("copilot %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+	checkOffline(t, h.proxy, model.unscripted())
+	if err != nil || t.Failed() {
+		// Its log names the MCP servers it started, their errors and the
+		// hosts it tried; stderr has none of that.
+		logs, _ := filepath.Glob(filepath.Join(h.home, ".copilot", "logs", "*.log"))
+		for _, p := range logs {
+			b, _ := os.ReadFile(p)
+			t.Logf("%s:\n%s", p, b)
+		}
+	}
+	if err != nil {
+		t.Fatalf("copilot %q: %v", args, err)
+	}
+	return stdout
+}
+
+// TestRealCopilotCLIEntryFields pins what Copilot CLI 1.0.102 makes of the
+// fields of an mcp-config.json entry, the facts behind the CopilotCLI row:
+// variable references in env, command, args, cwd, url and headers; which
+// of its own variables a server inherits; cwd; and timeout, read in
+// milliseconds. A probe shell writes its environment, working directory
+// and argument to files and exits; a remote entry points at a recorder on
+// 127.0.0.1 that refuses it; the client carries on without both. Two more
+// copies of hermes-tools answer tools/list 2 s late, one with a timeout of
+// 1000 and one of 5000, and the migrated entry keeps hermes-migrate's.
+func TestRealCopilotCLIEntryFields(t *testing.T) {
+	npmFile(t, copilotBin) // skip before any work when it is not installed
+	h := newClientHome(t)
+	dump := filepath.Join(h.tmp, "probe")
+	probeDir := filepath.Join(h.tmp, "probe-cwd")
+	if err := os.Mkdir(probeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	report := h.migrate(t, "github-copilot-cli")
+	if !strings.Contains(report, "github-copilot-cli: wrote ~/.copilot/mcp-config.json") {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+	configPath := filepath.Join(h.home, ".copilot", "mcp-config.json")
+	var cfg struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	b, err := os.ReadFile(configPath)
+	if err != nil || json.Unmarshal(b, &cfg) != nil || cfg.MCPServers["hermes-tools"] == nil {
+		t.Fatalf("mcp-config.json after migration (%v):\n%s", err, b)
+	}
+
+	var mu sync.Mutex
+	var remoteReqs []*http.Request
+	remote, err := fakeserver.Start("copilot-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
+		mu.Unlock()
+		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remote.Close)
+
+	env := maps.Clone(envProbe)
+	// Copilot CLI scrubs some variables from its own environment (a list
+	// in its runtime: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
+	// GITHUB_TOKEN, ...; GH_TOKEN is not on it): a reference to one reads
+	// as unset, so hermes-tools never gets OPENAI_API_KEY from it.
+	env["E_OPENAI_KEY"] = "${OPENAI_API_KEY:-}"
+	env["E_OPENAI_BASE"] = "${OPENAI_BASE_URL:-dflt}"
+	env["E_GITHUB_TOKEN"] = "${GITHUB_TOKEN:-}"
+	env["E_GH_TOKEN"] = "${GH_TOKEN:-}"
+	// hermes-tools behind a shell that holds back the client's tools/list
+	// for 2 s: with a timeout of 1000 its tools must be missing, with
+	// 5000 present, so timeout is milliseconds and covers discovery.
+	// Copilot CLI leaves $line alone: its environment has no such name.
+	slow := func(timeout int) map[string]any {
+		return map[string]any{
+			"type":    "stdio",
+			"command": "/bin/sh",
+			"args": []string{"-c", `while IFS= read -r line; do
+  case "$line" in *'"tools/list"'*) sleep 2;; esac
+  printf '%s\n' "$line"
+done | exec "$0"`, h.toolsBin},
+			"tools":   []string{"*"},
+			"timeout": timeout,
+		}
+	}
+	cfg.MCPServers["tight"] = slow(1000)
+	cfg.MCPServers["loose"] = slow(5000)
+	cfg.MCPServers["probe"] = map[string]any{
+		"type":    "stdio",
+		"command": "${PROBE_SHELL}",
+		"args":    []string{"-c", `env > "$0"; pwd > "$0.cwd"; printf %s "$1" > "$0.arg"; exit 1`, dump, "a-${PROBE_SET}-$PROBE_SET"},
+		"cwd":     "${PROBE_DIR}",
+		"env":     env,
+		"tools":   []string{"*"},
+	}
+	cfg.MCPServers["remote"] = map[string]any{
+		"type":    "http",
+		"url":     remote.URL() + "/${PROBE_SET}/mcp",
+		"headers": map[string]string{"Authorization": "Bearer ${PROBE_API_KEY:-}", "X-Probe": "$PROBE_SET"},
+		"tools":   []string{"*"},
+	}
+	if b, err = json.MarshalIndent(cfg, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(configPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	model := newCopilotModel(t, fakechat.Reply{Text: "ok"})
+	runCopilot(t, h, model, append(slices.Clone(probeClientEnv),
+		"PROBE_SHELL=/bin/sh", "PROBE_DIR="+probeDir,
+		// Scrubbed: the base URL names the fake, so that were Copilot
+		// CLI to use it for anything, the request would show up as
+		// unscripted.
+		"OPENAI_API_KEY=sk-probe-openai", "OPENAI_BASE_URL="+model.fake.BaseURL(),
+		// Under COPILOT_OFFLINE no GitHub login is tried with them,
+		// but a classic ghp_ token in GITHUB_TOKEN ends the run at
+		// start, so the probe's is fine-grained in form.
+		"GITHUB_TOKEN=github_pat_probe", "GH_TOKEN=gho_probe",
+	), "-p", "hi")
+
+	reqs := model.turns()
+	if len(reqs) != 1 {
+		t.Fatalf("the fake model got %d agent requests, want 1", len(reqs))
+	}
+	tools := reqs[0].ToolNames()
+	for name, want := range map[string]bool{"hermes-tools": true, "loose": true, "tight": false} {
+		if got := slices.Contains(tools, name+"-skills_list"); got != want {
+			t.Errorf("%s-skills_list offered: %v, want %v (timeout %v); tools: %v", name, got, want, cfg.MCPServers[name]["timeout"], tools)
+		}
+	}
+
+	got := map[string]string{}
+	b, err = os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("Copilot CLI did not start the probe server (command ${PROBE_SHELL}): %v", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			got[k] = v
+		}
+	}
+	want := map[string]string{
+		"E_BRACE": "set-value", "E_MIXED": "a-set-value-b", "E_DEFAULT_SET": "set-value",
+		"E_DEFAULT_UNSET": "dflt", "E_EMPTY_DEFAULT": "", "E_SECRET": "secret-value",
+		// An unset ${VAR} without a default stays literal text, as in
+		// Claude Code, hence ${VAR:-}; $VAR is a reference too.
+		"E_UNSET": "${PROBE_UNSET}", "E_DOLLAR": "set-value", "E_DOLLAR_UNSET": "$PROBE_UNSET",
+		// The server inherits the client's environment, secrets
+		// included, but not what the client scrubbed from it.
+		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
+		"OPENAI_API_KEY": absent, "E_OPENAI_KEY": "", "E_OPENAI_BASE": "dflt",
+		"GITHUB_TOKEN": absent, "E_GITHUB_TOKEN": "", "GH_TOKEN": "gho_probe", "E_GH_TOKEN": "gho_probe",
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v, ok := got[k]
+		if !ok {
+			v = absent
+		}
+		t.Logf("env %-16s %-26q -> %q", k, env[k], v)
+		if v != want[k] {
+			t.Errorf("env %s (%q) reached the server as %q, want %q", k, env[k], v, want[k])
+		}
+	}
+	if b, _ := os.ReadFile(dump + ".cwd"); strings.TrimSpace(string(b)) != probeDir {
+		t.Errorf("cwd ${PROBE_DIR}: the server ran in %q, want %s", b, probeDir)
+	}
+	if b, _ := os.ReadFile(dump + ".arg"); string(b) != "a-set-value-set-value" {
+		t.Errorf("args a-${PROBE_SET}-$PROBE_SET reached the server as %q", b)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(remoteReqs) == 0 {
+		t.Fatal("Copilot CLI never tried the remote entry")
+	}
+	for _, r := range remoteReqs {
+		if r.URL.Path != "/set-value/mcp" || r.Header.Get("Authorization") != "Bearer secret-value" || r.Header.Get("X-Probe") != "set-value" {
+			t.Errorf("remote request %s %s, Authorization %q, X-Probe %q: want /set-value/mcp, Bearer secret-value, set-value",
+				r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Probe"))
+		}
+	}
+}
