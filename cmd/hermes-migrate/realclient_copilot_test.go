@@ -223,6 +223,7 @@ func TestRealCopilotCLIEntryFields(t *testing.T) {
 	env["E_OPENAI_BASE"] = "${OPENAI_BASE_URL:-dflt}"
 	env["E_GITHUB_TOKEN"] = "${GITHUB_TOKEN:-}"
 	env["E_GH_TOKEN"] = "${GH_TOKEN:-}"
+	env["E_ANTHROPIC_KEY"] = "${ANTHROPIC_API_KEY:-}"
 	// hermes-tools behind a shell that holds back the client's tools/list
 	// for 2 s: with a timeout of 1000 its tools must be missing, with
 	// 5000 present, so timeout is milliseconds and covers discovery.
@@ -273,6 +274,7 @@ done | exec "$0"`, h.toolsBin},
 		// but a classic ghp_ token in GITHUB_TOKEN ends the run at
 		// start, so the probe's is fine-grained in form.
 		"GITHUB_TOKEN=github_pat_probe", "GH_TOKEN=gho_probe",
+		"ANTHROPIC_API_KEY=sk-ant-probe",
 	), "-p", "hi")
 
 	reqs := model.turns()
@@ -307,6 +309,9 @@ done | exec "$0"`, h.toolsBin},
 		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
 		"OPENAI_API_KEY": absent, "E_OPENAI_KEY": "", "E_OPENAI_BASE": "dflt",
 		"GITHUB_TOKEN": absent, "E_GITHUB_TOKEN": "", "GH_TOKEN": "gho_probe", "E_GH_TOKEN": "gho_probe",
+		"ANTHROPIC_API_KEY": absent, "E_ANTHROPIC_KEY": "",
+		// These four are the CopilotCLI row's scrubbed list
+		// (configmigrate/clientsync/clients.go), which tells the user.
 	}
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		v, ok := got[k]

@@ -65,6 +65,10 @@ type dialect struct {
 	// off ("enabled", Cline's "disabled"); without one a server disabled
 	// in Hermes is not registered.
 	offSwitch string
+	// scrubbed are variables the client removes from its own
+	// environment before it starts a server or expands a reference, so
+	// neither a reference to one nor its pass-through reaches the server.
+	scrubbed []string
 	// nameField repeats the server's name in its entry (Goose).
 	nameField bool
 	// nameKeys names a list of variables the client passes to the server
@@ -322,6 +326,9 @@ var dialects = map[Client]*dialect{
 		last: object{{"tools", []string{"*"}}},
 		// timeout is milliseconds, for tool discovery and each call.
 		timeoutKey: "timeout", cwd: true, remote: true,
+		// Removed from the environment a server gets and references
+		// read (TestRealCopilotCLIEntryFields probes each).
+		scrubbed: []string{"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL"},
 		source: "docs.github.com/copilot/how-tos/use-copilot-agents/use-copilot-cli; Copilot CLI 1.0.102 schemas/api.schema.json (McpServerConfigStdio, McpServerConfigHttp)",
 	}),
 	KiloCode: stdEntry(dialect{

@@ -63,3 +63,36 @@ func TestNotesMatchTheEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubbedVariablesAreNamed: a client that removes variables from its
+// own environment (Copilot CLI, TestRealCopilotCLIEntryFields) cannot hand
+// them to a server, by reference or pass-through, so the user is told,
+// once per variable; a client that keeps them says nothing of the kind.
+func TestScrubbedVariablesAreNamed(t *testing.T) {
+	server := configServer{Name: "gh", Command: "/bin/gh", Env: []configmigrate.KeyValue{
+		kv("GITHUB_TOKEN", configmigrate.ParseValue("${GITHUB_TOKEN}")),
+		kv("TOKEN_AGAIN", configmigrate.ParseValue("${GITHUB_TOKEN}")),
+		kv("GH_HOST", configmigrate.ParseValue("${GH_HOST}")),
+	}}
+	for _, c := range Clients() {
+		d := dialects[c]
+		res, err := Apply(c, nil, []configServer{server}, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		var said []string
+		for _, n := range res.Notes {
+			if strings.Contains(n, "removes") && strings.Contains(n, "from its own environment") {
+				said = append(said, n)
+			}
+		}
+		want := slices.Contains(d.scrubbed, "GITHUB_TOKEN") && d.ref != nil
+		if want != (len(said) == 1) || len(said) > 1 {
+			t.Errorf("%s: notes on removed variables %q, want one: %v", c, said, want)
+			continue
+		}
+		if want && (!strings.Contains(said[0], "removes GITHUB_TOKEN from") || strings.Contains(said[0], "GH_HOST")) {
+			t.Errorf("%s: %q does not name exactly GITHUB_TOKEN", c, said[0])
+		}
+	}
+}

@@ -458,6 +458,18 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 	if len(t.passed) > 0 {
 		t.note("passes %s through from the environment %s is started from", strings.Join(t.passed, ", "), d.display)
 	}
+	var lost []string
+	for _, name := range append(slices.Clone(t.refs), t.passed...) {
+		if slices.Contains(d.scrubbed, name) && !slices.Contains(lost, name) {
+			lost = append(lost, name)
+		}
+	}
+	switch {
+	case len(lost) == 1:
+		t.note("%s removes %s from its own environment, so the server never gets it from there: reference a variable of another name in its entry, or write the value there by hand", d.display, lost[0])
+	case len(lost) > 1:
+		t.note("%s removes %s from its own environment, so the server never gets them from there: reference variables of other names in its entry, or write the values there by hand", d.display, strings.Join(lost, ", "))
+	}
 }
 
 // timeout spells sec in the client's unit; whole seconds are rounded up,
