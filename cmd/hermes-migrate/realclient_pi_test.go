@@ -1,0 +1,184 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/fakechat"
+)
+
+// Pi reads MCP servers only through the pi-mcp-adapter extension, which
+// imports the @earendil-works/* packages (since its 2.6.0): it does not
+// load in a Pi published as @mariozechner/pi-coding-agent, so the two are
+// pinned together.
+const (
+	piJS         = "@earendil-works/pi-coding-agent/dist/cli.js"
+	piMCPAdapter = "pi-mcp-adapter"
+)
+
+// TestRealPiCallsMigratedTool: after `hermes-migrate --client pi`, the real
+// Pi (print mode) with pi-mcp-adapter loads our entry from
+// ~/.pi/agent/mcp.json; the fake model behind an OpenAI-compatible
+// provider on 127.0.0.1 calls hermes-tools' skills_list through the
+// adapter's mcp proxy tool (the adapter's default: one tool instead of
+// every server's), Pi runs it against the real hermes-tools-mcp, sends the
+// real result back and prints the final answer.
+func TestRealPiCallsMigratedTool(t *testing.T) {
+	npmFile(t, piJS) // skip before any work when it is not installed
+	h := newClientHome(t)
+	// The adapter names a tool <server>_<tool>; the proxy tool takes that
+	// name and the tool's arguments.
+	const tool = "hermes-tools_skills_list"
+	const final = "Hermes has the interop skills."
+	model := newPiModel(t,
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: "mcp", Arguments: `{"tool":"` + tool + `","args":{}}`}}},
+		fakechat.Reply{Text: final},
+	)
+	writePiUserConfig(t, h, model.fake.BaseURL())
+	report := h.migrate(t, "pi")
+	if !strings.Contains(report, "pi: wrote ~/.pi/agent/mcp.json") {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+
+	stdout := runPi(t, h, model, nil, "-p", "List the Hermes skills.")
+
+	reqs := model.turns()
+	if len(reqs) != 2 {
+		t.Fatalf("the fake model got %d requests, want 2 (tool call, then answer)", len(reqs))
+	}
+	if !slices.Contains(reqs[0].ToolNames(), "mcp") {
+		t.Fatalf("Pi did not offer the adapter's mcp tool; tools: %v", reqs[0].ToolNames())
+	}
+	var result string
+	var results int
+	for _, m := range reqs[1].Messages() {
+		if m["role"] == "tool" {
+			results++
+			if m["tool_call_id"] == "call_01" {
+				result = fakechat.TextOf(m)
+			}
+		}
+	}
+	if results != 1 || result == "" {
+		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
+	}
+	t.Logf("skills_list result: %s", result)
+	// The real server's answer: the skills in ~/.hermes/skills.
+	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
+		if !strings.Contains(result, skill) {
+			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
+		}
+	}
+	if strings.TrimSpace(stdout) != final {
+		t.Errorf("pi printed %q, want the model's answer %q", stdout, final)
+	}
+}
+
+// piModel is the fake model behind Pi's provider: the scripted replies in
+// order, and for any further request an error and a place in unexpected.
+type piModel struct {
+	fake *fakechat.Server
+
+	mu         sync.Mutex
+	script     []fakechat.Reply
+	agent      []fakechat.Request
+	unexpected []string
+}
+
+func newPiModel(t *testing.T, script ...fakechat.Reply) *piModel {
+	t.Helper()
+	m := &piModel{fake: fakechat.New(), script: script}
+	t.Cleanup(m.fake.Close)
+	m.fake.SetHandler(m.reply)
+	return m
+}
+
+func (m *piModel) reply(r fakechat.Request) fakechat.Reply {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.agent) == len(m.script) {
+		m.unexpected = append(m.unexpected, string(r.Raw))
+		return fakechat.Reply{Status: 500, ErrorMessage: "the test scripted no reply for this request"}
+	}
+	m.agent = append(m.agent, r)
+	return m.script[len(m.agent)-1]
+}
+
+func (m *piModel) turns() []fakechat.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.agent)
+}
+
+func (m *piModel) unscripted() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.unexpected)
+}
+
+// writePiUserConfig sets Pi up as a user of a self-hosted OpenAI-compatible
+// model with pi-mcp-adapter installed has it: ~/.pi/agent/models.json
+// declares the provider at baseURL, and settings.json makes it the default
+// and lists the adapter as a package. The package is the installed local
+// directory, as `pi install <path>` records it, so Pi loads it in place and
+// never runs npm.
+func writePiUserConfig(t *testing.T, h *clientHome, baseURL string) {
+	t.Helper()
+	dir := filepath.Join(h.home, ".pi", "agent")
+	files := map[string]any{
+		"models.json": map[string]any{
+			"providers": map[string]any{
+				"local": map[string]any{
+					"baseUrl": baseURL,
+					"api":     "openai-completions",
+					"apiKey":  "sk-hermes-test",
+					"models":  []any{map[string]any{"id": "fake-model", "name": "Fake model"}},
+				},
+			},
+		},
+		"settings.json": map[string]any{
+			"defaultProvider": "local",
+			"defaultModel":    "fake-model",
+			"packages":        []string{npmFile(t, piMCPAdapter)},
+		},
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range files {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runPi runs the pinned Pi as h's user, with the model at model and
+// nothing else reachable, and returns its stdout. It fails t when the run
+// fails or asked for anything else.
+func runPi(t *testing.T, h *clientHome, model *piModel, extraEnv []string, args ...string) string {
+	t.Helper()
+	cli := npmFile(t, piJS)
+	env := h.env(append([]string{
+		// Offline: no version or package update checks and no install
+		// telemetry at start.
+		"PI_OFFLINE=1",
+	}, extraEnv...)...)
+	stdout, stderr, err := h.runClient(t, env, nodeBinary(t), append([]string{cli}, args...)...)
+	t.Logf("pi %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+	checkOffline(t, h.proxy, model.unscripted())
+	if err != nil {
+		t.Fatalf("pi %q: %v", args, err)
+	}
+	return stdout
+}
