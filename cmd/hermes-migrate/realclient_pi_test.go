@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,8 +171,13 @@ func runPi(t *testing.T, h *clientHome, model *piModel, extraEnv []string, args 
 	t.Helper()
 	cli := npmFile(t, piJS)
 	env := h.env(append([]string{
-		// Offline: no version or package update checks and no install
-		// telemetry at start.
+		// Offline: no refresh of the built-in providers' model catalogs,
+		// no version or package update check, no install telemetry and no
+		// download of fd or rg for the find and grep tools. Pi 0.86.1 in
+		// print mode was not seen to make any of these requests without it
+		// (the provider is declared in models.json, the adapter is a local
+		// path, and the version check and telemetry run in interactive
+		// mode), so this guards against a later version that does.
 		"PI_OFFLINE=1",
 	}, extraEnv...)...)
 	stdout, stderr, err := h.runClient(t, env, nodeBinary(t), append([]string{cli}, args...)...)
@@ -181,4 +187,70 @@ func runPi(t *testing.T, h *clientHome, model *piModel, extraEnv []string, args 
 		t.Fatalf("pi %q: %v", args, err)
 	}
 	return stdout
+}
+
+// TestRealPiEnvExpansion pins how pi-mcp-adapter resolves the variable
+// references in a stdio server's env, and which of Pi's own variables the
+// server inherits (TestRealClientEnvExpansion does the same for other
+// clients): these facts decide the reference syntax hermes-migrate writes
+// for Pi. The probe server is a shell that writes its environment to a
+// file; Pi carries on without it.
+func TestRealPiEnvExpansion(t *testing.T) {
+	npmFile(t, piJS)
+	h := newClientHome(t)
+	env := maps.Clone(envProbe)
+	// The adapter's other spellings, and its secret commands: a value
+	// starting with ! is run by a shell, !! escapes that.
+	env["E_PS"] = "$env:PROBE_SET"
+	env["E_BRACE_ENV"] = "{env:PROBE_SET}"
+	env["E_BANG"] = "!echo ran"
+	env["E_BANG_ESCAPED"] = "!!lit"
+	want := map[string]string{
+		"E_BRACE": "set-value", "E_MIXED": "a-set-value-b",
+		// No defaults: ${VAR:-x} is not a reference, and stays as text.
+		"E_DEFAULT_SET": "${PROBE_SET:-dflt}", "E_DEFAULT_UNSET": "${PROBE_UNSET:-dflt}", "E_EMPTY_DEFAULT": "${PROBE_UNSET:-}",
+		// An unset ${VAR} becomes empty; $VAR is not a reference.
+		"E_UNSET": "", "E_DOLLAR": "$PROBE_SET", "E_DOLLAR_UNSET": "$PROBE_UNSET",
+		"E_SECRET": "secret-value",
+		"E_PS":     "set-value", "E_BRACE_ENV": "set-value",
+		"E_BANG": "ran", "E_BANG_ESCAPED": "!lit",
+		// The server inherits Pi's whole environment.
+		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
+	}
+	dump := filepath.Join(h.tmp, "probe-env")
+	probe := map[string]any{
+		"command": "/bin/sh",
+		"args":    []string{"-c", `env > "$0"; exit 1`, dump},
+		"env":     env,
+	}
+	model := newPiModel(t, fakechat.Reply{Text: "ok"})
+	writePiUserConfig(t, h, model.fake.BaseURL())
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"probe": probe}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.home, ".pi", "agent", "mcp.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runPi(t, h, model, probeClientEnv, "-p", "hi")
+	b, err = os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("Pi did not start the probe server: %v", err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			got[k] = v
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v, ok := got[k]
+		if !ok {
+			v = absent
+		}
+		t.Logf("pi: %-16s %-22q -> %q", k, env[k], v)
+		if v != want[k] {
+			t.Errorf("pi: %s (%q) reached the server as %q, want %q", k, env[k], v, want[k])
+		}
+	}
 }
