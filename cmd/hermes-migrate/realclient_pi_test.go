@@ -42,7 +42,7 @@ func TestRealPiCallsMigratedTool(t *testing.T) {
 		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: "mcp", Arguments: `{"tool":"` + tool + `","args":{}}`}}},
 		fakechat.Reply{Text: final},
 	)
-	writePiUserConfig(t, h, model.fake.BaseURL())
+	setUpPi(t, h, model)
 	report := h.migrate(t, "pi")
 	if !strings.Contains(report, "pi: wrote ~/.pi/agent/mcp.json") {
 		t.Fatalf("hermes-migrate report:\n%s", report)
@@ -124,20 +124,20 @@ func (m *piModel) unscripted() []string {
 	return slices.Clone(m.unexpected)
 }
 
-// writePiUserConfig sets Pi up as a user of a self-hosted OpenAI-compatible
-// model with pi-mcp-adapter installed has it: ~/.pi/agent/models.json
-// declares the provider at baseURL, and settings.json makes it the default
-// and lists the adapter as a package. The package is the installed local
-// directory, as `pi install <path>` records it, so Pi loads it in place and
-// never runs npm.
-func writePiUserConfig(t *testing.T, h *clientHome, baseURL string) {
+// setUpPi sets Pi up as a user of a self-hosted OpenAI-compatible model
+// has it: ~/.pi/agent/models.json declares the provider at model's URL and
+// settings.json makes it the default. Then `pi install <dir>` adds
+// pi-mcp-adapter from the pinned package's directory: Pi records a local
+// path in settings.json and loads the package in place, so nothing is
+// fetched (`pi install npm:pi-mcp-adapter` would run npm).
+func setUpPi(t *testing.T, h *clientHome, model *piModel) {
 	t.Helper()
 	dir := filepath.Join(h.home, ".pi", "agent")
 	files := map[string]any{
 		"models.json": map[string]any{
 			"providers": map[string]any{
 				"local": map[string]any{
-					"baseUrl": baseURL,
+					"baseUrl": model.fake.BaseURL(),
 					"api":     "openai-completions",
 					"apiKey":  "sk-hermes-test",
 					"models":  []any{map[string]any{"id": "fake-model", "name": "Fake model"}},
@@ -147,7 +147,6 @@ func writePiUserConfig(t *testing.T, h *clientHome, baseURL string) {
 		"settings.json": map[string]any{
 			"defaultProvider": "local",
 			"defaultModel":    "fake-model",
-			"packages":        []string{npmFile(t, piMCPAdapter)},
 		},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -161,6 +160,14 @@ func writePiUserConfig(t *testing.T, h *clientHome, baseURL string) {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	runPi(t, h, model, nil, "install", npmFile(t, piMCPAdapter))
+	settings, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(settings), piMCPAdapter) || !strings.Contains(string(settings), `"defaultModel": "fake-model"`) {
+		t.Fatalf("pi install left settings.json without the adapter or the user's model:\n%s", settings)
 	}
 }
 
@@ -224,7 +231,7 @@ func TestRealPiEnvExpansion(t *testing.T) {
 		"env":     env,
 	}
 	model := newPiModel(t, fakechat.Reply{Text: "ok"})
-	writePiUserConfig(t, h, model.fake.BaseURL())
+	setUpPi(t, h, model)
 	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"probe": probe}})
 	if err != nil {
 		t.Fatal(err)
