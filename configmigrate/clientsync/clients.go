@@ -175,6 +175,10 @@ var geminiVarRE = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
 
 func braceEnv(lit string) bool { return strings.Contains(lit, "{env:") }
 
+// piVarRE matches how pi-mcp-adapter finds variables: ${NAME}, $env:NAME
+// and {env:NAME}, NAME being word characters.
+var piVarRE = regexp.MustCompile(`\$\{\w+\}|\$env:\w|\{env:\w+\}`)
+
 func neverExpands(string) bool { return false }
 
 func dollarRef(n string) string             { return "${" + n + "}" }
@@ -402,9 +406,20 @@ var dialects = map[Client]*dialect{
 		user: func(p pathEnv) (string, error) {
 			return p.join(p.dir("PI_CODING_AGENT_DIR", ".pi", "agent"), "mcp.json"), nil
 		},
-		project:    ".pi/mcp.json",
+		project: ".pi/mcp.json",
+		// pi-mcp-adapter 2.36.0 (README "Server Options", utils.ts
+		// interpolateEnvVars) expands ${VAR}, $env:VAR and {env:VAR} in
+		// args, env, cwd, url and headers, an unset one to "", and has no
+		// defaults: ${VAR:-x} stays text (TestRealPiEnvExpansion). It runs
+		// command as written (server-manager.ts), which this row cannot
+		// say: a reference there is written but not expanded. A stdio
+		// server inherits Pi's whole environment besides. Only a literal
+		// disabled: true turns a server off.
+		ref: dollarRef, refSyntax: "${VAR}, $env:VAR, {env:VAR}", expands: piVarRE.MatchString,
+		cwd:  true,
+		last: object{{"disabled", false}}, offSwitch: "disabled",
 		timeoutKey: "requestTimeoutMs", remote: true,
-		source: "add-mcp 2.4.0 (pi-mcp-adapter)",
+		source: "pi-mcp-adapter 2.36.0 README (Server Options); add-mcp 2.4.0",
 	}),
 	Windsurf: stdEntry(dialect{
 		client: Windsurf, display: "Windsurf", aliases: []string{"codeium", "cascade"},

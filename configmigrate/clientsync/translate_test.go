@@ -56,6 +56,10 @@ func TestTranslate(t *testing.T) {
 					want:  `{"command": "/bin/srv", "env": {"LEVEL": "${LOG_LEVEL:-info}", "URL": "http://${HOST:-localhost}:8080"}}`,
 					notes: []string{"reads LOG_LEVEL, HOST"},
 				},
+				Pi: {
+					want:  `{"command": "/bin/srv", "env": {"LEVEL": "${LOG_LEVEL}", "URL": "http://${HOST}:8080"}, "disabled": false}`,
+					notes: []string{"the default in ${LOG_LEVEL:-...}, ${HOST:-...} was dropped: Pi has no default values", "reads LOG_LEVEL, HOST"},
+				},
 			},
 		},
 		{
@@ -182,6 +186,7 @@ func TestTranslate(t *testing.T) {
 				Cursor:        {want: `{"command": "/bin/srv", "args": ["--root", "${env:HOME}/data", "${env:PORT}"]}`, notes: []string{"reads HOME, PORT"}},
 				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv", "args": ["--root", "${env:HOME}/data", "${env:PORT}"]}`, notes: []string{"reads HOME, PORT"}},
 				Gemini:        {want: `{"command": "/bin/srv", "args": ["--root", "${HOME}/data", "${PORT}"]}`, notes: []string{"reads HOME, PORT"}},
+				Pi:            {want: `{"command": "/bin/srv", "args": ["--root", "${HOME}/data", "${PORT}"], "disabled": false}`, notes: []string{"reads HOME, PORT"}},
 			},
 		},
 		{
@@ -201,6 +206,15 @@ func TestTranslate(t *testing.T) {
 				ClaudeCode:    {want: `{"type": "stdio", "command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"]}`, notes: []string{"args[0] contain text that Claude Code reads as a variable reference"}},
 				VSCode:        {want: `{"type": "stdio", "command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"]}`, notes: []string{"args[0] contain text that VS Code reads"}},
 				Gemini:        {want: `{"command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"]}`, notes: []string{"args[0], args[2] contain text that Gemini CLI reads as a variable reference"}},
+				// pi-mcp-adapter's names are word characters: ${1} is one.
+				Pi: {want: `{"command": "/bin/srv", "args": ["${1}", "cost=$5", "a$price"], "disabled": false}`, notes: []string{"args[0] contain text that Pi reads as a variable reference"}},
+			},
+		},
+		{
+			name:   "pi-mcp-adapter's own reference spellings",
+			server: configServer{Command: "/bin/srv", Args: []string{"$env:HOME", "{env:HOME}", "$env:", "{env:}", "cost=$5"}},
+			want: map[Client]expect{
+				Pi: {want: `{"command": "/bin/srv", "args": ["$env:HOME", "{env:HOME}", "$env:", "{env:}", "cost=$5"], "disabled": false}`, notes: []string{"args[0], args[1] contain text that Pi reads as a variable reference"}},
 			},
 		},
 		{
@@ -292,6 +306,7 @@ func TestTranslate(t *testing.T) {
 				m[FX] = expect{want: `{"type": "local", "command": ["/bin/srv"], "enabled": false}`, notes: []string{"turned off"}}
 				m[KiloCode] = expect{want: `{"type": "local", "command": ["/bin/srv"], "enabled": false}`, notes: []string{"turned off"}}
 				m[Cline] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{`({"disabled": true})`}}
+				m[Pi] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{`({"disabled": true})`}}
 				m[ClineCLI] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
 				m[RooCode] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
 				m[Goose] = expect{want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "timeout": 300, "enabled": false}`, notes: []string{"turned off"}}
