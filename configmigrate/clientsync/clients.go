@@ -39,6 +39,13 @@ type dialect struct {
 	refSyntax string
 	// refEnvOnly says the client expands references in env values only.
 	refEnvOnly bool
+	// refNotInCommand says the client runs command as written, though it
+	// expands references elsewhere (pi-mcp-adapter).
+	refNotInCommand bool
+	// bangCommand says a leading ! in an env or header value makes the
+	// client run the rest as a shell command, and !! stands for a literal
+	// ! (pi-mcp-adapter's secret commands).
+	bangCommand bool
 	// refDefault spells ${VAR:-default}; nil when the client has no
 	// defaults, and the reference is then written without one.
 	refDefault func(name, def string) string
@@ -333,7 +340,7 @@ var dialects = map[Client]*dialect{
 		// Removed from the environment a server gets and references
 		// read (TestRealCopilotCLIEntryFields probes each).
 		scrubbed: []string{"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL"},
-		source: "docs.github.com/copilot/how-tos/use-copilot-agents/use-copilot-cli; Copilot CLI 1.0.102 schemas/api.schema.json (McpServerConfigStdio, McpServerConfigHttp)",
+		source:   "docs.github.com/copilot/how-tos/use-copilot-agents/use-copilot-cli; Copilot CLI 1.0.102 schemas/api.schema.json (McpServerConfigStdio, McpServerConfigHttp)",
 	}),
 	KiloCode: stdEntry(dialect{
 		client: KiloCode, display: "Kilo Code", aliases: []string{"kilo", "kilocode"},
@@ -411,11 +418,12 @@ var dialects = map[Client]*dialect{
 		// interpolateEnvVars) expands ${VAR}, $env:VAR and {env:VAR} in
 		// args, env, cwd, url and headers, an unset one to "", and has no
 		// defaults: ${VAR:-x} stays text (TestRealPiEnvExpansion). It runs
-		// command as written (server-manager.ts), which this row cannot
-		// say: a reference there is written but not expanded. A stdio
-		// server inherits Pi's whole environment besides. Only a literal
+		// command as written (server-manager.ts), and an env or header
+		// value starting with ! as a shell command. A stdio server
+		// inherits Pi's whole environment besides. Only a literal
 		// disabled: true turns a server off.
 		ref: dollarRef, refSyntax: "${VAR}, $env:VAR, {env:VAR}", expands: piVarRE.MatchString,
+		refNotInCommand: true, bangCommand: true,
 		cwd:  true,
 		last: object{{"disabled", false}}, offSwitch: "disabled",
 		timeoutKey: "requestTimeoutMs", remote: true,

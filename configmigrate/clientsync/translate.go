@@ -74,13 +74,13 @@ func (t *translation) spell(field string, parts []part) (string, bool) {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.ref == "" {
-			if t.d.expands(p.lit) && !slices.Contains(t.literalVars, field) {
+			if t.d.expands(p.lit) && !(t.d.refNotInCommand && field == "command") && !slices.Contains(t.literalVars, field) {
 				t.literalVars = append(t.literalVars, field)
 			}
 			b.WriteString(p.lit)
 			continue
 		}
-		if t.d.ref == nil || t.d.refEnvOnly && !strings.HasPrefix(field, "env ") {
+		if t.d.ref == nil || t.d.refEnvOnly && !strings.HasPrefix(field, "env ") || t.d.refNotInCommand && field == "command" {
 			return "", false
 		}
 		if !slices.Contains(t.refs, p.ref) {
@@ -134,6 +134,9 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 		case !ok:
 			t.noRef = append(t.noRef, kv.Key)
 			continue
+		case t.d.bangCommand && strings.HasPrefix(s, "!"):
+			// Escaped, or the client would run it as a command.
+			s = "!" + s
 		}
 		out.set(kv.Key, s)
 	}

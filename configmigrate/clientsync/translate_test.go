@@ -211,6 +211,20 @@ func TestTranslate(t *testing.T) {
 			},
 		},
 		{
+			name:   "pi-mcp-adapter: a reference in command",
+			server: configServer{Command: "${TOOLS}/srv"},
+			want: map[Client]expect{
+				Pi: {want: "skip: command refers to $TOOLS, which Pi cannot expand"},
+			},
+		},
+		{
+			name:   "pi-mcp-adapter: a leading ! in env",
+			server: configServer{Command: "/bin/srv", Args: []string{"!a"}, Env: []configmigrate.KeyValue{kv("A", lit("!x")), kv("B", lit("a!")), kv("C", configmigrate.ParseValue("!${T}")), kv("D", lit("!!y"))}},
+			want: map[Client]expect{
+				Pi: {want: `{"command": "/bin/srv", "args": ["!a"], "env": {"A": "!!x", "B": "a!", "C": "!!${T}", "D": "!!!y"}, "disabled": false}`, notes: []string{"reads T"}},
+			},
+		},
+		{
 			name:   "pi-mcp-adapter's own reference spellings",
 			server: configServer{Command: "/bin/srv", Args: []string{"$env:HOME", "{env:HOME}", "$env:", "{env:}", "cost=$5"}},
 			want: map[Client]expect{
