@@ -160,8 +160,8 @@ func runKilo(t *testing.T, h *clientHome, model *opencodeModel, extraEnv []strin
 
 // TestRealKiloEnvExpansion pins how Kilo CLI resolves variable references
 // in a local server's environment, in the user's config and in a
-// project's, and what the server inherits: the facts behind the KiloCode
-// row writing no references. Each probe server writes its environment to
+// project's, what the server inherits, and where it runs: the facts
+// behind the KiloCode row writing neither references nor cwd. Each probe server writes its environment to
 // a file, then becomes the real hermes-tools-mcp, so the run goes on as
 // usual.
 func TestRealKiloEnvExpansion(t *testing.T) {
@@ -173,7 +173,7 @@ func TestRealKiloEnvExpansion(t *testing.T) {
 		dump = filepath.Join(h.tmp, name+".env")
 		return dump, map[string]any{"mcp": map[string]any{name: map[string]any{
 			"type":        "local",
-			"command":     []string{"/bin/sh", "-c", `env > "$0"; exec "$1"`, dump, h.toolsBin},
+			"command":     []string{"/bin/sh", "-c", `{ env; echo "CWD=$(pwd -P)"; } > "$0"; exec "$1"`, dump, h.toolsBin},
 			"environment": env,
 		}}}
 	}
@@ -184,6 +184,9 @@ func TestRealKiloEnvExpansion(t *testing.T) {
 		"E_DOLLAR":    "${PROBE_SET}",
 	}
 	userDump, user := probe("user-probe", refs)
+	// Kilo's schema has cwd for a local server; the run shows whether
+	// it is used.
+	user["mcp"].(map[string]any)["user-probe"].(map[string]any)["cwd"] = h.tmp
 	// Two project files, both read (the project root's kilo.json and
 	// .kilo/kilo.json): one with references, one without.
 	projectDump, project := probe("project-probe", refs)
@@ -235,6 +238,8 @@ func TestRealKiloEnvExpansion(t *testing.T) {
 		"E_ENV": "set-value", "E_ENV_UNSET": "", "E_SECRET": "secret-value", "E_DOLLAR": "${PROBE_SET}",
 		// The server inherits Kilo's whole environment, secrets too.
 		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
+		// cwd is accepted but not used: the server runs in the workspace.
+		"CWD": h.work,
 	})
 	check(plainDump, map[string]string{"E_LIT": "literal", "PROBE_SET": "set-value"})
 	// A project file with an {env:...} reference is dropped whole
