@@ -283,13 +283,18 @@ var dialects = map[Client]*dialect{
 	}),
 	ClineCLI: stdEntry(dialect{
 		client: ClineCLI, display: "Cline CLI",
+		// Cline CLI 3.0.65 (TestRealClineCLICallsMigratedTool) reads
+		// this file; $CLINE_DATA_DIR (for data/) and
+		// $CLINE_MCP_SETTINGS_PATH (the whole path) override it too, which
+		// this row does not follow yet: the client table names one
+		// variable per client.
 		user: func(p pathEnv) (string, error) {
 			return p.join(p.dir("CLINE_DIR", ".cline"), "data", "settings", "cline_mcp_settings.json"), nil
 		},
 		typeKey: "type", httpType: "streamableHttp", sseType: "sse",
 		last: object{{"disabled", false}}, offSwitch: "disabled",
 		remote: true,
-		source: "add-mcp 2.4.0 (dist/agents)",
+		source: "Cline CLI 3.0.65, run by TestRealClineCLICallsMigratedTool; add-mcp 2.4.0 (dist/agents)",
 	}),
 	FX: stdEntry(dialect{
 		client: FX, display: "fx",
