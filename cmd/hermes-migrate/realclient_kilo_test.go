@@ -161,9 +161,9 @@ func runKilo(t *testing.T, h *clientHome, model *opencodeModel, extraEnv []strin
 // TestRealKiloEnvExpansion pins how Kilo CLI resolves variable references
 // in a local server's environment, in the user's config and in a
 // project's, what the server inherits, and where it runs: the facts
-// behind the KiloCode row writing neither references nor cwd. Each probe server writes its environment to
-// a file, then becomes the real hermes-tools-mcp, so the run goes on as
-// usual.
+// behind the KiloCode row writing neither references nor cwd. Each probe
+// server writes its environment to a file, then becomes the real
+// hermes-tools-mcp, so the run goes on as usual.
 func TestRealKiloEnvExpansion(t *testing.T) {
 	npmFile(t, kiloBin)
 	h := newClientHome(t)
@@ -208,6 +208,8 @@ func TestRealKiloEnvExpansion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// With --print-logs the log shows why a file was skipped
+	// ("ConfigInvalidError skipped config due to error").
 	runKilo(t, h, model, probeClientEnv, "run", "--print-logs", "hi")
 
 	check := func(dump string, want map[string]string) {
