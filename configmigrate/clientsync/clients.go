@@ -298,13 +298,18 @@ var dialects = map[Client]*dialect{
 	}),
 	ClineCLI: stdEntry(dialect{
 		client: ClineCLI, display: "Cline CLI",
+		// Cline CLI 3.0.65 (TestRealClineCLICallsMigratedTool) reads
+		// this file; $CLINE_DATA_DIR (for data/) and
+		// $CLINE_MCP_SETTINGS_PATH (the whole path) override it too, which
+		// this row does not follow yet: the client table names one
+		// variable per client.
 		user: func(p pathEnv) (string, error) {
 			return p.join(p.dir("CLINE_DIR", ".cline"), "data", "settings", "cline_mcp_settings.json"), nil
 		},
 		typeKey: "type", httpType: "streamableHttp", sseType: "sse",
 		last: object{{"disabled", false}}, offSwitch: "disabled",
 		remote: true,
-		source: "add-mcp 2.4.0 (dist/agents)",
+		source: "Cline CLI 3.0.65, run by TestRealClineCLICallsMigratedTool; add-mcp 2.4.0 (dist/agents)",
 	}),
 	FX: stdEntry(dialect{
 		client: FX, display: "fx",
@@ -345,6 +350,15 @@ var dialects = map[Client]*dialect{
 	KiloCode: stdEntry(dialect{
 		client: KiloCode, display: "Kilo Code", aliases: []string{"kilo", "kilocode"},
 		comments: true, trailingCommas: true,
+		// Kilo CLI 7.7.9 (TestRealKiloCallsMigratedTool,
+		// TestRealKiloEnvExpansion) reads every one of config.json,
+		// kilo.json, kilo.jsonc, opencode.json and opencode.jsonc in
+		// $XDG_CONFIG_HOME/kilo, and kilo.json in a project's root or
+		// .kilo/. It expands {env:VAR} in the user's files, but drops a
+		// whole project file that has one, and one row serves both, so no
+		// references are written: a server inherits Kilo's environment,
+		// which passes every variable on by its own name. It accepts cwd
+		// but runs the server in the workspace, so cwd is not written.
 		user: func(p pathEnv) (string, error) {
 			return p.join(p.configHome(), "kilo", "kilo.json"), nil
 		},
@@ -356,7 +370,7 @@ var dialects = map[Client]*dialect{
 		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
 		last: object{{"enabled", true}}, offSwitch: "enabled",
 		timeoutKey: "timeout", remote: true,
-		source: "add-mcp 2.4.0 (OpenCode's schema, which Kilo's CLI forks); expansion undocumented, so none",
+		source: "Kilo CLI 7.7.9, run by TestRealKiloCallsMigratedTool (OpenCode's schema, which it forks; add-mcp 2.4.0 agrees); {env:VAR} only in user files, so none",
 	}),
 	KimiCode: stdEntry(dialect{
 		client: KimiCode, display: "Kimi Code", aliases: []string{"kimi"},

@@ -39,7 +39,7 @@ var schemas = map[Client]entrySchema{
 		typeKey: "type", types: []string{"local", "http", "sse"}, commandArray: true, constant: map[string]any{"enabled": true}},
 	CopilotCLI: {source: "docs.github.com Copilot CLI mcp-config.json; Copilot CLI 1.0.102 schemas/api.schema.json McpServerConfigStdio/Http", keys: append(std, "type", "tools", "cwd", "timeout"),
 		typeKey: "type", types: []string{"local", "stdio", "http", "sse"}},
-	KiloCode: {source: "add-mcp 2.4.0 (OpenCode schema)", keys: []string{"type", "command", "environment", "url", "headers", "enabled", "timeout"},
+	KiloCode: {source: "Kilo CLI 7.7.9's config schema (OpenCode's; add-mcp 2.4.0 agrees)", keys: []string{"type", "command", "cwd", "environment", "url", "headers", "oauth", "enabled", "timeout"},
 		typeKey: "type", types: []string{"local", "remote"}, commandArray: true, constant: map[string]any{"enabled": true}},
 	KimiCode:   {source: "add-mcp 2.4.0 dist/agents", keys: append(std, "transport", "toolTimeoutMs"), typeKey: "transport", types: []string{"stdio", "http", "sse"}},
 	KiroCLI:    {source: "kiro.dev/docs/cli/mcp/configuration", keys: append(std, "timeout", "disabled")},
