@@ -37,6 +37,9 @@ type dialect struct {
 	ref func(name string) string
 	// refSyntax is ref for people, "" for none.
 	refSyntax string
+	// refUserOnly says the client expands references in its user-level
+	// file only: a project file is written as for a client with none.
+	refUserOnly bool
 	// refEnvOnly says the client expands references in env values only.
 	refEnvOnly bool
 	// refNotInCommand says the client runs command as written, though it
@@ -355,10 +358,11 @@ var dialects = map[Client]*dialect{
 		// kilo.json, kilo.jsonc, opencode.json and opencode.jsonc in
 		// $XDG_CONFIG_HOME/kilo, and kilo.json in a project's root or
 		// .kilo/. It expands {env:VAR} in the user's files, but drops a
-		// whole project file that has one, and one row serves both, so no
-		// references are written: a server inherits Kilo's environment,
-		// which passes every variable on by its own name. It accepts cwd
-		// but runs the server in the workspace, so cwd is not written.
+		// whole project file that has one ("environment references are
+		// not allowed in project config"), so references are written at
+		// user level only (refUserOnly); a server inherits Kilo's
+		// environment besides. It accepts cwd but runs the server in the
+		// workspace, so cwd is not written.
 		user: func(p pathEnv) (string, error) {
 			return p.join(p.configHome(), "kilo", "kilo.json"), nil
 		},
@@ -369,8 +373,10 @@ var dialects = map[Client]*dialect{
 		rootKey: "mcp", envKey: "environment", commandArray: true,
 		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
 		last: object{{"enabled", true}}, offSwitch: "enabled",
+		ref: func(n string) string { return "{env:" + n + "}" }, refSyntax: "{env:VAR} (user file only)",
+		refUserOnly: true, expands: braceEnv,
 		timeoutKey: "timeout", remote: true,
-		source: "Kilo CLI 7.7.9, run by TestRealKiloCallsMigratedTool (OpenCode's schema, which it forks; add-mcp 2.4.0 agrees); {env:VAR} only in user files, so none",
+		source: "Kilo CLI 7.7.9, run by TestRealKiloCallsMigratedTool and TestRealKiloEnvExpansion (OpenCode's schema, which it forks; add-mcp 2.4.0 agrees)",
 	}),
 	KimiCode: stdEntry(dialect{
 		client: KimiCode, display: "Kimi Code", aliases: []string{"kimi"},

@@ -226,6 +226,9 @@ type Options struct {
 	// File is the config file's path, named in notes; empty names the
 	// client's config file instead.
 	File string
+	// Project says the file is a project-level one, where some clients
+	// expand no references (dialect.refUserOnly).
+	Project bool
 }
 
 // Result is the new file content and what happened to each server.
@@ -258,6 +261,11 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 	d, err := dialectFor(c)
 	if err != nil {
 		return Result{}, err
+	}
+	if opts.Project && d.refUserOnly {
+		user := *d
+		d = &user
+		d.ref, d.refDefault, d.refSyntax = nil, nil, ""
 	}
 	seen := map[string]bool{}
 	for i, s := range servers {

@@ -152,7 +152,7 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		if servers, res.Problems, err = j.servers(home); err != nil {
 			return res, err
 		}
-		edit, err = Apply(j.Client, existing, servers, Options{Owned: owned[res.Path], Overwrite: j.Force, File: res.Path})
+		edit, err = Apply(j.Client, existing, servers, Options{Owned: owned[res.Path], Overwrite: j.Force, File: res.Path, Project: j.Project != ""})
 	}
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", res.Path, err)

@@ -96,3 +96,39 @@ func TestScrubbedVariablesAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectFilesHoldNoUserOnlyReferences: a client that expands
+// references in its user file only (Kilo drops a whole project file that
+// holds one) gets them there, and none in a project file, where the value
+// is left for the user to fill in, with a note.
+func TestProjectFilesHoldNoUserOnlyReferences(t *testing.T) {
+	server := configServer{Name: "gh", Command: "/bin/gh", Env: []configmigrate.KeyValue{
+		kv("GITHUB_TOKEN", configmigrate.ParseValue("${GITHUB_TOKEN}")),
+	}}
+	checked := 0
+	for _, c := range Clients() {
+		d := dialects[c]
+		if !d.refUserOnly {
+			continue
+		}
+		checked++
+		ref := d.ref("GITHUB_TOKEN")
+		user, err := Apply(c, nil, []configServer{server}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(user.Output), ref) {
+			t.Errorf("%s: the user file lacks %s:\n%s", c, ref, user.Output)
+		}
+		project, err := Apply(c, nil, []configServer{server}, Options{Project: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(project.Output), ref) || !slices.ContainsFunc(project.Notes, func(n string) bool { return strings.Contains(n, "env GITHUB_TOKEN not written") }) {
+			t.Errorf("%s: a project file with a reference, or no note:\n%s\n%q", c, project.Output, project.Notes)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no client expands references in its user file only; the rule is untested")
+	}
+}
