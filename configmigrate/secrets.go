@@ -57,7 +57,10 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 		dropDefaults("command", vars)
 		prev := lastField(s.Command)
 		for i, a := range s.Args {
-			if text, vars = stripSecretDefaults(a, flagSecrecy(prev) != secrecyNone); !allowLiteral {
+			// After a bare --key a default is a secret when it looks
+			// random, as the value itself would be.
+			inSecret := flagSecrecy(prev) == secrecyStrict || flagTakesSecret(prev, refDefaultRE.ReplaceAllString(a, "$2"))
+			if text, vars = stripSecretDefaults(a, inSecret); !allowLiteral {
 				s.Args[i] = text
 			}
 			dropDefaults(fmt.Sprintf("args[%d]", i), vars)
@@ -286,7 +289,7 @@ func encodedSecret(text string) bool {
 // ({\"apiKey\":\"x\"} inside a JSON string). An unquoted value is one
 // word, or two when the first is an auth scheme (Authorization: Bearer
 // ${T} is a reference, not the literal "Bearer").
-var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\?["']?([A-Za-z][A-Za-z0-9_.-]*)\\?["']?[ \t]*[:=][ \t]*(?:\\?"([^"\\]*)|\\?'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+(?:\$\{[^}]*\}|[^\s"',;&}\]])+|(?:\$\{[^}]*\}|[^\s"',;&}\]])+))`)
+var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\?["']?([A-Za-z_][A-Za-z0-9_.-]*)\\?["']?[ \t]*[:=][ \t]*(?:\\?"([^"\\]*)|\\?'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+(?:\$\{[^}]*\}|[^\s"',;&}\]])+|(?:\$\{[^}]*\}|[^\s"',;&}\]])+))`)
 
 // namedSecret reports whether text names a secret and writes its value:
 // every name=value or name: value pair in it is judged by its name, the
@@ -356,11 +359,12 @@ func wordSetLower(words string) map[string]bool {
 }
 
 // pathLike reports whether value is a file's path (a key file, a
-// credentials file), which names where a secret is and is none itself.
-// A bare "/word" could be a password; a path has a second separator or
-// an extension.
+// credentials file), which names where a secret is and is none itself:
+// made of path characters, and relative to ".", ".." or "~", or
+// absolute with a directory in it ("/etc/k.pem"; a bare "/Xy7.z" could
+// be a password).
 func pathLike(value string) bool {
-	if strings.ContainsAny(value, " \t\n") {
+	if strings.ContainsFunc(value, func(r rune) bool { return !pathRune(r) }) {
 		return false
 	}
 	if len(value) > 2 && value[1] == ':' && (value[2] == '\\' || value[2] == '/') && unicode.IsLetter(rune(value[0])) {
@@ -372,7 +376,11 @@ func pathLike(value string) bool {
 		}
 	}
 	rest, ok := strings.CutPrefix(value, "/")
-	return ok && (strings.Contains(rest, "/") || strings.Contains(rest, "."))
+	return ok && strings.Contains(strings.TrimSuffix(rest, "/"), "/")
+}
+
+func pathRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._~/\\-:@+", r)
 }
 
 // randomLooking reports whether value reads like a generated key rather

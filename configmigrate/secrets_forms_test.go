@@ -15,6 +15,8 @@ import (
 // stands says it is a credential.
 const formSecret = "Zq8wXv2Lk9mN4pQ7"
 
+const randomTail = "xR4nd0m7"
+
 // secretForm is one way a config writes a credential down. plant puts
 // sec into a server under the secret name key (for the forms that have
 // one); args are inserted as one unit, so a position never splits a flag
@@ -78,8 +80,12 @@ var secretForms = []secretForm{
 	argsForm("flag-equals", func(k, s string) []string { return []string{"--" + k + "=" + s} }),
 	argsForm("flag-space", func(k, s string) []string { return []string{"--" + k, s} }),
 	argsForm("single-dash-flag", func(k, s string) []string { return []string{"-" + k, s} }),
-	argsForm("bare-key-equals", func(k, s string) []string { return []string{"--key=" + s + "R4nd0m"} }),
-	argsForm("bare-key-space", func(k, s string) []string { return []string{"--key", s + "R4nd0m"} }),
+	// A bare --key takes a secret only when the value looks generated
+	// (--key title is a sort key); randomTail makes it look so.
+	argsForm("bare-key-equals", func(k, s string) []string { return []string{"--key=" + s + randomTail} }),
+	argsForm("bare-key-space", func(k, s string) []string { return []string{"--key", s + randomTail} }),
+	argsForm("bare-key-default", func(k, s string) []string { return []string{"--key", "${K:-" + s + randomTail + "}"} }),
+	argsForm("npmrc-auth-token", func(k, s string) []string { return []string{"--npmrc", "//registry.npmjs.org/:_authToken=" + s} }),
 	argsForm("header-arg", func(k, s string) []string { return []string{"--header", k + ": " + s} }),
 	argsForm("header-arg-nospace", func(k, s string) []string { return []string{"-H", k + ":" + s} }),
 	argsForm("header-flag-equals", func(k, s string) []string { return []string{"--header=" + k + ": " + s} }),
@@ -232,10 +238,16 @@ func TestSecretForms(t *testing.T) {
 	}
 }
 
-// refersTo reports whether s reads the variable name in env or headers.
+// refersTo reports whether s reads the variable name: as an env or
+// header value, or inside its command, arguments or URL.
 func refersTo(s Server, name string) bool {
 	for _, kv := range append(slices.Clone(s.Env), s.Headers...) {
 		if kv.Value.Ref == name {
+			return true
+		}
+	}
+	for _, f := range append([]string{s.Command, s.URL, s.Cwd}, s.Args...) {
+		if strings.Contains(f, "${"+name+"}") {
 			return true
 		}
 	}
@@ -250,7 +262,7 @@ var plainServers = []Server{
 	{Command: "srv", Args: []string{"--model=gpt-4o-mini", "--model", "claude-3-5-sonnet-20241022", "--max-tokens=4096", "--tokenizer=cl100k_base"}},
 	{Command: "srv", Args: []string{"--key-file=/etc/k.pem", "--private-key=/etc/k.pem", "--private-key", "/etc/k.pem", "--token-file", "~/.config/t"}},
 	{Command: "srv", Args: []string{"--api-key-env=OPENAI_API_KEY", "--token-env", "GITHUB_TOKEN", "--api-key", "${OPENAI_API_KEY}", "--api-key=${K}", "--token=$TOKEN"}},
-	{Command: "srv", Args: []string{"--key=name", "--key", "title", "--sort-key=created_at", "--public-key=AAAAC3NzaC1lZDI1NTE5AAAAIJ4x", "--format=key:value"}},
+	{Command: "srv", Args: []string{"--key=name", "--key", "title", "--key", "${SORT:-title}", "--sort-key=created_at", "--public-key=AAAAC3NzaC1lZDI1NTE5AAAAIJ4x", "--format=key:value"}},
 	{Command: "srv", Args: []string{"--auth=oauth", "--auth", "none", "--token", "env", "--password-stdin", "--no-password"}},
 	{Command: "srv", Args: []string{"--config", `{"model":"gpt-4o","maxTokens":1000,"key":"title","auth":"oauth"}`, `--opts={"timeout": 30, "tokenFile": "/etc/t"}`}},
 	{Command: "srv", Args: []string{"git@github.com:org/repo.git", "redis:7@sha256:0123abcdef", "mailto:ops@example.com", "ops@example.com", "+4930123456"}},
@@ -330,3 +342,21 @@ func FuzzSecretPlacement(f *testing.F) {
 		}
 	})
 }
+
+// PlantedSecrets is secretForms for the clients' test (package
+// configmigrate_test): sec planted in every form under every spelling of
+// its name, one server each, with the form and key in its name.
+func PlantedSecrets(sec string) []Server {
+	var out []Server
+	for _, f := range secretForms {
+		for i, k := range secretKeys {
+			s := f.plant(k, sec)
+			s.Name = fmt.Sprintf("%s-%d", f.name, i)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// FormSecret is formSecret, for the same test.
+const FormSecret = formSecret
