@@ -16,12 +16,14 @@ import (
 
 // ProtectSecrets enforces the rule that no secret is copied into a
 // client's config file. A literal that looks like a credential (a shape
-// internal/redact recognises, a password in a URL's userinfo, the value
-// after a --token style flag) or that is the value of an env variable or
-// header named like one (*_KEY, *_TOKEN, *_SECRET, PASSWORD,
-// Authorization, ACCESS_TOKEN_VALUE, ...) is replaced by a reference to
-// an environment variable, and the server's Notes say which variable to
-// set; each client then spells that reference in its own syntax, or asks
+// internal/redact recognises, a password in a URL's userinfo with or
+// without a scheme, the value after a --token style flag, a value under
+// a secret's name anywhere inside the text: JSON, query strings, header
+// arguments, base64) or that is the value of an env variable or header
+// named like one (*_KEY, *_TOKEN, *_SECRET, PASSWORD, Authorization,
+// ACCESS_TOKEN_VALUE, ...), even beside a reference ("${USER}:pw"), is
+// replaced by a reference to an environment variable, and the server's
+// Notes say which variable to set; each client then spells that reference in its own syntax, or asks
 // for it to be filled in by hand where it expands none. The default of a
 // reference (${VAR:-default}) is a literal too: one that is a secret, or
 // belongs to a secret's name, is dropped and the reference kept. A
@@ -420,10 +422,19 @@ var nonSecretKeyQualifiers = wordSet("SORT PUBLIC PARTITION PRIMARY FOREIGN CACH
 // nameSecrecy is how surely a name in a pair says its value is a secret.
 func nameSecrecy(name string) int {
 	w := nameWords(name)
-	if !SecretName(name) || len(w) == 0 {
+	if len(w) == 0 {
 		return secrecyNone
 	}
 	last := w[len(w)-1]
+	// Names that hold a secret in a pair but are no env variable's:
+	// Pwd= in a connection string, a presigned URL's sig= or
+	// X-Amz-Signature=.
+	if len(w) == 1 && last == "PWD" || last == "SIG" || last == "SIGNATURE" {
+		return secrecyStrict
+	}
+	if !SecretName(name) {
+		return secrecyNone
+	}
 	if len(w) == 1 && (last == "KEY" || last == "AUTH") {
 		return secrecyAmbiguous
 	}
@@ -437,6 +448,10 @@ func nameSecrecy(name string) int {
 // argument or after '='), is a secret written out. Both spellings of an
 // option are judged alike, so --key=x and --key x agree.
 func flagTakesSecret(flag, value string) bool {
+	// curl -u user:password, --basic-auth user:password.
+	if user, pw, ok := strings.Cut(value, ":"); ok && loginFlags[flag] && user != "" && !strings.ContainsAny(user, " /@") && plainSecretValue(pw) {
+		return true
+	}
 	switch flagSecrecy(flag) {
 	case secrecyStrict:
 		return flagValueSecret(value)
@@ -446,9 +461,14 @@ func flagTakesSecret(flag, value string) bool {
 	return false
 }
 
+// loginFlags take "user:password".
+var loginFlags = map[string]bool{"-u": true, "--user": true, "--basic-auth": true, "--auth": true, "--creds": true, "--credentials": true, "--userpass": true, "--login": true}
+
 // flagSecrecy is how surely a flag says its value is a secret: by
 // secretFlag's words, or by the name rule of pairs (--authorization,
-// --openai-key, a bare --key only with a random-looking value).
+// --openai-key, -Dpassword, a bare --key only with a random-looking
+// value), unless its last word says the value is about the secret
+// (--password-stdin, --token-file, --secret-name).
 func flagSecrecy(flag string) int {
 	if secretFlag(flag) {
 		return secrecyStrict
@@ -457,17 +477,17 @@ func flagSecrecy(flag string) int {
 	if m == nil {
 		return secrecyNone
 	}
-	upper := strings.ToUpper(m[1])
 	switch w := nameWords(m[1]); {
 	case len(w) == 0, w[0] == "NO", w[0] == "ASK", w[0] == "PROMPT":
 		return secrecyNone
-	case strings.Contains(upper, "PASSWORD") || strings.Contains(upper, "SECRET"):
-		// --password-stdin, --secret-name: secretFlag saw the last
-		// word and it was none.
+	case flagMetaWords[w[len(w)-1]]:
 		return secrecyNone
 	}
 	return nameSecrecy(m[1])
 }
+
+// flagMetaWords end a flag whose value is about a secret, not the secret.
+var flagMetaWords = wordSet("STDIN FD FILE FILES PATH DIR ENV VAR NAME PROMPT COMMAND CMD HELPER URL URI TYPE ID MODE HASH LENGTH STORE SOURCE")
 
 // userinfoSecret reports whether text holds a password in a URL's
 // userinfo, with a scheme (https://admin:pw@host, redis://:pw@host) or
