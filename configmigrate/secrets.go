@@ -206,16 +206,17 @@ func literalSecret(key string, v Value) bool {
 // scheme word.
 func literalAroundRefs(text string) bool {
 	rest := embeddedRefRE.ReplaceAllString(text, " ")
-	if embeddedRefRE.MatchString(text) || strings.HasSuffix(text, " ") {
-		// An auth scheme before the reference: "Bearer ${T}".
-		rest = authSchemeRE.ReplaceAllString(rest, "")
+	// An auth scheme before the reference: "Bearer ${T}".
+	if scheme, after, ok := strings.Cut(strings.TrimLeft(rest, " \t"), " "); ok && authSchemes[strings.ToLower(scheme)] {
+		rest = after
 	}
 	return strings.ContainsFunc(rest, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 }
 
-// authSchemeRE is the scheme word that starts an Authorization value
-// (Bearer, Basic, Token, Bot, a vendor's SSWS or GenieKey).
-var authSchemeRE = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z-]{0,15}\s+`)
+// authSchemes are the words that start an Authorization value before
+// the credential. Only known ones: "AAAAAAAA ${T}" is a literal, which
+// may be half of a secret.
+var authSchemes = wordSetLower("bearer basic token digest bot apikey api-key key ssws geniekey oauth jwt negotiate ntlm hmac splunk deepl-auth-key klaviyo-api-key")
 
 // LooksLikeSecret reports whether text holds a credential of a shape the
 // redaction patterns recognise (provider tokens, Bearer values, JWTs,
@@ -242,6 +243,12 @@ func LooksLikeSecret(text string) bool {
 	if namedSecret(text) || userinfoSecret(text) || jsonSecret(text) || encodedSecret(text) {
 		return true
 	}
+	// A header passed as one argument (mcp-remote --header
+	// "Auth: value") is judged as the headers of a remote server are,
+	// even under a bare "Auth".
+	if m := headerArgRE.FindStringSubmatch(text); m != nil && SecretName(m[1]) && literalSecret(m[1], ParseValue(strings.TrimSpace(m[2]))) {
+		return true
+	}
 	// "--password hunter2" inside one string (a command line, an env
 	// value holding options).
 	f := strings.Fields(text)
@@ -260,6 +267,9 @@ func LooksLikeSecret(text string) bool {
 	}
 	return false
 }
+
+// headerArgRE is "Name: value", a header written as one string.
+var headerArgRE = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$`)
 
 // base64RE is a run long enough to be base64 of something worth hiding.
 var base64RE = regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`)
@@ -329,6 +339,11 @@ func namedSecret(text string) bool {
 // placeholder word. A bare "key" or "auth" means too many other things
 // (key=sort, auth=oauth), so there the value must also look random.
 func pairSecret(name, value string) bool {
+	if digitsOnlyRE.MatchString(value) && len(value) < 8 && !numericSecretName(name) {
+		// "token_budget":20000 is a count; a short number is a
+		// password or PIN at most.
+		return false
+	}
 	switch nameSecrecy(name) {
 	case secrecyNone:
 		return false
@@ -568,6 +583,20 @@ func jsonHasSecret(name string, v any) bool {
 		return name != "" && pairSecret(name, x.String())
 	}
 	return false
+}
+
+var digitsOnlyRE = regexp.MustCompile(`^[0-9]+$`)
+
+// numericSecretName reports whether a name's value may be a secret made
+// of digits only: a password, passphrase, passcode or PIN.
+func numericSecretName(name string) bool {
+	upper := strings.ToUpper(name)
+	if strings.Contains(upper, "PASSWORD") || strings.Contains(upper, "SECRET") {
+		return true
+	}
+	return slices.ContainsFunc(nameWords(name), func(w string) bool {
+		return w == "PASS" || w == "PW" || w == "PWD" || w == "PASSWD" || w == "PASSPHRASE" || w == "PASSCODE" || w == "PIN"
+	})
 }
 
 // flagRE is a flag that takes its value as the next argument. Its name

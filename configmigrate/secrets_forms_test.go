@@ -278,7 +278,7 @@ var plainServers = []Server{
 	{Command: "srv", Args: []string{"--api-key-env=OPENAI_API_KEY", "--token-env", "GITHUB_TOKEN", "--api-key", "${OPENAI_API_KEY}", "--api-key=${K}", "--token=$TOKEN"}},
 	{Command: "srv", Args: []string{"--key=name", "--key", "title", "--key", "${SORT:-title}", "--sort-key=created_at", "--public-key=AAAAC3NzaC1lZDI1NTE5AAAAIJ4x", "--format=key:value"}},
 	{Command: "srv", Args: []string{"--auth=oauth", "--auth", "none", "--token", "env", "--password-stdin", "--no-password", "--secret-name", "prod-db", "-u", "me", "--user", "admin"}},
-	{Command: "srv", Args: []string{"--config", `{"model":"gpt-4o","maxTokens":1000,"key":"title","auth":"oauth"}`, `--opts={"timeout": 30, "tokenFile": "/etc/t"}`}},
+	{Command: "srv", Args: []string{"--config", `{"model":"gpt-4o","maxTokens":1000,"token_budget":20000,"key":"title","auth":{"type":"oauth"}}`, `--opts={"timeout": 30, "tokenFile": "/etc/t"}`}},
 	{Command: "srv", Args: []string{"git@github.com:org/repo.git", "redis:7@sha256:0123abcdef", "mailto:ops@example.com", "ops@example.com", "+4930123456"}},
 	{Command: "srv", Args: []string{"--header", "Accept: application/json", "--header=Content-Type: application/json", "-H", "Authorization: Bearer ${TOKEN}", "--header", "X-Api-Key: ${K}"}},
 	{Command: "srv", Args: []string{"https://h.example.com/api?page=2&lang=en", "https://h.example.com:8443/mcp", "postgres://db.example.com:5432/app", "user@db.example.com"}},
@@ -329,7 +329,7 @@ func FuzzSecretPlacement(f *testing.F) {
 		// in JSON, URLs and headers, which other characters would break
 		// into something else.
 		if len(sec) < 8 || len(sec) > 64 || strings.Trim(sec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~+-") != "" ||
-			slices.Contains([]string{"disabled", "required", "optional", "keychain"}, strings.ToLower(sec)) || strings.HasPrefix(sec, "-") || strings.HasPrefix(sec, ".") || strings.HasPrefix(sec, "~") {
+			slices.Contains([]string{"disabled", "required", "optional", "keychain", "negotiate", "geniekey"}, strings.ToLower(sec)) || strings.HasPrefix(sec, "-") || strings.HasPrefix(sec, ".") || strings.HasPrefix(sec, "~") {
 			return
 		}
 		fm := secretForms[int(form)%len(secretForms)]
