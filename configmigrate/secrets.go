@@ -202,11 +202,15 @@ func literalSecret(key string, v Value) bool {
 }
 
 // literalAroundRefs reports whether text, its references taken out,
-// still has literal content: letters or digits beyond one leading auth
-// scheme word.
+// still has literal content: for a whole literal or a reference's
+// prefix, anything but a known auth scheme; between references, letters
+// or digits ("${USER}:${PW}" is separators only).
 func literalAroundRefs(text string) bool {
+	if !embeddedRefRE.MatchString(text) {
+		rest := strings.TrimSpace(text)
+		return rest != "" && !authSchemes[strings.ToLower(rest)]
+	}
 	rest := embeddedRefRE.ReplaceAllString(text, " ")
-	// An auth scheme before the reference: "Bearer ${T}".
 	if scheme, after, ok := strings.Cut(strings.TrimLeft(rest, " \t"), " "); ok && authSchemes[strings.ToLower(scheme)] {
 		rest = after
 	}
@@ -279,7 +283,7 @@ var base64RE = regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`)
 // text holds a secret. Decoded text is shorter than the run it came
 // from, so the recursion ends.
 func encodedSecret(text string) bool {
-	for _, run := range base64RE.FindAllString(text, 8) {
+	for _, run := range base64RE.FindAllString(text, 32) {
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
 			b, err := enc.DecodeString(run)
 			if err != nil || !utf8.Valid(b) || strings.ContainsFunc(string(b), func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' && r != '\r' }) {
@@ -298,10 +302,10 @@ func encodedSecret(text string) bool {
 // queries and fragments (?token=x, #access_token=x), assignments,
 // headers (X-Api-Key: x) and the members of JSON, YAML, TOML or Python
 // maps write them, quoted or not, with the quotes escaped or not
-// ({\"apiKey\":\"x\"} inside a JSON string). An unquoted value is one
+// ({\"apiKey\":\"x\"} inside a JSON string, or twice escaped). An unquoted value is one
 // word, or two when the first is an auth scheme (Authorization: Bearer
 // ${T} is a reference, not the literal "Bearer").
-var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\?["']?([A-Za-z_][A-Za-z0-9_.-]*)\\?["']?[ \t]*[:=][ \t]*(?:\\?"([^"\\]*)|\\?'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+(?:\$\{[^}]*\}|[^\s"',;&}\]])+|(?:\$\{[^}]*\}|[^\s"',;&}\]])+))`)
+var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\*["']?([A-Za-z_][A-Za-z0-9_.-]*)\\*["']?[ \t]*[:=][ \t]*(?:\\*"([^"\\]*)|\\*'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+(?:\$\{[^}]*\}|[^\s"',;&}\]])+|(?:\$\{[^}]*\}|[^\s"',;&}\]])+))`)
 
 // namedSecret reports whether text names a secret and writes its value:
 // every name=value or name: value pair in it is judged by its name, the
@@ -542,7 +546,8 @@ var notUserinfo = wordSetLower("mailto sip sips xmpp tel im pres acct urn news")
 func jsonSecret(text string) bool {
 	tries := 0
 	for i := 0; i < len(text) && tries < 8; i++ {
-		if text[i] != '{' && text[i] != '[' {
+		// The brace of a reference (${VAR}) opens no document.
+		if text[i] != '{' && text[i] != '[' || i > 0 && text[i-1] == '$' {
 			continue
 		}
 		tries++

@@ -74,6 +74,10 @@ var secretForms = []secretForm{
 	argsForm("json-array", func(k, s string) []string { return []string{`--argv=["serve","--` + k + `","` + s + `"]`} }),
 	argsForm("json-number", func(k, s string) []string { return []string{`{"password": 4711081512}`} }),
 	argsForm("json-escaped", func(k, s string) []string { return []string{`"{\"` + k + `\":\"` + s + `\"}"`} }),
+	argsForm("json-twice-escaped", func(k, s string) []string { return []string{`{\\\"` + k + `\\\":\\\"` + s + `\\\"}`} }),
+	argsForm("json-after-refs", func(k, s string) []string {
+		return []string{strings.Repeat("${A}", 9) + "[1,2,3,4,5,6,7,8,9]" + `{"nested":{"` + k + `":"` + s + `"}}`}
+	}),
 	argsForm("python-dict", func(k, s string) []string { return []string{"--opts", "{'" + k + "': '" + s + "'}"} }),
 	argsForm("yaml-flow", func(k, s string) []string { return []string{"--opts", "{" + k + ": " + s + ", mode: fast}"} }),
 	argsForm("toml-inline", func(k, s string) []string { return []string{"--opts", "{ " + k + ` = "` + s + `" }`} }),
@@ -325,10 +329,12 @@ func FuzzSecretPlacement(f *testing.F) {
 	f.Add("hunter22hunter", uint8(20), uint8(3), uint8(5))
 	f.Add("00000000", uint8(40), uint8(1), uint8(13))
 	f.Fuzz(func(t *testing.T, sec string, form, key, pos uint8) {
-		// A credential is a run of token characters; the forms quote it
-		// in JSON, URLs and headers, which other characters would break
-		// into something else.
+		// A credential is a run of token characters, a letter or digit
+		// among them ("${A}:++++" is references and separators); the
+		// forms quote it in JSON, URLs and headers, which other
+		// characters would break into something else.
 		if len(sec) < 8 || len(sec) > 64 || strings.Trim(sec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~+-") != "" ||
+			!strings.ContainsAny(sec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ||
 			slices.Contains([]string{"disabled", "required", "optional", "keychain", "negotiate", "geniekey"}, strings.ToLower(sec)) || strings.HasPrefix(sec, "-") || strings.HasPrefix(sec, ".") || strings.HasPrefix(sec, "~") {
 			return
 		}
