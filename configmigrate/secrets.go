@@ -229,6 +229,28 @@ var authSchemes = wordSetLower("bearer basic token digest bot apikey api-key key
 // are written down: --api-key=x, ?access_token=x, "apiKey": "x" in JSON
 // (escaped or not, nested or not), X-Api-Key: x, user:password@host.
 func LooksLikeSecret(text string) bool {
+	if looksLikeSecret(text) {
+		return true
+	}
+	// A name or value written percent-encoded (?api%5Fkey=..., a
+	// password with %40 in it) is the same secret. A few rounds undo
+	// double encoding; each round is looked at once, not once per
+	// character unescaped.
+	u := text
+	for range 3 {
+		next, err := url.PathUnescape(u)
+		if err != nil || next == u {
+			return false
+		}
+		if u = next; looksLikeSecret(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeSecret is LooksLikeSecret on text as it stands.
+func looksLikeSecret(text string) bool {
 	if text == "" {
 		return false
 	}
@@ -250,7 +272,7 @@ func LooksLikeSecret(text string) bool {
 	// A header passed as one argument (mcp-remote --header
 	// "Auth: value") is judged as the headers of a remote server are,
 	// even under a bare "Auth".
-	if m := headerArgRE.FindStringSubmatch(text); m != nil && SecretName(m[1]) && literalSecret(m[1], ParseValue(strings.TrimSpace(m[2]))) {
+	if m := headerArgRE.FindStringSubmatch(text); m != nil && SecretName(m[1]) && valueOutsideRefs(ParseValue(strings.TrimSpace(m[2]))) {
 		return true
 	}
 	// "--password hunter2" inside one string (a command line, an env
@@ -258,14 +280,6 @@ func LooksLikeSecret(text string) bool {
 	f := strings.Fields(text)
 	for i := 1; i < len(f); i++ {
 		if flagTakesSecret(f[i-1], f[i]) {
-			return true
-		}
-	}
-	// A name or value written percent-encoded (?api%5Fkey=..., a
-	// password with %40 in it) is the same secret; each round of
-	// unescaping shortens the text, so this ends.
-	if strings.Contains(text, "%") {
-		if u, err := url.PathUnescape(text); err == nil && u != text && LooksLikeSecret(u) {
 			return true
 		}
 	}
@@ -305,7 +319,12 @@ func encodedSecret(text string) bool {
 // ({\"apiKey\":\"x\"} inside a JSON string, or twice escaped). An unquoted value is one
 // word, or two when the first is an auth scheme (Authorization: Bearer
 // ${T} is a reference, not the literal "Bearer").
-var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\*["']?([A-Za-z_][A-Za-z0-9_.-]*)\\*["']?[ \t]*[:=][ \t]*(?:\\*"([^"\\]*)|\\*'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+(?:\$\{[^}]*\}|[^\s"',;&}\]])+|(?:\$\{[^}]*\}|[^\s"',;&}\]])+))`)
+var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\*["']?([A-Za-z_][A-Za-z0-9_.-]*)\\*["']?[ \t]*[:=][ \t]*(?:\\*"([^"\\]*)|\\*'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+` + unquotedValue + `|` + unquotedValue + `))`)
+
+// unquotedValue ends at a space, quote, separator, '=' or ':' (but for
+// the ':' of "https://" or "C:\\"), so a long run of pairs (k:k:k:...)
+// is read in one pass, each value once.
+const unquotedValue = `(?:\$\{[^}]*\}|[^\s"',;&}\]=:]|:[/\\])+`
 
 // namedSecret reports whether text names a secret and writes its value:
 // every name=value or name: value pair in it is judged by its name, the
@@ -364,7 +383,18 @@ func plainSecretValue(value string) bool {
 	if value == "" || flagLikeRE.MatchString(value) || pathLike(value) || placeholderWords[strings.ToLower(value)] {
 		return false
 	}
-	return literalSecret("TOKEN", ParseValue(value))
+	return valueOutsideRefs(ParseValue(value))
+}
+
+// valueOutsideRefs reports whether v, under a secret's name, writes
+// some of the secret out: any literal text but an auth scheme before a
+// reference. It looks no further into the text (the name decides), so
+// judging a pair never re-reads its value from the start.
+func valueOutsideRefs(v Value) bool {
+	if v.IsRef() {
+		return literalAroundRefs(v.Prefix)
+	}
+	return literalAroundRefs(v.Literal)
 }
 
 // placeholderWords are values a secret's option takes that are no

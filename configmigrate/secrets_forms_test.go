@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // formSecret has no shape any redaction pattern knows: only where it
@@ -380,3 +381,23 @@ func PlantedSecrets(sec string) []Server {
 
 // FormSecret is formSecret, for the same test.
 const FormSecret = formSecret
+
+// TestLooksLikeSecretOnLongInput: a value is judged in time roughly
+// linear in its length, whatever it repeats. Inputs like these once
+// took 12 s (a pair per reference, each re-read from its start) and
+// 80 s (one percent-decoding round per character); the bound is far
+// above what a linear pass takes even under -race on a busy machine.
+func TestLooksLikeSecretOnLongInput(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("a=", 4000), strings.Repeat("token=${A}", 1000), strings.Repeat("{", 8000), strings.Repeat("[", 8000),
+		"%" + strings.Repeat("25", 4000), strings.Repeat("key:", 2000), strings.Repeat("u:p@", 2000) + "h.com",
+		strings.Repeat(`{"key":`, 1000), strings.Repeat("QUJD", 2000), strings.Repeat(`\"key\":\"`, 1000),
+		strings.Repeat("Auth: ", 1000), strings.Repeat("--key ", 1000),
+	} {
+		start := time.Now()
+		LooksLikeSecret(s)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("LooksLikeSecret(%.20q..., %d bytes) took %v", s, len(s), d)
+		}
+	}
+}
