@@ -23,13 +23,13 @@ import (
 // named like one (*_KEY, *_TOKEN, *_SECRET, PASSWORD, Authorization,
 // ACCESS_TOKEN_VALUE, ...), even beside a reference ("${USER}:pw"), is
 // replaced by a reference to an environment variable, and the server's
-// Notes say which variable to set; each client then spells that reference in its own syntax, or asks
-// for it to be filled in by hand where it expands none. The default of a
-// reference (${VAR:-default}) is a literal too: one that is a secret, or
-// belongs to a secret's name, is dropped and the reference kept. A
-// credential in the command, arguments, working directory or URL has no
-// variable to stand for it: that server is left out, and a problem says
-// how to move the secret.
+// Notes say which variable to set; each client then spells that
+// reference in its own syntax, or asks for it to be filled in by hand
+// where it expands none. The default of a reference (${VAR:-default})
+// is a literal too: one that is a secret, or belongs to a secret's name,
+// is dropped and the reference kept. A credential in the command,
+// arguments, working directory or URL has no variable to stand for it:
+// that server is left out, and a problem says how to move the secret.
 //
 // allowLiteral (hermes-migrate --allow-literal-secrets) keeps the values,
 // with one problem per value copied, which the report prints as a
@@ -316,9 +316,9 @@ func encodedSecret(text string) bool {
 // queries and fragments (?token=x, #access_token=x), assignments,
 // headers (X-Api-Key: x) and the members of JSON, YAML, TOML or Python
 // maps write them, quoted or not, with the quotes escaped or not
-// ({\"apiKey\":\"x\"} inside a JSON string, or twice escaped). An unquoted value is one
-// word, or two when the first is an auth scheme (Authorization: Bearer
-// ${T} is a reference, not the literal "Bearer").
+// ({\"apiKey\":\"x\"} inside a JSON string, or twice escaped). An
+// unquoted value is one word, or two when the first is an auth scheme
+// (Authorization: Bearer ${T} is a reference, not the literal "Bearer").
 var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\*["']?([A-Za-z_][A-Za-z0-9_.-]*)\\*["']?[ \t]*[:=][ \t]*(?:\\*"([^"\\]*)|\\*'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+` + unquotedValue + `|` + unquotedValue + `))`)
 
 // unquotedValue ends at a space, quote, separator, '=' or ':' (but for
