@@ -1,29 +1,35 @@
 package configmigrate
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/redact"
 )
 
 // ProtectSecrets enforces the rule that no secret is copied into a
 // client's config file. A literal that looks like a credential (a shape
-// internal/redact recognises, a password in a URL's userinfo, the value
-// after a --token style flag) or that is the value of an env variable or
-// header named like one (*_KEY, *_TOKEN, *_SECRET, PASSWORD,
-// Authorization, ACCESS_TOKEN_VALUE, ...) is replaced by a reference to
-// an environment variable, and the server's Notes say which variable to
-// set; each client then spells that reference in its own syntax, or asks
-// for it to be filled in by hand where it expands none. The default of a
-// reference (${VAR:-default}) is a literal too: one that is a secret, or
-// belongs to a secret's name, is dropped and the reference kept. A
-// credential in the command, arguments, working directory or URL has no
-// variable to stand for it: that server is left out, and a problem says
-// how to move the secret.
+// internal/redact recognises, a password in a URL's userinfo with or
+// without a scheme, the value after a --token style flag, a value under
+// a secret's name anywhere inside the text: JSON, query strings, header
+// arguments, base64) or that is the value of an env variable or header
+// named like one (*_KEY, *_TOKEN, *_SECRET, PASSWORD, Authorization,
+// ACCESS_TOKEN_VALUE, ...), even beside a reference ("${USER}:pw"), is
+// replaced by a reference to an environment variable, and the server's
+// Notes say which variable to set; each client then spells that
+// reference in its own syntax, or asks for it to be filled in by hand
+// where it expands none. The default of a reference (${VAR:-default})
+// is a literal too: one that is a secret, or belongs to a secret's name,
+// is dropped and the reference kept. A credential in the command,
+// arguments, working directory or URL has no variable to stand for it:
+// that server is left out, and a problem says how to move the secret.
 //
 // allowLiteral (hermes-migrate --allow-literal-secrets) keeps the values,
 // with one problem per value copied, which the report prints as a
@@ -53,7 +59,10 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 		dropDefaults("command", vars)
 		prev := lastField(s.Command)
 		for i, a := range s.Args {
-			if text, vars = stripSecretDefaults(a, secretFlag(prev)); !allowLiteral {
+			// After a bare --key a default is a secret when it looks
+			// random, as the value itself would be.
+			inSecret := flagSecrecy(prev) == secrecyStrict || flagTakesSecret(prev, refDefaultRE.ReplaceAllString(a, "$2"))
+			if text, vars = stripSecretDefaults(a, inSecret); !allowLiteral {
 				s.Args[i] = text
 			}
 			dropDefaults(fmt.Sprintf("args[%d]", i), vars)
@@ -153,7 +162,7 @@ func secretPlaces(s Server) []string {
 	}
 	prev := lastField(s.Command)
 	for i, a := range s.Args {
-		if LooksLikeSecret(a) || secretFlag(prev) && flagValueSecret(a) {
+		if LooksLikeSecret(a) || flagTakesSecret(prev, a) {
 			fields = append(fields, fmt.Sprintf("args[%d]", i))
 		}
 		prev = a
@@ -178,60 +187,99 @@ func lastField(s string) string {
 // literalSecret reports whether a value would put a secret into a file:
 // literal text that looks like a credential, or any literal at all under
 // a name that says it is one. A value that is a reference already keeps
-// the secret in the environment; the text around it ("Bearer ") is no
-// secret unless it looks like one.
+// the secret in the environment; the text around it is no secret when
+// it is only an auth scheme ("Bearer ") or separators ("${USER}:${PW}"),
+// and is one under a secret's name otherwise ("${USER}:hunter2").
 func literalSecret(key string, v Value) bool {
 	if v.IsRef() {
-		return LooksLikeSecret(v.Prefix)
+		return LooksLikeSecret(v.Prefix) || SecretName(key) && literalAroundRefs(v.Prefix)
 	}
 	lit := v.Literal
 	if LooksLikeSecret(lit) {
 		return true
 	}
-	// "${A}:${B}" under a secret name is made of references.
-	rest := strings.TrimSpace(embeddedRefRE.ReplaceAllString(lit, ""))
-	return SecretName(key) && rest != "" && !v.HasEmbeddedRef()
+	return SecretName(key) && literalAroundRefs(lit) && !pathLike(lit)
 }
+
+// literalAroundRefs reports whether text, its references taken out,
+// still has literal content: for a whole literal or a reference's
+// prefix, anything but a known auth scheme; between references, letters
+// or digits ("${USER}:${PW}" is separators only).
+func literalAroundRefs(text string) bool {
+	if !embeddedRefRE.MatchString(text) {
+		rest := strings.TrimSpace(text)
+		return rest != "" && !authSchemes[strings.ToLower(rest)]
+	}
+	rest := embeddedRefRE.ReplaceAllString(text, " ")
+	if scheme, after, ok := strings.Cut(strings.TrimLeft(rest, " \t"), " "); ok && authSchemes[strings.ToLower(scheme)] {
+		rest = after
+	}
+	return strings.ContainsFunc(rest, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+}
+
+// authSchemes are the words that start an Authorization value before
+// the credential. Only known ones: "AAAAAAAA ${T}" is a literal, which
+// may be half of a secret.
+var authSchemes = wordSetLower("bearer basic token digest bot apikey api-key key ssws geniekey oauth jwt negotiate ntlm hmac splunk deepl-auth-key klaviyo-api-key")
 
 // LooksLikeSecret reports whether text holds a credential of a shape the
 // redaction patterns recognise (provider tokens, Bearer values, JWTs,
-// private keys, passwords in URLs, NAME=value assignments of secrets).
+// private keys, passwords in URLs, NAME=value assignments of secrets), or
+// a value under a name that says it is one, however the name and value
+// are written down: --api-key=x, ?access_token=x, "apiKey": "x" in JSON
+// (escaped or not, nested or not), X-Api-Key: x, user:password@host.
 func LooksLikeSecret(text string) bool {
+	if looksLikeSecret(text) {
+		return true
+	}
+	// A name or value written percent-encoded (?api%5Fkey=..., a
+	// password with %40 in it) is the same secret. A few rounds undo
+	// double encoding; each round is looked at once, not once per
+	// character unescaped.
+	u := text
+	for range 3 {
+		next, err := url.PathUnescape(u)
+		if err != nil || next == u {
+			return false
+		}
+		if u = next; looksLikeSecret(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeSecret is LooksLikeSecret on text as it stands.
+func looksLikeSecret(text string) bool {
 	if text == "" {
 		return false
 	}
 	// The log redaction also masks phone numbers, which are no
-	// credential (an argument like +4930123456 must not drop a server).
-	if unphoned := phoneRE.ReplaceAllString(text, ""); redact.ContainsToken(text) || redact.String(unphoned) != unphoned {
+	// credential (an argument like +4930123456 must not drop a server),
+	// and the reference in "Authorization: Bearer ${TOKEN}", which keeps
+	// the secret out of the file: both go before it looks.
+	refless := embeddedRefRE.ReplaceAllString(text, "")
+	if unphoned := phoneRE.ReplaceAllString(refless, ""); redact.ContainsToken(text) || redact.String(unphoned) != unphoned {
 		return true
 	}
-	// Shapes the log redaction leaves to context: a bare "Bearer x" and
-	// a --api-key=x option.
-	if bearerRE.MatchString(text) {
+	// Shapes the log redaction leaves to context: a bare "Bearer x".
+	if bearerRE.MatchString(refless) {
 		return true
 	}
-	for _, m := range optionRE.FindAllStringSubmatch(text, -1) {
-		if SecretName(m[1]) && !embeddedRefRE.MatchString(m[2]) {
-			return true
-		}
+	if namedSecret(text) || userinfoSecret(text) || jsonSecret(text) || encodedSecret(text) {
+		return true
 	}
-	// A password in any URL's userinfo (https://admin:pw@host), not
-	// only the database schemes the log redaction knows.
-	for _, m := range userinfoRE.FindAllStringSubmatch(text, -1) {
-		if !wholeRefRE.MatchString(m[1]) {
-			return true
-		}
-	}
-	// A header passed as an argument (mcp-remote --header
-	// "X-Api-Key: value").
-	if m := headerArgRE.FindStringSubmatch(text); m != nil && SecretName(m[1]) && literalSecret(m[1], ParseValue(strings.TrimSpace(m[2]))) {
+	// A header passed as one argument (mcp-remote --header
+	// "Auth: value") is judged as the headers of a remote server are,
+	// even under a bare "Auth".
+	if m := headerArgRE.FindStringSubmatch(text); m != nil && SecretName(m[1]) && valueOutsideRefs(ParseValue(strings.TrimSpace(m[2]))) {
 		return true
 	}
 	// "--password hunter2" inside one string (a command line, an env
 	// value holding options).
 	f := strings.Fields(text)
 	for i := 1; i < len(f); i++ {
-		if secretFlag(f[i-1]) && flagValueSecret(f[i]) {
+		if flagTakesSecret(f[i-1], f[i]) {
 			return true
 		}
 	}
@@ -241,9 +289,350 @@ func LooksLikeSecret(text string) bool {
 // headerArgRE is "Name: value", a header written as one string.
 var headerArgRE = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$`)
 
+// base64RE is a run long enough to be base64 of something worth hiding.
+var base64RE = regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`)
+
+// encodedSecret reports whether text holds base64 (a service account's
+// JSON, "user:password" for Basic auth, a settings blob) whose decoded
+// text holds a secret. Decoded text is shorter than the run it came
+// from, so the recursion ends.
+func encodedSecret(text string) bool {
+	for _, run := range base64RE.FindAllString(text, 32) {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			b, err := enc.DecodeString(run)
+			if err != nil || !utf8.Valid(b) || strings.ContainsFunc(string(b), func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' && r != '\r' }) {
+				continue
+			}
+			if LooksLikeSecret(string(b)) {
+				return true
+			}
+			break
+		}
+	}
+	return false
+}
+
+// pairRE is one name and its value, as options (--api-key=x), URL
+// queries and fragments (?token=x, #access_token=x), assignments,
+// headers (X-Api-Key: x) and the members of JSON, YAML, TOML or Python
+// maps write them, quoted or not, with the quotes escaped or not
+// ({\"apiKey\":\"x\"} inside a JSON string, or twice escaped). An
+// unquoted value is one word, or two when the first is an auth scheme
+// (Authorization: Bearer ${T} is a reference, not the literal "Bearer").
+var pairRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])\\*["']?([A-Za-z_][A-Za-z0-9_.-]*)\\*["']?[ \t]*[:=][ \t]*(?:\\*"([^"\\]*)|\\*'([^'\\]*)|((?i:bearer|basic|token|digest|bot)[ \t]+` + unquotedValue + `|` + unquotedValue + `))`)
+
+// unquotedValue ends at a space, quote, separator, '=' or ':' (but for
+// the ':' of "https://" or "C:\\"), so a long run of pairs (k:k:k:...)
+// is read in one pass, each value once.
+const unquotedValue = `(?:\$\{[^}]*\}|[^\s"',;&}\]=:]|:[/\\])+`
+
+// namedSecret reports whether text names a secret and writes its value:
+// every name=value or name: value pair in it is judged by its name, the
+// way flagTakesSecret judges --name value.
+func namedSecret(text string) bool {
+	for pos := 0; pos < len(text); {
+		m := pairRE.FindStringSubmatchIndex(text[pos:])
+		if m == nil {
+			return false
+		}
+		name := text[pos+m[2] : pos+m[3]]
+		var value string
+		for g := 4; g <= 8; g += 2 {
+			if m[g] >= 0 {
+				value = text[pos+m[g] : pos+m[g+1]]
+			}
+		}
+		if pos+m[2] > 0 && text[pos+m[2]-1] == '-' {
+			if flagTakesSecret("--"+name, value) {
+				return true
+			}
+		} else if pairSecret(name, value) {
+			return true
+		}
+		// The next pair may start inside this one's value
+		// (--header=X-Api-Key: x).
+		pos += m[3]
+	}
+	return false
+}
+
+// pairSecret reports whether value, written under name outside env and
+// headers (in an argument, a URL, a JSON document), is a secret: the name
+// says so and the value is literal text that is not a path, a flag or a
+// placeholder word. A bare "key" or "auth" means too many other things
+// (key=sort, auth=oauth), so there the value must also look random.
+func pairSecret(name, value string) bool {
+	if digitsOnlyRE.MatchString(value) && len(value) < 8 && !numericSecretName(name) {
+		// "token_budget":20000 is a count; a short number is a
+		// password or PIN at most.
+		return false
+	}
+	switch nameSecrecy(name) {
+	case secrecyNone:
+		return false
+	case secrecyAmbiguous:
+		return plainSecretValue(value) && randomLooking(value)
+	}
+	return plainSecretValue(value)
+}
+
+// plainSecretValue reports whether value, under a secret's name, is the
+// secret written out.
+func plainSecretValue(value string) bool {
+	value = strings.TrimSpace(value)
+	if value == "" || flagLikeRE.MatchString(value) || pathLike(value) || placeholderWords[strings.ToLower(value)] {
+		return false
+	}
+	return valueOutsideRefs(ParseValue(value))
+}
+
+// valueOutsideRefs reports whether v, under a secret's name, writes
+// some of the secret out: any literal text but an auth scheme before a
+// reference. It looks no further into the text (the name decides), so
+// judging a pair never re-reads its value from the start.
+func valueOutsideRefs(v Value) bool {
+	if v.IsRef() {
+		return literalAroundRefs(v.Prefix)
+	}
+	return literalAroundRefs(v.Literal)
+}
+
+// placeholderWords are values a secret's option takes that are no
+// secret: a switch, or where to find the secret.
+var placeholderWords = wordSetLower("true false yes no on off none null nil auto env stdin prompt keychain keyring oauth oidc required optional disabled enabled")
+
+func wordSetLower(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// pathLike reports whether value is a file's path (a key file, a
+// credentials file), which names where a secret is and is none itself:
+// made of path characters, and relative to ".", ".." or "~", or
+// absolute with a directory in it ("/etc/k.pem"; a bare "/Xy7.z" could
+// be a password).
+func pathLike(value string) bool {
+	if strings.ContainsFunc(value, func(r rune) bool { return !pathRune(r) }) {
+		return false
+	}
+	if len(value) > 2 && value[1] == ':' && (value[2] == '\\' || value[2] == '/') && unicode.IsLetter(rune(value[0])) {
+		return true
+	}
+	for _, p := range []string{"./", "../", "~/"} {
+		if strings.HasPrefix(value, p) {
+			return true
+		}
+	}
+	rest, ok := strings.CutPrefix(value, "/")
+	return ok && strings.Contains(strings.TrimSuffix(rest, "/"), "/")
+}
+
+func pathRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._~/\\-:@+", r)
+}
+
+// randomLooking reports whether value reads like a generated key rather
+// than a word: long, of token characters only, with letters and digits
+// mixed.
+func randomLooking(value string) bool {
+	if len(value) < 16 {
+		return false
+	}
+	var letters, digits int
+	for _, r := range value {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			letters++
+		case r >= '0' && r <= '9':
+			digits++
+		case strings.ContainsRune("+/=_.~-", r):
+		default:
+			return false
+		}
+	}
+	return letters > 0 && digits > 0
+}
+
+const (
+	secrecyNone = iota
+	// secrecyAmbiguous is a name that holds a secret as often as not:
+	// a bare key or auth.
+	secrecyAmbiguous
+	secrecyStrict
+)
+
+// nonSecretKeyQualifiers make a *_KEY name the key of a record or a
+// public key, not a credential (SORT_KEY, PUBLIC_KEY).
+var nonSecretKeyQualifiers = wordSet("SORT PUBLIC PARTITION PRIMARY FOREIGN CACHE HASH ROUTING GROUP LOOKUP IDEMPOTENCY DEDUP MAP INDEX HOT SHORTCUT")
+
+// nameSecrecy is how surely a name in a pair says its value is a secret.
+func nameSecrecy(name string) int {
+	w := nameWords(name)
+	if len(w) == 0 {
+		return secrecyNone
+	}
+	last := w[len(w)-1]
+	// Names that hold a secret in a pair but are no env variable's:
+	// Pwd= in a connection string, a presigned URL's sig= or
+	// X-Amz-Signature=.
+	if len(w) == 1 && last == "PWD" || last == "SIG" || last == "SIGNATURE" {
+		return secrecyStrict
+	}
+	if !SecretName(name) {
+		return secrecyNone
+	}
+	if len(w) == 1 && (last == "KEY" || last == "AUTH") {
+		return secrecyAmbiguous
+	}
+	if last == "KEY" && nonSecretKeyQualifiers[w[len(w)-2]] {
+		return secrecyNone
+	}
+	return secrecyStrict
+}
+
+// flagTakesSecret reports whether value, following flag (as the next
+// argument or after '='), is a secret written out. Both spellings of an
+// option are judged alike, so --key=x and --key x agree.
+func flagTakesSecret(flag, value string) bool {
+	// curl -u user:password, --basic-auth user:password.
+	if user, pw, ok := strings.Cut(value, ":"); ok && loginFlags[flag] && user != "" && !strings.ContainsAny(user, " /@") && plainSecretValue(pw) {
+		return true
+	}
+	switch flagSecrecy(flag) {
+	case secrecyStrict:
+		return flagValueSecret(value)
+	case secrecyAmbiguous:
+		return flagValueSecret(value) && randomLooking(value)
+	}
+	return false
+}
+
+// loginFlags take "user:password".
+var loginFlags = map[string]bool{"-u": true, "--user": true, "--basic-auth": true, "--auth": true, "--creds": true, "--credentials": true, "--userpass": true, "--login": true}
+
+// flagSecrecy is how surely a flag says its value is a secret: by
+// secretFlag's words, or by the name rule of pairs (--authorization,
+// --openai-key, -Dpassword, a bare --key only with a random-looking
+// value), unless its last word says the value is about the secret
+// (--password-stdin, --token-file, --secret-name).
+func flagSecrecy(flag string) int {
+	if secretFlag(flag) {
+		return secrecyStrict
+	}
+	m := flagRE.FindStringSubmatch(flag)
+	if m == nil {
+		return secrecyNone
+	}
+	switch w := nameWords(m[1]); {
+	case len(w) == 0, w[0] == "NO", w[0] == "ASK", w[0] == "PROMPT":
+		return secrecyNone
+	case flagMetaWords[w[len(w)-1]]:
+		return secrecyNone
+	}
+	return nameSecrecy(m[1])
+}
+
+// flagMetaWords end a flag whose value is about a secret, not the secret.
+var flagMetaWords = wordSet("STDIN FD FILE FILES PATH DIR ENV VAR NAME PROMPT COMMAND CMD HELPER URL URI TYPE ID MODE HASH LENGTH STORE SOURCE")
+
+// userinfoSecret reports whether text holds a password in a URL's
+// userinfo, with a scheme (https://admin:pw@host, redis://:pw@host) or
+// without one (admin:pw@db.example.com:5432/app), unless the password is
+// a reference.
+func userinfoSecret(text string) bool {
+	for _, m := range userinfoRE.FindAllStringSubmatch(text, -1) {
+		if !wholeRefRE.MatchString(m[1]) {
+			return true
+		}
+	}
+	for _, m := range barUserinfoRE.FindAllStringSubmatch(text, -1) {
+		if !wholeRefRE.MatchString(m[2]) && !notUserinfo[strings.ToLower(m[1])] {
+			return true
+		}
+	}
+	return false
+}
+
 // userinfoRE finds the password of scheme://user:password@host; the
 // password stops at '/', so "https://host:443/@alice" is no userinfo.
 var userinfoRE = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@ \t\r\n:]*:([^/?#@ \t\r\n]+)@`)
+
+// barUserinfoRE is user:password@host with no scheme, where host is a
+// domain name, localhost or an IP address: image:tag@sha256:... names no
+// host, and git@github.com:org/repo has no password.
+var barUserinfoRE = regexp.MustCompile(`(?:^|[\s=,;"'(\[{<])([^\s/?#@:"'=,;]*):([^\s/?#@:"']+)@(?:(?:[A-Za-z0-9-]+\.)+[A-Za-z][A-Za-z0-9-]*|localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\])(?:$|[\s:/?#"'\])},;])`)
+
+// notUserinfo are URI schemes written without "//", whose
+// scheme:user@host is an address, not a login.
+var notUserinfo = wordSetLower("mailto sip sips xmpp tel im pres acct urn news")
+
+// jsonSecret reports whether text holds a JSON document (an argument
+// like --config={...}, an env value holding a settings object) with a
+// secret in it at any depth: a member named like one, or a string that
+// looks like one by itself.
+func jsonSecret(text string) bool {
+	tries := 0
+	for i := 0; i < len(text) && tries < 8; i++ {
+		// The brace of a reference (${VAR}) opens no document.
+		if text[i] != '{' && text[i] != '[' || i > 0 && text[i-1] == '$' {
+			continue
+		}
+		tries++
+		var doc any
+		d := json.NewDecoder(strings.NewReader(text[i:]))
+		d.UseNumber()
+		if d.Decode(&doc) == nil && jsonHasSecret("", doc) {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonHasSecret(name string, v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if jsonHasSecret(k, e) {
+				return true
+			}
+		}
+	case []any:
+		prev := ""
+		for _, e := range x {
+			if jsonHasSecret(name, e) {
+				return true
+			}
+			// ["--api-key", "x"]: an argument list.
+			s, _ := e.(string)
+			if flagTakesSecret(prev, s) {
+				return true
+			}
+			prev = s
+		}
+	case string:
+		return name != "" && pairSecret(name, x) || LooksLikeSecret(x)
+	case json.Number:
+		return name != "" && pairSecret(name, x.String())
+	}
+	return false
+}
+
+var digitsOnlyRE = regexp.MustCompile(`^[0-9]+$`)
+
+// numericSecretName reports whether a name's value may be a secret made
+// of digits only: a password, passphrase, passcode or PIN.
+func numericSecretName(name string) bool {
+	upper := strings.ToUpper(name)
+	if strings.Contains(upper, "PASSWORD") || strings.Contains(upper, "SECRET") {
+		return true
+	}
+	return slices.ContainsFunc(nameWords(name), func(w string) bool {
+		return w == "PASS" || w == "PW" || w == "PWD" || w == "PASSWD" || w == "PASSPHRASE" || w == "PASSCODE" || w == "PIN"
+	})
+}
 
 // flagRE is a flag that takes its value as the next argument. Its name
 // has two letters at least: -p is the port (or profile, or path) in more
@@ -281,13 +670,14 @@ func secretFlag(arg string) bool {
 
 // flagValueSecret reports whether arg, following a secret flag, is that
 // secret written out: anything but another flag, a file path
-// (--private-key /etc/k.pem) or text made only of references (the same
-// rule as an env value under a secret name).
+// (--private-key /etc/k.pem), a placeholder word (--token env) or text
+// made only of references (the same rule as an env value under a secret
+// name).
 func flagValueSecret(arg string) bool {
 	if arg == "" || flagLikeRE.MatchString(arg) || strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, "../") || strings.HasPrefix(arg, "~/") {
 		return false
 	}
-	return literalSecret("TOKEN", ParseValue(arg))
+	return plainSecretValue(arg)
 }
 
 // flagLikeRE is an argument that is itself a flag, which makes the one
@@ -340,9 +730,6 @@ func stripValueDefaults(key string, v Value) (Value, []string) {
 var (
 	phoneRE  = regexp.MustCompile(`\+[1-9][0-9]{6,14}`)
 	bearerRE = regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}`)
-	// optionRE finds name=value in options (--api-key=x), URL queries
-	// (?key=x&...) and assignments.
-	optionRE = regexp.MustCompile(`(?:^|[?&;,\s]|-)([A-Za-z][A-Za-z0-9_-]*)=([^&;,\s]+)`)
 )
 
 // SecretName reports whether an env variable, header, option or flag
@@ -381,7 +768,7 @@ func SecretName(name string) bool {
 
 var (
 	// credentialLastWords end a secret's name (OPENAI_KEY, X_AUTH).
-	credentialLastWords = wordSet("KEY APIKEY ACCESSKEY PRIVATEKEY SECRETKEY TOKEN PASSWD PASS PW PASSPHRASE CREDENTIAL CREDENTIALS AUTH AUTHORIZATION COOKIE")
+	credentialLastWords = wordSet("KEY APIKEY ACCESSKEY PRIVATEKEY SECRETKEY TOKEN PASSWD PASS PW PASSPHRASE CREDENTIAL CREDENTIALS AUTH AUTHORIZATION AUTHENTICATION COOKIE")
 	// credentialWords make a secret's name wherever they stand
 	// (ACCESS_TOKEN_VALUE, DB_PASS_PHRASE); KEY, AUTH and COOKIE do not
 	// (KEY_ID, AUTH_MODE, COOKIE_DOMAIN), KEY only after a qualifier.
@@ -389,7 +776,7 @@ var (
 	keyQualifiers   = wordSet("API ACCESS PRIVATE SECRET SIGNING ENCRYPTION CLIENT MASTER AUTH SESSION LICENSE")
 	// credentialMetaWords name something about a credential that is no
 	// secret itself: where it is, how long, what kind.
-	credentialMetaWords = wordSet("FILE FILES PATH DIR URL URI ENDPOINT HOST PORT COUNT LIMIT LENGTH SIZE TYPE ENABLED VERSION HEADER NAME")
+	credentialMetaWords = wordSet("FILE FILES PATH DIR URL URI ENDPOINT HOST PORT COUNT LIMIT LENGTH SIZE TYPE ENABLED VERSION HEADER NAME ENV VAR")
 )
 
 func wordSet(words string) map[string]bool {

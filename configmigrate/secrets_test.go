@@ -209,7 +209,9 @@ func FuzzProtectSecrets(f *testing.F) {
 		// shape; what is no secret is left out of the check.
 		plain := !strings.ContainsAny(value, "$}{ /?#@") && !strings.HasPrefix(value, "-") && !strings.HasPrefix(value, ".") && !strings.HasPrefix(value, "~")
 		byShape := LooksLikeSecret(value)
-		byName := SecretName(key) && !strings.Contains(value, "${")
+		// A path under a secret's name (GOOGLE_APPLICATION_CREDENTIALS)
+		// says where the secret is.
+		byName := SecretName(key) && !strings.Contains(value, "${") && !pathLike(value)
 		secretIn := map[string]bool{
 			"s": byShape || byName, "h": byShape || byName, "a": byShape, "f": byShape || plain, "u": byShape || plain,
 			"ha": byShape || headerName.MatchString(key) && SecretName(key) && !strings.Contains(value, "$") && strings.TrimSpace(value) == value,
