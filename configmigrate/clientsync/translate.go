@@ -29,16 +29,16 @@ func valueParts(v configmigrate.Value) []part {
 		return []part{{lit: v.Prefix}, {ref: v.Ref, def: v.Default, hasDef: v.HasDefault}}
 	}
 	var parts []part
-	s := v.Literal
+	s, last := v.Literal, 0
 	for _, loc := range embeddedRefRE.FindAllStringSubmatchIndex(s, -1) {
 		r := part{ref: s[loc[2]:loc[3]]}
 		if loc[4] >= 0 {
 			r.def, r.hasDef = s[loc[4]:loc[5]], true
 		}
-		parts = append(parts, part{lit: s[:loc[0]]}, r)
-		s = s[loc[1]:]
+		parts = append(parts, part{lit: s[last:loc[0]]}, r)
+		last = loc[1]
 	}
-	return append(parts, part{lit: s})
+	return append(parts, part{lit: s[last:]})
 }
 
 func stringParts(s string) []part { return valueParts(configmigrate.ParseValue(s)) }

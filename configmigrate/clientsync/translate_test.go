@@ -1,7 +1,9 @@
 package clientsync
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -470,6 +472,55 @@ func TestTimeoutNotesMatchEntries(t *testing.T) {
 			case sec == 0 && written && got != d.timeoutDefault:
 				t.Errorf("%s: no timeout set, yet wrote %s = %v", c, d.timeoutKey, got)
 			}
+		}
+	}
+}
+
+// TestValuePartsRebuildTheValue is valueParts' rule: the literal runs and
+// references it splits a value into spell the value again, in order, for
+// any number of references anywhere in it (two in one argument once
+// panicked), and every client translates such a value.
+func TestValuePartsRebuildTheValue(t *testing.T) {
+	values := []string{
+		"plain", "${A}", "a-${A}-b-${B}-c", "${A}${B}${C}", "x${A:-d1}y${B:-}z${C}",
+		"${A}-tail", "head-${A}", "$${A}}", "${A:-has-${B}}",
+	}
+	// And generated ones: literal runs and references at random.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		var b strings.Builder
+		for range rng.IntN(6) {
+			switch rng.IntN(3) {
+			case 0:
+				b.WriteString([]string{"a", "-", "/x:", " ", "$", "}", "{"}[rng.IntN(7)])
+			case 1:
+				fmt.Fprintf(&b, "${V%d}", rng.IntN(3))
+			default:
+				fmt.Fprintf(&b, "${V%d:-d%d}", rng.IntN(3), rng.IntN(2))
+			}
+		}
+		values = append(values, b.String())
+	}
+	for _, v := range values {
+		var got strings.Builder
+		for _, p := range stringParts(v) {
+			switch {
+			case p.ref == "":
+				got.WriteString(p.lit)
+			case p.hasDef:
+				fmt.Fprintf(&got, "${%s:-%s}", p.ref, p.def)
+			default:
+				fmt.Fprintf(&got, "${%s}", p.ref)
+			}
+		}
+		if got.String() != v {
+			t.Errorf("valueParts(%q) spells %q", v, got.String())
+		}
+	}
+	server := configServer{Name: "multi", Command: "/bin/x", Args: []string{"a-${A}-b-${B}-c", "${A}${B}${C}"}}
+	for _, c := range Clients() {
+		if _, err := Apply(c, nil, []configServer{server}, Options{}); err != nil {
+			t.Errorf("%s: %v", c, err)
 		}
 	}
 }
