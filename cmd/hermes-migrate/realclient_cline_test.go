@@ -5,9 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
@@ -28,7 +26,7 @@ func TestRealClineCLICallsMigratedTool(t *testing.T) {
 	// Cline names an MCP tool <server>__<tool>.
 	const tool = "hermes-tools__skills_list"
 	const final = "Hermes has the interop skills."
-	model := newClineModel(t,
+	model := newChatModel(t, nil,
 		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
 		fakechat.Reply{Text: final},
 	)
@@ -41,79 +39,10 @@ func TestRealClineCLICallsMigratedTool(t *testing.T) {
 
 	stdout := runCline(t, h, model, "List the Hermes skills.")
 
-	reqs := model.turns()
-	if len(reqs) != 2 {
-		t.Fatalf("the fake model got %d requests, want 2 (tool call, then answer)", len(reqs))
-	}
-	if !slices.Contains(reqs[0].ToolNames(), tool) {
-		t.Fatalf("Cline did not offer %s; tools: %v", tool, reqs[0].ToolNames())
-	}
-	var result string
-	var results int
-	for _, m := range reqs[1].Messages() {
-		if m["role"] == "tool" {
-			results++
-			if m["tool_call_id"] == "call_01" {
-				result = fakechat.TextOf(m)
-			}
-		}
-	}
-	if results != 1 || result == "" {
-		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
-	}
-	t.Logf("skills_list result: %s", result)
-	// The real server's answer: the skills in ~/.hermes/skills.
-	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
-		if !strings.Contains(result, skill) {
-			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
-		}
-	}
+	checkSkillsRoundTrip(t, "Cline", model.turns(), tool, "call_01")
 	if !strings.Contains(stdout, final) {
 		t.Errorf("cline printed %q, want the model's answer %q in it", stdout, final)
 	}
-}
-
-// clineModel is the fake model behind Cline's provider: the scripted
-// replies in order, and for any further request an error and a place in
-// unexpected.
-type clineModel struct {
-	fake *fakechat.Server
-
-	mu         sync.Mutex
-	script     []fakechat.Reply
-	reqs       []fakechat.Request
-	unexpected []string
-}
-
-func newClineModel(t *testing.T, script ...fakechat.Reply) *clineModel {
-	t.Helper()
-	m := &clineModel{fake: fakechat.New(), script: script}
-	t.Cleanup(m.fake.Close)
-	m.fake.SetHandler(m.reply)
-	return m
-}
-
-func (m *clineModel) reply(r fakechat.Request) fakechat.Reply {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.reqs) == len(m.script) {
-		m.unexpected = append(m.unexpected, string(r.Raw))
-		return fakechat.Reply{Status: 500, ErrorMessage: "the test scripted no reply for this request"}
-	}
-	m.reqs = append(m.reqs, r)
-	return m.script[len(m.reqs)-1]
-}
-
-func (m *clineModel) turns() []fakechat.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.reqs)
-}
-
-func (m *clineModel) unscripted() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.unexpected)
 }
 
 // writeClineGlobalSettings writes ~/.cline/data/settings/global-settings.json
@@ -135,7 +64,7 @@ func writeClineGlobalSettings(t *testing.T, h *clientHome) {
 // runCline runs the pinned Cline CLI as h's user with nothing but
 // 127.0.0.1 reachable and returns its stdout; it fails t when the run
 // fails or asked for anything else.
-func runCline(t *testing.T, h *clientHome, model *clineModel, args ...string) string {
+func runCline(t *testing.T, h *clientHome, model *chatModel, args ...string) string {
 	t.Helper()
 	bin := npmFile(t, clineBin)
 	// Offline: every run of Cline CLI 3.0.65 also asks its PostHog

@@ -42,7 +42,7 @@ func TestRealCopilotCLICallsMigratedTool(t *testing.T) {
 	// spell the same tool <server>(<tool>).
 	const tool = "hermes-tools-skills_list"
 	const final = "Hermes has the interop skills."
-	model := newCopilotModel(t,
+	model := newChatModel(t, nil,
 		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
 		fakechat.Reply{Text: final},
 	)
@@ -50,88 +50,16 @@ func TestRealCopilotCLICallsMigratedTool(t *testing.T) {
 	// lines and usage summary.
 	stdout := runCopilot(t, h, model, nil, "-p", "List the Hermes skills.", "--allow-tool=hermes-tools(skills_list)", "--silent")
 
-	reqs := model.turns()
-	if len(reqs) != 2 {
-		t.Fatalf("the fake model got %d agent requests, want 2 (tool call, then answer)", len(reqs))
-	}
-	if !slices.Contains(reqs[0].ToolNames(), tool) {
-		t.Fatalf("Copilot CLI did not offer %s; tools: %v", tool, reqs[0].ToolNames())
-	}
-	var result string
-	var results int
-	for _, m := range reqs[1].Messages() {
-		if m["role"] == "tool" {
-			results++
-			if m["tool_call_id"] == "call_01" {
-				result = fakechat.TextOf(m)
-			}
-		}
-	}
-	if results != 1 || result == "" {
-		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
-	}
-	t.Logf("skills_list result: %s", result)
-	// The real server's answer: the skills in ~/.hermes/skills.
-	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
-		if !strings.Contains(result, skill) {
-			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
-		}
-	}
+	checkSkillsRoundTrip(t, "Copilot CLI", model.turns(), tool, "call_01")
 	if strings.TrimSpace(stdout) != final {
 		t.Errorf("copilot printed %q, want the model's answer %q", stdout, final)
 	}
 }
 
-// copilotModel is the fake model behind Copilot CLI's provider: the
-// agent's requests get the scripted replies in order, and any request
-// beyond them (Copilot documents background requests to the same model
-// for prompt refinement and session naming, not seen in these runs) an
-// error and a place in unexpected, so a new side request fails the test
-// with its body instead of taking a scripted reply.
-type copilotModel struct {
-	fake *fakechat.Server
-
-	mu         sync.Mutex
-	script     []fakechat.Reply
-	agent      []fakechat.Request
-	unexpected []string
-}
-
-func newCopilotModel(t *testing.T, script ...fakechat.Reply) *copilotModel {
-	t.Helper()
-	m := &copilotModel{fake: fakechat.New(), script: script}
-	t.Cleanup(m.fake.Close)
-	m.fake.SetHandler(m.reply)
-	return m
-}
-
-func (m *copilotModel) reply(r fakechat.Request) fakechat.Reply {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.agent) == len(m.script) {
-		m.unexpected = append(m.unexpected, string(r.Raw))
-		return fakechat.Reply{Status: 500, ErrorMessage: "the test scripted no reply for this request"}
-	}
-	m.agent = append(m.agent, r)
-	return m.script[len(m.agent)-1]
-}
-
-func (m *copilotModel) turns() []fakechat.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.agent)
-}
-
-func (m *copilotModel) unscripted() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.unexpected)
-}
-
 // runCopilot runs the pinned Copilot CLI as h's user with nothing but
 // 127.0.0.1 reachable and returns its stdout; it fails t when the run
 // fails or asked for anything else.
-func runCopilot(t *testing.T, h *clientHome, model *copilotModel, extraEnv []string, args ...string) string {
+func runCopilot(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, args ...string) string {
 	t.Helper()
 	bin := npmFile(t, copilotBin)
 	env := h.env(append([]string{
@@ -263,7 +191,7 @@ done | exec "$0"`, h.toolsBin},
 		t.Fatal(err)
 	}
 
-	model := newCopilotModel(t, fakechat.Reply{Text: "ok"})
+	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
 	runCopilot(t, h, model, append(slices.Clone(probeClientEnv),
 		"PROBE_SHELL=/bin/sh", "PROBE_DIR="+probeDir,
 		// Scrubbed: the base URL names the fake, so that were Copilot

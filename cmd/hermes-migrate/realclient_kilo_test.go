@@ -32,7 +32,7 @@ func TestRealKiloCallsMigratedTool(t *testing.T) {
 	// ask for a session title here, but its title agent has OpenCode's
 	// prompt, so should it ask, the title request is answered aside and
 	// the agent's turns still get the scripted replies in order.
-	model := newOpenCodeModel(t,
+	model := newChatModel(t, opencodeTitle,
 		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
 		fakechat.Reply{Text: final},
 	)
@@ -58,33 +58,7 @@ func TestRealKiloCallsMigratedTool(t *testing.T) {
 
 	stdout := runKilo(t, h, model, nil, "run", "List the Hermes skills.")
 
-	reqs := model.turns()
-	if len(reqs) != 2 {
-		t.Fatalf("the fake model got %d agent requests, want 2 (tool call, then answer)", len(reqs))
-	}
-	if !slices.Contains(reqs[0].ToolNames(), tool) {
-		t.Fatalf("Kilo did not offer %s; tools: %v", tool, reqs[0].ToolNames())
-	}
-	var result string
-	var results int
-	for _, m := range reqs[1].Messages() {
-		if m["role"] == "tool" {
-			results++
-			if m["tool_call_id"] == "call_01" {
-				result = fakechat.TextOf(m)
-			}
-		}
-	}
-	if results != 1 || result == "" {
-		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
-	}
-	t.Logf("skills_list result: %s", result)
-	// The real server's answer: the skills in ~/.hermes/skills.
-	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
-		if !strings.Contains(result, skill) {
-			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
-		}
-	}
+	checkSkillsRoundTrip(t, "Kilo", model.turns(), tool, "call_01")
 	if strings.TrimSpace(stdout) != final {
 		t.Errorf("kilo printed %q, want the model's answer %q", stdout, final)
 	}
@@ -130,7 +104,7 @@ func writeKiloUserConfig(t *testing.T, h *clientHome, baseURL string) string {
 // runKilo runs the pinned Kilo CLI as h's user with nothing but 127.0.0.1
 // reachable and returns its stdout; it fails t when the run fails or asked
 // for anything else.
-func runKilo(t *testing.T, h *clientHome, model *opencodeModel, extraEnv []string, args ...string) string {
+func runKilo(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, args ...string) string {
 	t.Helper()
 	bin := npmFile(t, kiloBin)
 	// Offline: no model list (the provider's model is declared in the
@@ -167,7 +141,7 @@ func runKilo(t *testing.T, h *clientHome, model *opencodeModel, extraEnv []strin
 func TestRealKiloEnvExpansion(t *testing.T) {
 	npmFile(t, kiloBin)
 	h := newClientHome(t)
-	model := newOpenCodeModel(t, fakechat.Reply{Text: "ok"})
+	model := newChatModel(t, opencodeTitle, fakechat.Reply{Text: "ok"})
 	userConfig := writeKiloUserConfig(t, h, model.fake.BaseURL())
 	probe := func(name string, env map[string]string) (dump string, entry map[string]any) {
 		dump = filepath.Join(h.tmp, name+".env")

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
@@ -18,6 +16,18 @@ import (
 // opencode-ai wrapper lists platform packages the registry here does not
 // serve, so npm ci cannot install it.
 const opencodeBin = "opencode-linux-x64/bin/opencode"
+
+// opencodeTitle answers the session-title request OpenCode (and Kilo,
+// its fork) sends the same model beside the agent's turns.
+func opencodeTitle(r fakechat.Request) (fakechat.Reply, bool) {
+	msgs := r.Messages()
+	if len(msgs) > 0 && msgs[0]["role"] == "system" && strings.HasPrefix(fakechat.TextOf(msgs[0]), opencodeTitlePrompt) {
+		return fakechat.Reply{Text: "Hermes skills"}, true
+	}
+	return fakechat.Reply{}, false
+}
+
+const opencodeTitlePrompt = "You are a title generator."
 
 // TestRealOpenCodeCallsMigratedTool: after `hermes-migrate --client
 // opencode`, the real OpenCode (headless `opencode run`) loads our entry
@@ -30,7 +40,7 @@ func TestRealOpenCodeCallsMigratedTool(t *testing.T) {
 	// OpenCode names an MCP tool <server>_<tool>.
 	const tool = "hermes-tools_skills_list"
 	const final = "Hermes has the interop skills."
-	model := newOpenCodeModel(t,
+	model := newChatModel(t, opencodeTitle,
 		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
 		fakechat.Reply{Text: final},
 	)
@@ -56,89 +66,10 @@ func TestRealOpenCodeCallsMigratedTool(t *testing.T) {
 
 	stdout := runOpenCode(t, h, model, "run", "List the Hermes skills.")
 
-	reqs := model.turns()
-	if len(reqs) != 2 {
-		t.Fatalf("the fake model got %d agent requests, want 2 (tool call, then answer)", len(reqs))
-	}
-	if !slices.Contains(reqs[0].ToolNames(), tool) {
-		t.Fatalf("OpenCode did not offer %s; tools: %v", tool, reqs[0].ToolNames())
-	}
-	var result string
-	var results int
-	for _, m := range reqs[1].Messages() {
-		if m["role"] == "tool" {
-			results++
-			if m["tool_call_id"] == "call_01" {
-				result = fakechat.TextOf(m)
-			}
-		}
-	}
-	if results != 1 || result == "" {
-		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
-	}
-	t.Logf("skills_list result: %s", result)
-	// The real server's answer: the skills in ~/.hermes/skills.
-	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
-		if !strings.Contains(result, skill) {
-			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
-		}
-	}
+	checkSkillsRoundTrip(t, "OpenCode", model.turns(), tool, "call_01")
 	if strings.TrimSpace(stdout) != final {
 		t.Errorf("opencode printed %q, want the model's answer %q", stdout, final)
 	}
-}
-
-// opencodeModel is the fake model behind OpenCode's provider. Besides the
-// agent's turns, OpenCode asks the same model for a session title, in
-// parallel with the first turn, so a plain queue would hand the tool call
-// to whichever request came first: the title request gets a title, the
-// agent's requests the scripted replies in order, and any other request
-// an error and a place in unexpected.
-type opencodeModel struct {
-	fake *fakechat.Server
-
-	mu         sync.Mutex
-	script     []fakechat.Reply
-	agent      []fakechat.Request
-	unexpected []string
-}
-
-const opencodeTitlePrompt = "You are a title generator."
-
-func newOpenCodeModel(t *testing.T, script ...fakechat.Reply) *opencodeModel {
-	t.Helper()
-	m := &opencodeModel{fake: fakechat.New(), script: script}
-	t.Cleanup(m.fake.Close)
-	m.fake.SetHandler(m.reply)
-	return m
-}
-
-func (m *opencodeModel) reply(r fakechat.Request) fakechat.Reply {
-	msgs := r.Messages()
-	if len(msgs) > 0 && msgs[0]["role"] == "system" && strings.HasPrefix(fakechat.TextOf(msgs[0]), opencodeTitlePrompt) {
-		return fakechat.Reply{Text: "Hermes skills"}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.agent) == len(m.script) {
-		m.unexpected = append(m.unexpected, string(r.Raw))
-		return fakechat.Reply{Status: 500, ErrorMessage: "the test scripted no reply for this request"}
-	}
-	m.agent = append(m.agent, r)
-	return m.script[len(m.agent)-1]
-}
-
-// turns returns the agent's requests, title requests left out.
-func (m *opencodeModel) turns() []fakechat.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.agent)
-}
-
-func (m *opencodeModel) unscripted() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.unexpected)
 }
 
 // writeOpenCodeUserConfig writes ~/.config/opencode/opencode.jsonc as a
@@ -203,7 +134,7 @@ func seedOpenCodeConfigDeps(t *testing.T, dir string) {
 // runOpenCode runs the pinned OpenCode as h's user with nothing but
 // 127.0.0.1 reachable and returns its stdout; it fails t when the run
 // fails or asked for anything else.
-func runOpenCode(t *testing.T, h *clientHome, model *opencodeModel, args ...string) string {
+func runOpenCode(t *testing.T, h *clientHome, model *chatModel, args ...string) string {
 	t.Helper()
 	bin := npmFile(t, opencodeBin)
 	// Offline: no model list (the provider's model is declared in the

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
@@ -38,7 +37,7 @@ func TestRealPiCallsMigratedTool(t *testing.T) {
 	// name and the tool's arguments.
 	const tool = "hermes-tools_skills_list"
 	const final = "Hermes has the interop skills."
-	model := newPiModel(t,
+	model := newChatModel(t, nil,
 		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: "mcp", Arguments: `{"tool":"` + tool + `","args":{}}`}}},
 		fakechat.Reply{Text: final},
 	)
@@ -50,78 +49,10 @@ func TestRealPiCallsMigratedTool(t *testing.T) {
 
 	stdout := runPi(t, h, model, nil, "-p", "List the Hermes skills.")
 
-	reqs := model.turns()
-	if len(reqs) != 2 {
-		t.Fatalf("the fake model got %d requests, want 2 (tool call, then answer)", len(reqs))
-	}
-	if !slices.Contains(reqs[0].ToolNames(), "mcp") {
-		t.Fatalf("Pi did not offer the adapter's mcp tool; tools: %v", reqs[0].ToolNames())
-	}
-	var result string
-	var results int
-	for _, m := range reqs[1].Messages() {
-		if m["role"] == "tool" {
-			results++
-			if m["tool_call_id"] == "call_01" {
-				result = fakechat.TextOf(m)
-			}
-		}
-	}
-	if results != 1 || result == "" {
-		t.Fatalf("tool results sent back: %d, for call_01: %q\n%s", results, result, reqs[1].Raw)
-	}
-	t.Logf("skills_list result: %s", result)
-	// The real server's answer: the skills in ~/.hermes/skills.
-	for _, skill := range []string{"interop-alpha", "interop-notes", "interop-deploy"} {
-		if !strings.Contains(result, skill) {
-			t.Errorf("skills_list result lacks %s:\n%s", skill, result)
-		}
-	}
+	checkSkillsRoundTrip(t, "Pi", model.turns(), "mcp", "call_01")
 	if strings.TrimSpace(stdout) != final {
 		t.Errorf("pi printed %q, want the model's answer %q", stdout, final)
 	}
-}
-
-// piModel is the fake model behind Pi's provider: the scripted replies in
-// order, and for any further request an error and a place in unexpected.
-type piModel struct {
-	fake *fakechat.Server
-
-	mu         sync.Mutex
-	script     []fakechat.Reply
-	agent      []fakechat.Request
-	unexpected []string
-}
-
-func newPiModel(t *testing.T, script ...fakechat.Reply) *piModel {
-	t.Helper()
-	m := &piModel{fake: fakechat.New(), script: script}
-	t.Cleanup(m.fake.Close)
-	m.fake.SetHandler(m.reply)
-	return m
-}
-
-func (m *piModel) reply(r fakechat.Request) fakechat.Reply {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.agent) == len(m.script) {
-		m.unexpected = append(m.unexpected, string(r.Raw))
-		return fakechat.Reply{Status: 500, ErrorMessage: "the test scripted no reply for this request"}
-	}
-	m.agent = append(m.agent, r)
-	return m.script[len(m.agent)-1]
-}
-
-func (m *piModel) turns() []fakechat.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.agent)
-}
-
-func (m *piModel) unscripted() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.unexpected)
 }
 
 // setUpPi sets Pi up as a user of a self-hosted OpenAI-compatible model
@@ -130,7 +61,7 @@ func (m *piModel) unscripted() []string {
 // pi-mcp-adapter from the pinned package's directory: Pi records a local
 // path in settings.json and loads the package in place, so nothing is
 // fetched (`pi install npm:pi-mcp-adapter` would run npm).
-func setUpPi(t *testing.T, h *clientHome, model *piModel) {
+func setUpPi(t *testing.T, h *clientHome, model *chatModel) {
 	t.Helper()
 	dir := filepath.Join(h.home, ".pi", "agent")
 	files := map[string]any{
@@ -174,7 +105,7 @@ func setUpPi(t *testing.T, h *clientHome, model *piModel) {
 // runPi runs the pinned Pi as h's user, with the model at model and
 // nothing else reachable, and returns its stdout. It fails t when the run
 // fails or asked for anything else.
-func runPi(t *testing.T, h *clientHome, model *piModel, extraEnv []string, args ...string) string {
+func runPi(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, args ...string) string {
 	t.Helper()
 	cli := npmFile(t, piJS)
 	env := h.env(append([]string{
@@ -230,7 +161,7 @@ func TestRealPiEnvExpansion(t *testing.T) {
 		"args":    []string{"-c", `env > "$0"; exit 1`, dump},
 		"env":     env,
 	}
-	model := newPiModel(t, fakechat.Reply{Text: "ok"})
+	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
 	setUpPi(t, h, model)
 	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"probe": probe}})
 	if err != nil {
