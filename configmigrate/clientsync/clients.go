@@ -130,12 +130,21 @@ func (p pathEnv) home(elem ...string) string { return p.join(append([]string{p.H
 // dir is the value of a client's own home variable (CODEX_HOME style)
 // when it is set to an absolute path, else the default under home.
 func (p pathEnv) dir(variable string, def ...string) string {
+	if v := p.absVar(variable); v != "" {
+		return v
+	}
+	return p.home(def...)
+}
+
+// absVar is the variable's value when it is an absolute path, else "": a
+// relative one would depend on where each program starts.
+func (p pathEnv) absVar(variable string) string {
 	if p.Getenv != nil {
 		if v := p.Getenv(variable); isAbs(v, p.win) {
 			return v
 		}
 	}
-	return p.home(def...)
+	return ""
 }
 
 func (p pathEnv) appData(who string) (string, error) {
@@ -302,12 +311,18 @@ var dialects = map[Client]*dialect{
 	ClineCLI: stdEntry(dialect{
 		client: ClineCLI, display: "Cline CLI",
 		// Cline CLI 3.0.65 (TestRealClineCLICallsMigratedTool) reads
-		// this file; $CLINE_DATA_DIR (for data/) and
-		// $CLINE_MCP_SETTINGS_PATH (the whole path) override it too, which
-		// this row does not follow yet: the client table names one
-		// variable per client.
+		// $CLINE_MCP_SETTINGS_PATH (the whole path), else
+		// settings/cline_mcp_settings.json under $CLINE_DATA_DIR, else
+		// under $CLINE_DIR/data or ~/.cline/data (its bundled code).
 		user: func(p pathEnv) (string, error) {
-			return p.join(p.dir("CLINE_DIR", ".cline"), "data", "settings", "cline_mcp_settings.json"), nil
+			if f := p.absVar("CLINE_MCP_SETTINGS_PATH"); f != "" {
+				return f, nil
+			}
+			data := p.absVar("CLINE_DATA_DIR")
+			if data == "" {
+				data = p.join(p.dir("CLINE_DIR", ".cline"), "data")
+			}
+			return p.join(data, "settings", "cline_mcp_settings.json"), nil
 		},
 		typeKey: "type", httpType: "streamableHttp", sseType: "sse",
 		last: object{{"disabled", false}}, offSwitch: "disabled",

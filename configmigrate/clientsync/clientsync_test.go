@@ -58,6 +58,9 @@ func TestConfigPath(t *testing.T) {
 		{ClineCLI, linux, "/home/u/.cline/data/settings/cline_mcp_settings.json"},
 		{ClineCLI, withVar(linux, "CLINE_DIR", "/opt/cline"), "/opt/cline/data/settings/cline_mcp_settings.json"},
 		{ClineCLI, withVar(linux, "CLINE_DIR", "relative"), "/home/u/.cline/data/settings/cline_mcp_settings.json"},
+		{ClineCLI, withVar(withVar(linux, "CLINE_DIR", "/opt/cline"), "CLINE_DATA_DIR", "/d"), "/d/settings/cline_mcp_settings.json"},
+		{ClineCLI, withVar(withVar(withVar(linux, "CLINE_DIR", "/opt/cline"), "CLINE_DATA_DIR", "/d"), "CLINE_MCP_SETTINGS_PATH", "/m/mcp.json"), "/m/mcp.json"},
+		{ClineCLI, withVar(linux, "CLINE_MCP_SETTINGS_PATH", "mcp.json"), "/home/u/.cline/data/settings/cline_mcp_settings.json"},
 		{FX, mac, "/Users/u/.fx/mcp.json"},
 		{CopilotCLI, linux, "/home/u/.copilot/mcp-config.json"},
 		{CopilotCLI, withVar(xdg, "COPILOT_HOME", "/c"), "/c/mcp-config.json"},
@@ -88,10 +91,15 @@ func TestConfigPath(t *testing.T) {
 	}
 }
 
+// withVar sets one more variable in env's Getenv.
 func withVar(env Env, name, value string) Env {
+	prev := env.Getenv
 	env.Getenv = func(k string) string {
 		if k == name {
 			return value
+		}
+		if prev != nil {
+			return prev(k)
 		}
 		return ""
 	}

@@ -2,6 +2,7 @@ package clientsync
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -70,11 +71,34 @@ func MarkdownClientTable(extra ...string) string {
 			paths = paths[:1]
 			paths[0] += " (all)"
 		}
-		// A client's own home variable moves its file.
-		var moved string
-		probe := pathEnv{Env: Env{GOOS: "linux", Home: "/H", Getenv: func(k string) string { moved = k; return "/V" }}}
-		if p, _ := d.user(probe); strings.HasPrefix(p, "/V/") {
-			paths[len(paths)-1] += fmt.Sprintf("; `$%s` moves it", moved)
+		// A client's own variables move its file: each one the row
+		// reads that, set alone, puts the file under it (in the order
+		// the row reads them, which is the client's precedence).
+		var read []string
+		_, _ = d.user(pathEnv{Env: Env{GOOS: "linux", Home: "/H", Getenv: func(k string) string {
+			if !slices.Contains(read, k) {
+				read = append(read, k)
+			}
+			return ""
+		}}})
+		var movers []string
+		for _, k := range read {
+			probe := pathEnv{Env: Env{GOOS: "linux", Home: "/H", Getenv: func(q string) string {
+				if q == k {
+					return "/V"
+				}
+				return ""
+			}}}
+			if p, _ := d.user(probe); p == "/V" || strings.HasPrefix(p, "/V/") {
+				movers = append(movers, "`$"+k+"`")
+			}
+		}
+		switch len(movers) {
+		case 0:
+		case 1:
+			paths[len(paths)-1] += "; " + movers[0] + " moves it"
+		default:
+			paths[len(paths)-1] += "; " + strings.Join(movers[:len(movers)-1], ", ") + " or " + movers[len(movers)-1] + " moves it"
 		}
 		name := "`" + string(c) + "`"
 		if len(d.aliases) > 0 {
