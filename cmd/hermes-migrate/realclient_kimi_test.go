@@ -3,12 +3,19 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // kimiMain is Kimi Code's CLI, one bundled ES module run by Node.
@@ -83,4 +90,162 @@ func runKimi(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, a
 		t.Fatalf("kimi %q: %v", args, err)
 	}
 	return stdout
+}
+
+// TestRealKimiCodeEntryFields pins what Kimi Code 2.1.0 makes of the fields
+// of an mcp.json entry, the facts behind the KimiCode row: no variable
+// reference is expanded anywhere (env, args, headers), a stdio server
+// inherits the client's whole environment instead, cwd is honoured, and
+// startupTimeoutMs, in milliseconds, bounds start-up and tool discovery. A
+// probe shell writes its environment, working directory and argument to
+// files and exits; two remote entries point at a recorder on 127.0.0.1
+// that refuses them; the client carries on without all three. Two more
+// copies of hermes-tools answer tools/list 2 s late, one with a
+// startupTimeoutMs of 1000 and one of 5000.
+func TestRealKimiCodeEntryFields(t *testing.T) {
+	npmFile(t, kimiMain) // skip before any work when it is not installed
+	h := newClientHome(t)
+	dump := filepath.Join(h.tmp, "probe")
+	probeDir := filepath.Join(h.tmp, "probe-cwd")
+	if err := os.Mkdir(probeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	report := h.migrate(t, "kimi-code")
+	if !strings.Contains(report, "kimi-code: wrote ~/.kimi-code/mcp.json") {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+	configPath := filepath.Join(h.home, ".kimi-code", "mcp.json")
+	var cfg struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	b, err := os.ReadFile(configPath)
+	if err != nil || json.Unmarshal(b, &cfg) != nil || cfg.MCPServers["hermes-tools"] == nil {
+		t.Fatalf("mcp.json after migration (%v):\n%s", err, b)
+	}
+
+	var mu sync.Mutex
+	var remoteReqs []*http.Request
+	remote, err := fakeserver.Start("kimi-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
+		mu.Unlock()
+		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remote.Close)
+
+	// hermes-tools behind a shell that holds back the client's tools/list
+	// for 2 s: with a startupTimeoutMs of 1000 its tools must be missing,
+	// with 5000 present.
+	slow := func(timeout int) map[string]any {
+		return map[string]any{
+			"transport": "stdio",
+			"command":   "/bin/sh",
+			"args": []string{"-c", `while IFS= read -r line; do
+  case "$line" in *'"tools/list"'*) sleep 2;; esac
+  printf '%s\n' "$line"
+done | exec "$0"`, h.toolsBin},
+			"startupTimeoutMs": timeout,
+		}
+	}
+	cfg.MCPServers["tight"] = slow(1000)
+	cfg.MCPServers["loose"] = slow(5000)
+	cfg.MCPServers["probe"] = map[string]any{
+		"transport": "stdio",
+		"command":   "/bin/sh",
+		"args":      []string{"-c", `env > "$0"; pwd > "$0.cwd"; printf %s "$1" > "$0.arg"; exit 1`, dump, "a-${PROBE_SET}-$PROBE_SET"},
+		"cwd":       probeDir,
+		"env":       envProbe,
+	}
+	cfg.MCPServers["remote"] = map[string]any{
+		"transport": "http",
+		"url":       remote.URL() + "/literal/mcp",
+		"headers":   map[string]string{"Authorization": "Bearer ${PROBE_API_KEY}", "X-Probe": "$PROBE_SET"},
+	}
+	// Kimi Code's own way to a secret header: Authorization from a
+	// variable named in bearerTokenEnvVar.
+	cfg.MCPServers["bearer"] = map[string]any{
+		"transport":         "http",
+		"url":               remote.URL() + "/bearer/mcp",
+		"bearerTokenEnvVar": "PROBE_API_KEY",
+	}
+	if b, err = json.MarshalIndent(cfg, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(configPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
+	runKimi(t, h, model, probeClientEnv, "-p", "hi")
+
+	reqs := model.turns()
+	if len(reqs) != 1 {
+		t.Fatalf("the fake model got %d agent requests, want 1", len(reqs))
+	}
+	tools := reqs[0].ToolNames()
+	for name, want := range map[string]bool{"hermes-tools": true, "loose": true, "tight": false} {
+		if got := slices.Contains(tools, "mcp__"+name+"__skills_list"); got != want {
+			t.Errorf("mcp__%s__skills_list offered: %v, want %v (startupTimeoutMs %v); tools: %v", name, got, want, cfg.MCPServers[name]["startupTimeoutMs"], tools)
+		}
+	}
+
+	got := map[string]string{}
+	b, err = os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("Kimi Code did not start the probe server: %v", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			got[k] = v
+		}
+	}
+	want := map[string]string{
+		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
+		// The variables that name the model reach every server too.
+		"KIMI_MODEL_API_KEY": "sk-hermes-test",
+	}
+	for k, v := range envProbe {
+		want[k] = v // every value as written
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v, ok := got[k]
+		if !ok {
+			v = absent
+		}
+		t.Logf("env %-18s %-26q -> %q", k, envProbe[k], v)
+		if v != want[k] {
+			t.Errorf("env %s (%q) reached the server as %q, want %q", k, envProbe[k], v, want[k])
+		}
+	}
+	if b, _ := os.ReadFile(dump + ".cwd"); strings.TrimSpace(string(b)) != probeDir {
+		t.Errorf("cwd %s: the server ran in %q", probeDir, b)
+	}
+	if b, _ := os.ReadFile(dump + ".arg"); string(b) != "a-${PROBE_SET}-$PROBE_SET" {
+		t.Errorf("args a-${PROBE_SET}-$PROBE_SET reached the server as %q", b)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	seen := map[string]bool{}
+	for _, r := range remoteReqs {
+		seen[r.URL.Path] = true
+		switch r.URL.Path {
+		case "/literal/mcp":
+			if r.Header.Get("Authorization") != "Bearer ${PROBE_API_KEY}" || r.Header.Get("X-Probe") != "$PROBE_SET" {
+				t.Errorf("remote request %s: Authorization %q, X-Probe %q: want both as written", r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Probe"))
+			}
+		case "/bearer/mcp":
+			if r.Header.Get("Authorization") != "Bearer secret-value" {
+				t.Errorf("remote request %s: Authorization %q, want Bearer secret-value", r.URL.Path, r.Header.Get("Authorization"))
+			}
+		default:
+			t.Errorf("remote request to %s", r.URL.Path)
+		}
+	}
+	if !seen["/literal/mcp"] || !seen["/bearer/mcp"] {
+		t.Fatalf("Kimi Code did not try both remote entries; paths seen: %v", seen)
+	}
 }
