@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/internal/fakeserver"
@@ -56,8 +59,42 @@ func TestRealKimiCodeCallsMigratedTool(t *testing.T) {
 // fails or asked for anything else.
 func runKimi(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, args ...string) string {
 	t.Helper()
+	stdout, _ := runKimiOutput(t, h, model, extraEnv, args...)
+	return stdout
+}
+
+// runKimiStderr is runKimi returning stderr, where Kimi Code warns.
+func runKimiStderr(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, args ...string) string {
+	t.Helper()
+	_, stderr := runKimiOutput(t, h, model, extraEnv, args...)
+	return stderr
+}
+
+func runKimiOutput(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, args ...string) (stdout, stderr string) {
+	t.Helper()
 	cli := npmFile(t, kimiMain)
-	env := h.env(append([]string{
+	stdout, stderr, err := h.runClient(t, kimiEnv(h, model, extraEnv), nodeBinary(t), append([]string{cli}, args...)...)
+	t.Logf("kimi %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+	checkOffline(t, h.proxy, model.unscripted())
+	if err != nil || t.Failed() {
+		// Its log names the MCP servers it started and their errors;
+		// stderr has none of that.
+		logs, _ := filepath.Glob(filepath.Join(h.home, ".kimi-code", "logs", "*"))
+		for _, p := range logs {
+			b, _ := os.ReadFile(p)
+			t.Logf("%s:\n%s", p, b)
+		}
+	}
+	if err != nil {
+		t.Fatalf("kimi %q: %v", args, err)
+	}
+	return stdout, stderr
+}
+
+// kimiEnv is the environment Kimi Code runs in: h's user, its model the
+// fake, and nothing that leaves the machine.
+func kimiEnv(h *clientHome, model *chatModel, extraEnv []string) []string {
+	return h.env(append([]string{
 		// Kimi Code's model from the environment (its env-model
 		// config): with KIMI_MODEL_NAME set it adds a provider and a
 		// default model alias of its own, so it runs without a
@@ -74,22 +111,6 @@ func runKimi(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, a
 		// newer release; it also keeps a launch from swapping in one.
 		"KIMI_CODE_NO_AUTO_UPDATE=1",
 	}, extraEnv...)...)
-	stdout, stderr, err := h.runClient(t, env, nodeBinary(t), append([]string{cli}, args...)...)
-	t.Logf("kimi %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
-	checkOffline(t, h.proxy, model.unscripted())
-	if err != nil || t.Failed() {
-		// Its log names the MCP servers it started and their errors;
-		// stderr has none of that.
-		logs, _ := filepath.Glob(filepath.Join(h.home, ".kimi-code", "logs", "*"))
-		for _, p := range logs {
-			b, _ := os.ReadFile(p)
-			t.Logf("%s:\n%s", p, b)
-		}
-	}
-	if err != nil {
-		t.Fatalf("kimi %q: %v", args, err)
-	}
-	return stdout
 }
 
 // TestRealKimiCodeEntryFields pins what Kimi Code 2.1.0 makes of the fields
@@ -247,5 +268,69 @@ done | exec "$0"`, h.toolsBin},
 	}
 	if !seen["/literal/mcp"] || !seen["/bearer/mcp"] {
 		t.Fatalf("Kimi Code did not try both remote entries; paths seen: %v", seen)
+	}
+}
+
+// TestRealKimiCodeProjectEntry: `hermes-migrate --client kimi-code
+// --project` writes .kimi-code/mcp.json in the project. Kimi Code skips a
+// project's servers until the user trusts the folder once in its TUI (-p
+// only warns, naming them); once trusted, started there headless, it loads
+// the entry and calls skills_list, hermes-tools-mcp found by name on PATH
+// as the project entry has it.
+func TestRealKimiCodeProjectEntry(t *testing.T) {
+	npmFile(t, kimiMain) // skip before any work when it is not installed
+	h := newClientHome(t)
+	report := h.migrate(t, "kimi-code", "--project="+h.work)
+	if !strings.Contains(report, "kimi-code: wrote "+filepath.Join(h.work, ".kimi-code", "mcp.json")) {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".kimi-code", "mcp.json")); err == nil {
+		t.Fatal("hermes-migrate --project also wrote the user file")
+	}
+	path := []string{"PATH=" + filepath.Dir(h.toolsBin) + ":/usr/bin:/bin"}
+
+	const tool = "mcp__hermes-tools__skills_list"
+	untrusted := newChatModel(t, nil, fakechat.Reply{Text: "done"})
+	stderr := runKimiStderr(t, h, untrusted, path, "-p", "hi")
+	if !strings.Contains(stderr, "this folder is not trusted; skipped 1 project-level MCP server: hermes-tools") {
+		t.Errorf("kimi in an untrusted folder: stderr %q, want the warning that names hermes-tools", stderr)
+	}
+	if reqs := untrusted.turns(); len(reqs) != 1 || slices.Contains(reqs[0].ToolNames(), tool) {
+		t.Fatalf("kimi in an untrusted folder: %d requests; want one without %s", len(reqs), tool)
+	}
+
+	trustKimiFolder(t, h)
+
+	model := newChatModel(t, nil,
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
+		fakechat.Reply{Text: "done"},
+	)
+	runKimi(t, h, model, path, "-p", "List the Hermes skills.")
+	checkSkillsRoundTrip(t, "Kimi Code", model.turns(), tool, "call_01")
+}
+
+// trustKimiFolder records h.work as trusted, the record Kimi Code 2.1.0's
+// TUI writes when the user answers its first question in a new project,
+// "Trust this folder?", with Trust: ~/.kimi-code/workspace-trust/
+// wd_<folder name>_<first 12 hex digits of the path's SHA-256>, holding
+// the path and the time (seen by answering it in a terminal by hand). The
+// test writes it instead of driving the TUI because the TUI, once started,
+// also asks api.kimi.com and code.kimi.com for things -p never needs.
+func trustKimiFolder(t *testing.T, h *clientHome) {
+	t.Helper()
+	if filepath.Base(h.work) != "work" {
+		t.Fatalf("the record's name is made for a folder named work, not %s", h.work)
+	}
+	sum := sha256.Sum256([]byte(h.work))
+	p := filepath.Join(h.home, ".kimi-code", "workspace-trust", "wd_work_"+hex.EncodeToString(sum[:])[:12])
+	rec, err := json.Marshal(map[string]any{"root": h.work, "trustedAt": time.Now().UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, rec, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
