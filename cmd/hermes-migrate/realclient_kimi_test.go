@@ -116,13 +116,15 @@ func kimiEnv(h *clientHome, model *chatModel, extraEnv []string) []string {
 // TestRealKimiCodeEntryFields pins what Kimi Code 2.1.0 makes of the fields
 // of an mcp.json entry, the facts behind the KimiCode row: no variable
 // reference is expanded anywhere (env, args, headers), a stdio server
-// inherits the client's whole environment instead, cwd is honoured, and
-// startupTimeoutMs, in milliseconds, bounds start-up and tool discovery. A
+// inherits the client's whole environment instead, cwd is honoured,
+// startupTimeoutMs, in milliseconds, bounds start-up and tool discovery,
+// toolTimeoutMs each call, and enabled false keeps a server off. A
 // probe shell writes its environment, working directory and argument to
 // files and exits; two remote entries point at a recorder on 127.0.0.1
 // that refuses them; the client carries on without all three. Two more
 // copies of hermes-tools answer tools/list 2 s late, one with a
-// startupTimeoutMs of 1000 and one of 5000.
+// startupTimeoutMs of 1000 and one of 5000, a third answers the call the
+// fake model makes 2 s late, with a toolTimeoutMs of 1000.
 func TestRealKimiCodeEntryFields(t *testing.T) {
 	npmFile(t, kimiMain) // skip before any work when it is not installed
 	h := newClientHome(t)
@@ -173,6 +175,20 @@ done | exec "$0"`, h.toolsBin},
 	}
 	cfg.MCPServers["tight"] = slow(1000)
 	cfg.MCPServers["loose"] = slow(5000)
+	// hermes-tools behind a shell that holds back a tools/call for 2 s,
+	// with a toolTimeoutMs of 1000: the call must fail, so toolTimeoutMs
+	// is milliseconds and covers each call.
+	cfg.MCPServers["slowcall"] = map[string]any{
+		"transport": "stdio",
+		"command":   "/bin/sh",
+		"args": []string{"-c", `while IFS= read -r line; do
+  case "$line" in *'"tools/call"'*) sleep 2;; esac
+  printf '%s\n' "$line"
+done | exec "$0"`, h.toolsBin},
+		"toolTimeoutMs": 1000,
+	}
+	// A server turned off stays off: its tools are not offered.
+	cfg.MCPServers["off"] = map[string]any{"transport": "stdio", "command": h.toolsBin, "enabled": false}
 	cfg.MCPServers["probe"] = map[string]any{
 		"transport": "stdio",
 		"command":   "/bin/sh",
@@ -199,18 +215,31 @@ done | exec "$0"`, h.toolsBin},
 		t.Fatal(err)
 	}
 
-	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
+	model := newChatModel(t, nil,
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_slow", Name: "mcp__slowcall__skills_list", Arguments: `{}`}}},
+		fakechat.Reply{Text: "ok"},
+	)
 	runKimi(t, h, model, probeClientEnv, "-p", "hi")
 
 	reqs := model.turns()
-	if len(reqs) != 1 {
-		t.Fatalf("the fake model got %d agent requests, want 1", len(reqs))
+	if len(reqs) != 2 {
+		t.Fatalf("the fake model got %d agent requests, want 2", len(reqs))
 	}
 	tools := reqs[0].ToolNames()
-	for name, want := range map[string]bool{"hermes-tools": true, "loose": true, "tight": false} {
+	for name, want := range map[string]bool{"hermes-tools": true, "loose": true, "tight": false, "slowcall": true, "off": false} {
 		if got := slices.Contains(tools, "mcp__"+name+"__skills_list"); got != want {
-			t.Errorf("mcp__%s__skills_list offered: %v, want %v (startupTimeoutMs %v); tools: %v", name, got, want, cfg.MCPServers[name]["startupTimeoutMs"], tools)
+			t.Errorf("mcp__%s__skills_list offered: %v, want %v (%v); tools: %v", name, got, want, cfg.MCPServers[name], tools)
 		}
+	}
+	var slowResult string
+	for _, m := range reqs[1].Messages() {
+		if m["role"] == "tool" && m["tool_call_id"] == "call_slow" {
+			slowResult = fakechat.TextOf(m)
+		}
+	}
+	t.Logf("slowcall result: %s", slowResult)
+	if !strings.Contains(slowResult, "timed out") || strings.Contains(slowResult, "interop-alpha") {
+		t.Errorf("a call 2 s late with toolTimeoutMs 1000 came back %q, want a timeout error\n%s", slowResult, reqs[1].Raw)
 	}
 
 	got := map[string]string{}
