@@ -400,8 +400,14 @@ var dialects = map[Client]*dialect{
 		},
 		project: ".kimi-code/mcp.json",
 		typeKey: "transport", stdioType: "stdio", httpType: "http", sseType: "sse",
-		timeoutKey: "toolTimeoutMs", remote: true,
-		source: "add-mcp 2.4.0 (dist/agents)",
+		// Kimi Code expands no reference anywhere in an entry; a stdio
+		// server inherits its whole environment instead, so ref stays
+		// nil. Its enabled switch is not used yet (translate_test.go
+		// expects a disabled server skipped), and startupTimeoutMs,
+		// enabledTools/disabledTools and bearerTokenEnvVar have no
+		// dialect field.
+		timeoutKey: "toolTimeoutMs", cwd: true, remote: true,
+		source: "Kimi Code 2.1.0, run by TestRealKimiCodeCallsMigratedTool and TestRealKimiCodeEntryFields (its mcp.json schema: transport stdio/http/sse, cwd, enabled, toolTimeoutMs and startupTimeoutMs in ms)",
 	}),
 	KiroCLI: stdEntry(dialect{
 		client: KiroCLI, display: "Kiro CLI", aliases: []string{"kiro"},
