@@ -79,6 +79,16 @@ type dialect struct {
 	// environment before it starts a server or expands a reference, so
 	// neither a reference to one nor its pass-through reaches the server.
 	scrubbed []string
+	// inheritsEnv says a stdio server gets the client's whole
+	// environment: a client without references still hands the server
+	// a variable of the same name.
+	inheritsEnv bool
+	// includeKey and excludeKey name the per-server tool lists (the
+	// tools offered, the tools withheld); "" when the client has none.
+	includeKey, excludeKey string
+	// startupKey names a start-up timeout, in the unit of timeoutKey;
+	// without one a start-up timeout is dropped.
+	startupKey string
 	// nameField repeats the server's name in its entry (Goose).
 	nameField bool
 	// nameKeys names a list of variables the client passes to the server
@@ -288,6 +298,7 @@ var dialects = map[Client]*dialect{
 		ref: dollarRef, refSyntax: "$VAR, ${VAR}, ${VAR:-default}",
 		refDefault: dollarDefaultRef,
 		expands:    geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
+		includeKey: "includeTools", excludeKey: "excludeTools",
 		timeoutKey: "timeout",
 		source:     "github.com/google-gemini/gemini-cli docs/tools/mcp-server.md",
 	}),
@@ -401,12 +412,14 @@ var dialects = map[Client]*dialect{
 		project: ".kimi-code/mcp.json",
 		typeKey: "transport", stdioType: "stdio", httpType: "http", sseType: "sse",
 		// Kimi Code expands no reference anywhere in an entry; a stdio
-		// server inherits its whole environment instead, so ref stays
-		// nil. Its enabled switch is not used yet (translate_test.go
-		// expects a disabled server skipped), and startupTimeoutMs,
-		// enabledTools/disabledTools and bearerTokenEnvVar have no
-		// dialect field.
-		timeoutKey: "toolTimeoutMs", cwd: true, remote: true,
+		// server inherits its whole environment instead
+		// (TestRealKimiCodeEntryFields), so ref stays nil. Its
+		// bearerTokenEnvVar has no dialect field: a remote server's
+		// Authorization header is left to the user.
+		inheritsEnv: true,
+		last:        object{{"enabled", true}}, offSwitch: "enabled",
+		includeKey: "enabledTools", excludeKey: "disabledTools",
+		timeoutKey: "toolTimeoutMs", startupKey: "startupTimeoutMs", cwd: true, remote: true,
 		source: "Kimi Code 2.1.0, run by TestRealKimiCodeCallsMigratedTool and TestRealKimiCodeEntryFields (its mcp.json schema: transport stdio/http/sse, cwd, enabled, toolTimeoutMs and startupTimeoutMs in ms)",
 	}),
 	KiroCLI: stdEntry(dialect{

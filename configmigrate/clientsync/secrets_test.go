@@ -144,6 +144,10 @@ func TestSecretBecomesReference(t *testing.T) {
 			t.Errorf("%s: no %s reference in\n%s", c, d.refSyntax, res.Output)
 		case d.nameKeys != "" && !strings.Contains(string(res.Output), d.nameKeys+":\n      - FETCH_API_KEY\n"):
 			t.Errorf("%s: FETCH_API_KEY not passed by name in\n%s", c, res.Output)
+		case d.ref == nil && d.inheritsEnv:
+			if !strings.Contains(notes, "gets FETCH_API_KEY from the environment") || strings.Contains(string(res.Output), "FETCH_API_KEY") {
+				t.Errorf("%s: hands a server its own environment, yet FETCH_API_KEY is written, or the note does not say where it comes from:\n%s\n%s", c, res.Output, notes)
+			}
 		case d.ref == nil && d.nameKeys == "" && !strings.Contains(notes, "env FETCH_API_KEY not written"):
 			t.Errorf("%s: no note asking to fill FETCH_API_KEY in by hand:\n%s", c, notes)
 		case d.ref == nil && d.nameKeys == "" && strings.Contains(notes, "reads $FETCH_API_KEY"):

@@ -55,6 +55,9 @@ type translation struct {
 	literalVars []string
 	// byName are env variables passed by name (dialect.nameKeys).
 	byName []string
+	// inherited are env variables left out because the client hands
+	// the server its own environment, which holds them by that name.
+	inherited []string
 	// noRef names fields left out because they need a reference the
 	// client cannot spell.
 	noRef []string
@@ -127,6 +130,14 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 		switch {
 		case !ok && what == "env" && t.d.nameKeys != "" && kv.Value.Ref == kv.Key && kv.Value.Prefix == "":
 			t.byName = append(t.byName, kv.Key)
+			if kv.Value.HasDefault {
+				t.noDefault = append(t.noDefault, kv.Key)
+			}
+			continue
+		case !ok && what == "env" && t.d.inheritsEnv && kv.Value.Ref == kv.Key && kv.Value.Prefix == "":
+			// The server gets the variable from the client's own
+			// environment as it is; only a default would be lost.
+			t.inherited = append(t.inherited, kv.Key)
 			if kv.Value.HasDefault {
 				t.noDefault = append(t.noDefault, kv.Key)
 			}
@@ -314,6 +325,8 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 			if !slices.Contains(t.byName, name) {
 				t.byName = append(t.byName, name)
 			}
+		case d.ref == nil && d.inheritsEnv:
+			t.inherited = append(t.inherited, name)
 		case d.ref == nil:
 			t.noRef = append(t.noRef, name)
 		default:
@@ -411,7 +424,10 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 		case d.timeoutDefault > 0:
 			e.set(d.timeoutKey, d.timeoutDefault)
 		}
-		if s.StartupTimeoutSec > 0 {
+		switch {
+		case s.StartupTimeoutSec > 0 && d.startupKey != "":
+			e.set(d.startupKey, d.timeout(s.StartupTimeoutSec))
+		case s.StartupTimeoutSec > 0:
 			t.note("startup timeout dropped: %s has no setting for it", d.display)
 		}
 	} else if s.ToolTimeoutSec > 0 || s.StartupTimeoutSec > 0 {
@@ -421,12 +437,12 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 			t.note("timeouts dropped: %s has no per-server timeout", d.display)
 		}
 	}
-	if d.gemini {
+	if d.includeKey != "" {
 		if len(s.EnabledTools) > 0 {
-			e.set("includeTools", slices.Clone(s.EnabledTools))
+			e.set(d.includeKey, slices.Clone(s.EnabledTools))
 		}
 		if len(s.DisabledTools) > 0 {
-			e.set("excludeTools", slices.Clone(s.DisabledTools))
+			e.set(d.excludeKey, slices.Clone(s.DisabledTools))
 		}
 	} else if len(s.EnabledTools) > 0 || len(s.DisabledTools) > 0 {
 		t.note("tool filters dropped: %s has no per-server tool list; every tool of the server is offered (turn tools off in %s itself)", d.display, d.display)
@@ -460,6 +476,9 @@ func (t *translation) common(s configmigrate.Server, e *object) {
 	}
 	if len(t.passed) > 0 {
 		t.note("passes %s through from the environment %s is started from", strings.Join(t.passed, ", "), d.display)
+	}
+	if len(t.inherited) > 0 {
+		t.note("gets %s from the environment %s is started from (it hands a server its own)", strings.Join(t.inherited, ", "), d.display)
 	}
 	var lost []string
 	for _, name := range append(slices.Clone(t.refs), t.passed...) {

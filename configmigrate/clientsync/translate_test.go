@@ -325,6 +325,7 @@ func TestTranslate(t *testing.T) {
 				m[Pi] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{`({"disabled": true})`}}
 				m[ClineCLI] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
 				m[RooCode] = expect{want: `{"command": "/bin/srv", "disabled": true}`, notes: []string{"turned off"}}
+				m[KimiCode] = expect{want: `{"transport": "stdio", "command": "/bin/srv", "enabled": false}`, notes: []string{"turned off"}}
 				m[Goose] = expect{want: `{"name": "srv", "description": "", "type": "stdio", "cmd": "/bin/srv", "args": [], "timeout": 300, "enabled": false}`, notes: []string{"turned off"}}
 				return m
 			}(),
@@ -363,6 +364,24 @@ func TestTranslate(t *testing.T) {
 			},
 		},
 	}
+	tests = append(tests, struct {
+		name   string
+		server configServer
+		want   map[Client]expect
+	}{
+		// Kimi Code hands a server its own environment and expands no
+		// reference (TestRealKimiCodeEntryFields): a variable of the same
+		// name needs no entry, another name is left to the user; its
+		// start-up timeout and tool lists are its own keys.
+		name: "inherited environment, start-up timeout, tool lists",
+		server: configServer{Command: "/bin/srv", EnvVars: []string{"FAL_KEY"}, StartupTimeoutSec: 20, ToolTimeoutSec: 1.5,
+			EnabledTools: []string{"a"}, DisabledTools: []string{"b"},
+			Env: []configmigrate.KeyValue{kv("GITHUB_TOKEN", configmigrate.ParseValue("${GITHUB_TOKEN}")), kv("TOKEN", configmigrate.ParseValue("${GH_TOKEN}"))}},
+		want: map[Client]expect{
+			KimiCode: {want: `{"transport": "stdio", "command": "/bin/srv", "toolTimeoutMs": 1500, "startupTimeoutMs": 20000, "enabledTools": ["a"], "disabledTools": ["b"], "enabled": true}`,
+				notes: []string{"gets GITHUB_TOKEN, FAL_KEY from the environment Kimi Code is started from", "env TOKEN not written"}},
+		},
+	})
 	for _, tt := range tests {
 		for client, exp := range tt.want {
 			t.Run(tt.name+"/"+string(client), func(t *testing.T) {
