@@ -400,7 +400,7 @@ var dialects = map[Client]*dialect{
 		typeKey: "type", stdioType: "local", httpType: "remote", sseType: "remote",
 		last: object{{"enabled", true}}, offSwitch: "enabled",
 		ref: func(n string) string { return "{env:" + n + "}" }, refSyntax: "{env:VAR} (user file only)",
-		refUserOnly: true, expands: braceEnv,
+		refUserOnly: true, expands: braceEnv, inheritsEnv: true,
 		timeoutKey: "timeout", remote: true,
 		source: "Kilo CLI 7.7.9, run by TestRealKiloCallsMigratedTool and TestRealKiloEnvExpansion (OpenCode's schema, which it forks; add-mcp 2.4.0 agrees)",
 	}),

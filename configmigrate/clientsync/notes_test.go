@@ -108,6 +108,7 @@ func TestScrubbedVariablesAreNamed(t *testing.T) {
 // is left for the user to fill in, with a note.
 func TestProjectFilesHoldNoUserOnlyReferences(t *testing.T) {
 	server := configServer{Name: "gh", Command: "/bin/gh", Env: []configmigrate.KeyValue{
+		kv("GH_TOKEN", configmigrate.ParseValue("${GITHUB_TOKEN}")),
 		kv("GITHUB_TOKEN", configmigrate.ParseValue("${GITHUB_TOKEN}")),
 	}}
 	checked := 0
@@ -129,8 +130,14 @@ func TestProjectFilesHoldNoUserOnlyReferences(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(project.Output), ref) || !slices.ContainsFunc(project.Notes, func(n string) bool { return strings.Contains(n, "env GITHUB_TOKEN not written") }) {
+		if strings.Contains(string(project.Output), ref) || !slices.ContainsFunc(project.Notes, func(n string) bool { return strings.Contains(n, "env GH_TOKEN not written") }) {
 			t.Errorf("%s: a project file with a reference, or no note:\n%s\n%q", c, project.Output, project.Notes)
+		}
+		// A variable of the same name reaches the server anyway when
+		// the client hands it its own environment.
+		inherited := slices.ContainsFunc(project.Notes, func(n string) bool { return strings.Contains(n, "gets GITHUB_TOKEN from the environment") })
+		if inherited != d.inheritsEnv {
+			t.Errorf("%s: hands its environment on: %v, yet the note on GITHUB_TOKEN says %q", c, d.inheritsEnv, project.Notes)
 		}
 	}
 	if checked == 0 {
