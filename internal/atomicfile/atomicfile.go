@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 )
@@ -150,14 +151,42 @@ func Write(path string, data []byte, opts Options) (err error) {
 		}
 	}
 
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return fmt.Errorf("create temporary file next to %s: %w", target, err)
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer root.Close()
+	if statErr != nil {
+		old = nil
+	}
+	return WriteIn(root, filepath.Base(target), data, mode, old)
+}
+
+// WriteIn replaces name, a file directly in dir, with data the way Write
+// does (a temporary file beside it, written, synced and renamed over it,
+// then the directory synced), every step through dir: whatever becomes of
+// dir's path meanwhile (a component swapped for a link), the file lands
+// in dir. A link at name is replaced, not followed. mode is the new
+// file's permission bits; old, when not nil, is the file replaced, whose
+// owner and group the new one keeps where this process may give them.
+func WriteIn(dir *os.Root, name string, data []byte, mode fs.FileMode, old fs.FileInfo) (err error) {
+	shown := filepath.Join(dir.Name(), name)
+	var tmp *os.File
+	var tmpName string
+	for range 100 {
+		tmpName = fmt.Sprintf(".%s.tmp-%d", name, rand.Uint32())
+		tmp, err = dir.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create temporary file next to %s: %w", shown, err)
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			_ = dir.Remove(tmpName)
 		}
 	}()
 	if _, err = tmp.Write(data); err != nil {
@@ -166,7 +195,7 @@ func Write(path string, data []byte, opts Options) (err error) {
 	if err = tmp.Chmod(mode); err != nil {
 		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
-	if statErr == nil {
+	if old != nil {
 		keepOwner(tmp, old)
 	}
 	if err = tmp.Sync(); err != nil {
@@ -175,10 +204,15 @@ func Write(path string, data []byte, opts Options) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
-		return fmt.Errorf("replace %s: %w", target, err)
+	if err = dir.Rename(tmpName, name); err != nil {
+		return fmt.Errorf("replace %s: %w", shown, err)
 	}
-	syncDir(dir)
+	// The rename is atomic without this; the sync makes it durable, where
+	// the platform can sync a directory.
+	if d, err := dir.Open("."); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 	return nil
 }
 
@@ -190,15 +224,4 @@ func copyFile(src, dst string, mode fs.FileMode, force bool) error {
 		return err
 	}
 	return Write(dst, data, Options{Mode: mode, Force: force})
-}
-
-// syncDir makes the rename durable. Not every platform can sync a
-// directory; the rename itself is still atomic there.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	d.Close()
 }

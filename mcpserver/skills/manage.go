@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -531,12 +530,10 @@ func writeConfined(t *localTree, dir, rel string, data []byte) (string, error) {
 	return target, nil
 }
 
-// replaceFile replaces name in dir with data the way atomicfile.Write
-// does, but every step by dir's descriptor: a temporary file beside it is
-// written, synced and renamed over it, then the directory is synced. A
-// link at name is replaced (rename never follows it), an existing file
-// keeps its mode and owner, a read-only one is refused, and a new one is
-// 0644. shown is the path named in messages.
+// replaceFile replaces name in dir with data through dir's descriptor
+// (atomicfile.WriteIn). A link at name is replaced (rename never follows
+// it), an existing file keeps its mode and owner, a read-only one is
+// refused, and a new one is 0644. shown is the path named in messages.
 func replaceFile(dir *os.Root, name, shown string, data []byte) (err error) {
 	mode := fs.FileMode(0o644)
 	old, statErr := dir.Lstat(name)
@@ -551,49 +548,10 @@ func replaceFile(dir *os.Root, name, shown string, data []byte) (err error) {
 	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
 		return fmt.Errorf("stat %s: %w", shown, statErr)
 	}
-	var tmp *os.File
-	var tmpName string
-	for range 100 {
-		tmpName = fmt.Sprintf(".%s.tmp-%d", name, rand.Uint32())
-		tmp, err = dir.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
+	if statErr != nil || !old.Mode().IsRegular() {
+		old = nil
 	}
-	if err != nil {
-		return fmt.Errorf("create temporary file next to %s: %w", shown, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			_ = dir.Remove(tmpName)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
-	}
-	if statErr == nil && old.Mode().IsRegular() {
-		keepOwner(tmp, old)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err = dir.Rename(tmpName, name); err != nil {
-		return fmt.Errorf("replace %s: %w", shown, err)
-	}
-	// The rename is atomic without this; the sync makes it durable, where
-	// the platform can sync a directory.
-	if d, err := dir.Open("."); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteIn(dir, name, data, mode, old)
 }
 
 // readConfined reads rel in the skill directory dir as safefile.ReadFile

@@ -16,15 +16,6 @@ import (
 // fstat after it then refuses the FIFO.
 const openNonblock = syscall.O_NONBLOCK
 
-// keepOwner gives a replacement file the old one's owner and group, where
-// this process may (root, or the owner for a group it is in); elsewhere
-// the file is the writer's, as any editor's save leaves it.
-func keepOwner(f *os.File, old fs.FileInfo) {
-	if st, ok := old.Sys().(*syscall.Stat_t); ok {
-		_ = f.Chown(int(st.Uid), int(st.Gid))
-	}
-}
-
 // removeEmptyDir removes name under r when it is an empty directory, in
 // one call: rmdir refuses a link (ENOTDIR) and a directory with anything
 // in it, so a link swapped in at name, even one inside r, is left alone.
