@@ -135,7 +135,8 @@ func runKilo(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, a
 // TestRealKiloEnvExpansion pins how Kilo CLI resolves variable references
 // in a local server's environment, in the user's config and in a
 // project's, what the server inherits, and where it runs: the facts
-// behind the KiloCode row writing neither references nor cwd. Each probe
+// behind the KiloCode row writing {env:VAR} in user files only, and no
+// cwd. Each probe
 // server writes its environment to a file, then becomes the real
 // hermes-tools-mcp, so the run goes on as usual.
 func TestRealKiloEnvExpansion(t *testing.T) {
