@@ -87,11 +87,5 @@ func runClaude(t *testing.T, h *clientHome, fake *fakeanthropic.Server, extraEnv
 		// model must call first, and are not in the request's tools.
 		"ENABLE_TOOL_SEARCH=false",
 	}, extraEnv...)...)
-	stdout, stderr, err := h.runClient(t, env, claude, append(args, "--output-format", "text")...)
-	t.Logf("claude stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	checkOffline(t, h.proxy, fake.Unexpected())
-	if err != nil {
-		t.Fatalf("claude %q: %v", args, err)
-	}
-	return stdout
+	return h.runChecked(t, "claude", fake.Unexpected, env, claude, append(args, "--output-format", "text")...)
 }

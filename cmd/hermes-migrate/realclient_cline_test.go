@@ -74,11 +74,5 @@ func runCline(t *testing.T, h *clientHome, model *chatModel, args ...string) str
 	// places, to swap the feature-flag client for one that asks nobody
 	// and to let tests set flags, so it changes nothing else of the run.
 	env := h.env("IS_TEST=true")
-	stdout, stderr, err := h.runClient(t, env, bin, args...)
-	t.Logf("cline %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
-	checkOffline(t, h.proxy, model.unscripted())
-	if err != nil {
-		t.Fatalf("cline %q: %v", args, err)
-	}
-	return stdout
+	return h.runChecked(t, "cline", model.unscripted, env, bin, args...)
 }

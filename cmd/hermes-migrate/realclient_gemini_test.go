@@ -140,11 +140,5 @@ func runGemini(t *testing.T, h *clientHome, fake *fakegemini.Server, extraEnv []
 	// Headless runs refuse an untrusted folder, and Gemini CLI starts no
 	// stdio MCP server in one.
 	args = append([]string{gemini}, append(args, "-m", geminiModel, "--skip-trust", "--output-format", "text")...)
-	stdout, stderr, err := h.runClient(t, env, nodeBinary(t), args...)
-	t.Logf("gemini stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	checkOffline(t, h.proxy, fake.Unexpected())
-	if err != nil {
-		t.Fatalf("gemini %q: %v", args[1:], err)
-	}
-	return stdout
+	return h.runChecked(t, "gemini", fake.Unexpected, env, nodeBinary(t), args...)
 }

@@ -123,13 +123,7 @@ func runKilo(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, a
 		"KILO_DISABLE_SHARE=true",
 	)
 	env = append(env, extraEnv...)
-	stdout, stderr, err := h.runClient(t, env, bin, args...)
-	t.Logf("kilo %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
-	checkOffline(t, h.proxy, model.unscripted())
-	if err != nil {
-		t.Fatalf("kilo %q: %v", args, err)
-	}
-	return stdout
+	return h.runChecked(t, "kilo", model.unscripted, env, bin, args...)
 }
 
 // TestRealKiloEnvExpansion pins how Kilo CLI resolves variable references

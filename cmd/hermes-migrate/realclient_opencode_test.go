@@ -149,11 +149,5 @@ func runOpenCode(t *testing.T, h *clientHome, model *chatModel, args ...string) 
 		"OPENCODE_DISABLE_LSP_DOWNLOAD=true",
 		"OPENCODE_DISABLE_SHARE=true",
 	)
-	stdout, stderr, err := h.runClient(t, env, bin, args...)
-	t.Logf("opencode %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
-	checkOffline(t, h.proxy, model.unscripted())
-	if err != nil {
-		t.Fatalf("opencode %q: %v", args, err)
-	}
-	return stdout
+	return h.runChecked(t, "opencode", model.unscripted, env, bin, args...)
 }

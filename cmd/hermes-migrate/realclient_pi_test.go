@@ -118,13 +118,7 @@ func runPi(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, arg
 		// mode), so this guards against a later version that does.
 		"PI_OFFLINE=1",
 	}, extraEnv...)...)
-	stdout, stderr, err := h.runClient(t, env, nodeBinary(t), append([]string{cli}, args...)...)
-	t.Logf("pi %q stdout:\n%s\nstderr:\n%s", args, stdout, stderr)
-	checkOffline(t, h.proxy, model.unscripted())
-	if err != nil {
-		t.Fatalf("pi %q: %v", args, err)
-	}
-	return stdout
+	return h.runChecked(t, "pi", model.unscripted, env, nodeBinary(t), append([]string{cli}, args...)...)
 }
 
 // TestRealPiEnvExpansion pins how pi-mcp-adapter resolves the variable

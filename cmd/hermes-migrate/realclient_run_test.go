@@ -154,6 +154,21 @@ func (h *clientHome) runClient(t *testing.T, env []string, name string, args ...
 	return out.String(), errb.String(), err
 }
 
+// runChecked runs a client as runClient does and returns its stdout,
+// after logging its output; it fails t when the run failed or the client
+// asked for anything but the fake's scripted requests (unexpected lists
+// those the fake got).
+func (h *clientHome) runChecked(t *testing.T, label string, unexpected func() []string, env []string, name string, args ...string) string {
+	t.Helper()
+	stdout, stderr, err := h.runClient(t, env, name, args...)
+	t.Logf("%s %q stdout:\n%s\nstderr:\n%s", label, args, stdout, stderr)
+	checkOffline(t, h.proxy, unexpected())
+	if err != nil {
+		t.Fatalf("%s %q: %v", label, args, err)
+	}
+	return stdout
+}
+
 // checkOffline fails t when the client asked for anything but the fake's
 // scripted requests.
 func checkOffline(t *testing.T, p *codextest.Proxy, unexpected []string) {
