@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -69,6 +70,8 @@ func newClientHome(t *testing.T) *clientHome {
 			t.Fatal(err)
 		}
 	}
+	// Runs before TempDir removes root (cleanups run last-in first-out).
+	t.Cleanup(func() { killEscaped(t, root) })
 	if err := os.CopyFS(filepath.Join(h.home, ".hermes"), os.DirFS("../hermes-tools-mcp/testdata/home")); err != nil {
 		t.Fatal(err)
 	}
@@ -178,5 +181,44 @@ func checkOffline(t *testing.T, p *codextest.Proxy, unexpected []string) {
 	}
 	if len(unexpected) > 0 {
 		t.Errorf("the fake model got requests it was not scripted for: %q", unexpected)
+	}
+}
+
+// killEscaped kills every process still running in, or naming, the
+// throwaway user's directory root. runClient kills the client's process
+// group, but a client may leave a daemon in a session of its own (Cline
+// CLI 3.0.65 starts a hub daemon with setsid that outlives the run, and a
+// later run would talk to it instead of starting one in its own home), and
+// no test may leave a process behind. Where there is no /proc, it does
+// nothing.
+func killEscaped(t *testing.T, root string) {
+	t.Helper()
+	for pass := 0; pass < 3; pass++ {
+		procs, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		killed := 0
+		for _, p := range procs {
+			pid, err := strconv.Atoi(p.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			dir := filepath.Join("/proc", p.Name())
+			cwd, _ := os.Readlink(filepath.Join(dir, "cwd"))
+			cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+			// A zombie has no command line, and nothing left to kill.
+			if len(cmdline) == 0 || !strings.HasPrefix(cwd, root) && !strings.Contains(string(cmdline), root) {
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				killed++
+				t.Logf("killed a process the client left behind: %d %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+		if killed == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
