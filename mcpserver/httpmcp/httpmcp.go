@@ -499,8 +499,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// A call the server cancelled (shutdown, its session ended) is
+	// answered with that reason, never with the error the cancellation
+	// caused inside the tool, which would not tell the client to retry; a
+	// result that completed all the same is delivered.
+	causedByCancel := func(line []byte) bool {
+		return isFailureLine(line) && h.unanswered(r, msg, sess, call) != nil
+	}
 	if acceptsStream(r) {
 		out := newSSE(w, h.opts.WriteTimeout)
+		out.drop = causedByCancel
 		out.start()
 		if err := stdio.Serve(ctx, h.srv, bytes.NewReader(msg.line), out, opts); err != nil {
 			h.log.Debug("stream ended early", "method", msg.method, "err", err)
@@ -522,7 +530,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
 	last := lines[len(lines)-1]
-	if !isResponseLine(last) {
+	if !isResponseLine(last) || causedByCancel(last) {
 		if last = h.unanswered(r, msg, sess, call); last == nil {
 			w.WriteHeader(http.StatusNoContent) // cancelled by the client: no response is sent
 			return
@@ -569,13 +577,27 @@ func (h *Handler) unanswered(r *http.Request, msg message, sess *session, call *
 	return append(body, '\n')
 }
 
+// isFailureLine reports whether a response line is an error: a JSON-RPC
+// error, or a tool result with isError set (mcp-go writes it as a field of
+// the result; inside text content its quotes would be escaped).
+func isFailureLine(line []byte) bool {
+	rest, ok := afterID(line)
+	return ok && (bytes.HasPrefix(rest, []byte(`,"error":`)) || bytes.Contains(rest, []byte(`"isError":true`)))
+}
+
 // isResponseLine reports whether a line stdio.Serve wrote is a response
 // (it writes them as {"jsonrpc":"2.0","id":ID,"result"|"error":...}), not
 // a notification or a request of the server's.
 func isResponseLine(line []byte) bool {
+	rest, ok := afterID(line)
+	return ok && (bytes.HasPrefix(rest, []byte(`,"result":`)) || bytes.HasPrefix(rest, []byte(`,"error":`)))
+}
+
+// afterID is what follows the id of a message line stdio.Serve wrote.
+func afterID(line []byte) ([]byte, bool) {
 	rest, ok := bytes.CutPrefix(line, []byte(`{"jsonrpc":"2.0","id":`))
 	if !ok || len(rest) == 0 {
-		return false
+		return nil, false
 	}
 	i := 0
 	if rest[0] == '"' {
@@ -591,10 +613,9 @@ func isResponseLine(line []byte) bool {
 		}
 	}
 	if i > len(rest) {
-		return false
+		return nil, false
 	}
-	rest = rest[i:]
-	return bytes.HasPrefix(rest, []byte(`,"result":`)) || bytes.HasPrefix(rest, []byte(`,"error":`))
+	return rest[i:], true
 }
 
 // begin notes a request in flight; a duplicate id gets its own record,

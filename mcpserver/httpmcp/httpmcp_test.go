@@ -58,6 +58,13 @@ func newFixture() *fixture {
 		f.ended <- ctx.Err()
 		return mcp.NewToolResultText("cancelled"), nil
 	})
+	// As most tools do: the cancellation ends it with an error result of
+	// its own, at once.
+	s.AddTool(mcp.NewTool("blockfail"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		f.blocked <- struct{}{}
+		<-ctx.Done()
+		return mcp.NewToolResultError("Interrupted"), nil
+	})
 	s.AddTool(mcp.NewTool("count"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		st := sessionstate.FromContext(ctx)
 		v, err := st.Value("n", func() (any, error) { return new(int), nil })
@@ -529,6 +536,42 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
+// A call the server cancels at shutdown is answered with the shutdown's
+// reason, in both response modes, even when the tool answers its own
+// cancellation with an error result first (a race the tool often wins):
+// the client learns to retry elsewhere, not that its call failed.
+func TestShutdownAnswersCancelledCallsWithTheReason(t *testing.T) {
+	for _, accept := range []string{"application/json, text/event-stream", "application/json"} {
+		for round := range 5 {
+			f := newFixture()
+			h := New(f.srv, stdio.Options{}, Options{})
+			ts := httptest.NewServer(h)
+			e := &env{t: t, f: f, h: h, url: ts.URL + Endpoint, ts: ts}
+			sid := e.open(nil)
+			done := make(chan reply, 1)
+			go func() {
+				done <- e.do(http.MethodPost, sid, call(7, "blockfail", nil, nil), map[string]string{"Accept": accept})
+			}()
+			<-f.blocked
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			_ = h.Shutdown(ctx)
+			cancel()
+			r := <-done
+			ts.Close()
+			var answer map[string]any
+			for _, m := range r.msgs {
+				if m["id"] == 7.0 {
+					answer = m
+				}
+			}
+			errObj, _ := answer["error"].(map[string]any)
+			if errObj == nil || errObj["code"] != -32603.0 || !strings.Contains(fmt.Sprint(errObj["message"]), msgShuttingDown) {
+				t.Errorf("Accept %q, round %d: the cancelled call was answered with %s; want the -32603 shutdown rejection", accept, round, r.raw)
+			}
+		}
+	}
+}
+
 // A client that sends its body too slowly is cut off.
 func TestSlowBody(t *testing.T) {
 	e := newEnv(t, Options{BodyTimeout: 100 * time.Millisecond})
@@ -699,6 +742,25 @@ func TestIsResponseLine(t *testing.T) {
 	} {
 		if got := isResponseLine([]byte(tc.line)); got != tc.want {
 			t.Errorf("isResponseLine(%s) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
+
+// isFailureLine tells the failures among responses: a JSON-RPC error or a
+// tool result marked isError, not text that merely mentions either.
+func TestIsFailureLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"error\":\"Interrupted\"}"}],"isError":true}}`, true},
+		{`{"jsonrpc":"2.0","id":"e","error":{"code":-32603,"message":"x"}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"isError\":true, \"error\":{}"}]}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"isError":true}}`, false},
+	} {
+		if got := isFailureLine([]byte(tc.line)); got != tc.want {
+			t.Errorf("isFailureLine(%s) = %v, want %v", tc.line, got, tc.want)
 		}
 	}
 }

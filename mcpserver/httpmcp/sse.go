@@ -19,6 +19,9 @@ type sse struct {
 	frame   []byte
 	// answered says a response was sent: a POST's stream carries one.
 	answered bool
+	// drop, when set, withholds a response line it returns true for (the
+	// handler then answers the call itself).
+	drop func(line []byte) bool
 }
 
 func newSSE(w http.ResponseWriter, timeout time.Duration) *sse {
@@ -46,7 +49,14 @@ func (s *sse) Write(p []byte) (int, error) {
 		}
 		// JSON text has no raw line breaks (the body was compacted and
 		// encoding/json escapes them), so one data line holds the message.
-		s.answered = s.answered || isResponseLine(s.partial[:i])
+		line := s.partial[:i]
+		if isResponseLine(line) {
+			if s.drop != nil && s.drop(line) {
+				s.partial = s.partial[i+1:]
+				continue
+			}
+			s.answered = true
+		}
 		s.frame = append(s.frame, "event: message\ndata: "...)
 		s.frame = append(s.frame, s.partial[:i]...)
 		s.frame = append(s.frame, "\n\n"...)
