@@ -500,15 +500,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A call the server cancelled (shutdown, its session ended) is
-	// answered with that reason, never with the error the cancellation
-	// caused inside the tool, which would not tell the client to retry; a
-	// result that completed all the same is delivered.
-	causedByCancel := func(line []byte) bool {
-		return isFailureLine(line) && h.unanswered(r, msg, sess, call) != nil
-	}
+	// answered with that reason: whatever the tool answers once
+	// cancelled (its own "Interrupted" error, or a result it finished
+	// anyway) would not tell the client to retry, and MCP has a cancelled
+	// request go unanswered. What it wrote before the cancel is delivered.
+	cancelled := func() bool { return h.serverCancelled(r, sess, call) != "" }
 	if acceptsStream(r) {
 		out := newSSE(w, h.opts.WriteTimeout)
-		out.drop = causedByCancel
+		out.cancelled = cancelled
 		out.start()
 		if err := stdio.Serve(ctx, h.srv, bytes.NewReader(msg.line), out, opts); err != nil {
 			h.log.Debug("stream ended early", "method", msg.method, "err", err)
@@ -530,7 +529,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
 	last := lines[len(lines)-1]
-	if !isResponseLine(last) || causedByCancel(last) {
+	if !isResponseLine(last) || cancelled() {
 		if last = h.unanswered(r, msg, sess, call); last == nil {
 			w.WriteHeader(http.StatusNoContent) // cancelled by the client: no response is sent
 			return
@@ -553,20 +552,16 @@ const (
 // the server cancelled it (shutdown, or its session ended), nil when the
 // client cancelled it itself or is gone.
 func (h *Handler) unanswered(r *http.Request, msg message, sess *session, call *inflight) []byte {
-	if r.Context().Err() != nil || (call != nil && call.byClient.Load()) {
+	reason := h.serverCancelled(r, sess, call)
+	if reason == "" {
 		return nil
 	}
-	text, reason := "", ""
-	switch {
-	case h.base.Err() != nil:
-		text, reason = msgShuttingDown, "shutdown"
-	case sess != nil && sess.ctx.Err() != nil:
-		text, reason = msgSessionEnded, "session_ended"
+	text := msgShuttingDown
+	if reason == "session_ended" {
+		text = msgSessionEnded
 		if why := sess.endedWhy(); why != "" {
 			text += " (" + why + "); send initialize for a new session"
 		}
-	default:
-		return nil
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(msg.id),
 		"error": map[string]any{"code": codeInternalError, "message": text, "data": map[string]string{"reason": reason}}})
@@ -577,27 +572,28 @@ func (h *Handler) unanswered(r *http.Request, msg message, sess *session, call *
 	return append(body, '\n')
 }
 
-// isFailureLine reports whether a response line is an error: a JSON-RPC
-// error, or a tool result with isError set (mcp-go writes it as a field of
-// the result; inside text content its quotes would be escaped).
-func isFailureLine(line []byte) bool {
-	rest, ok := afterID(line)
-	return ok && (bytes.HasPrefix(rest, []byte(`,"error":`)) || bytes.Contains(rest, []byte(`"isError":true`)))
+// serverCancelled is why the server cancelled a request ("shutdown",
+// "session_ended"), or "" when it did not, or the client cancelled it
+// itself or is gone.
+func (h *Handler) serverCancelled(r *http.Request, sess *session, call *inflight) string {
+	switch {
+	case r.Context().Err() != nil || (call != nil && call.byClient.Load()):
+		return ""
+	case h.base.Err() != nil:
+		return "shutdown"
+	case sess != nil && sess.ctx.Err() != nil:
+		return "session_ended"
+	}
+	return ""
 }
 
 // isResponseLine reports whether a line stdio.Serve wrote is a response
 // (it writes them as {"jsonrpc":"2.0","id":ID,"result"|"error":...}), not
 // a notification or a request of the server's.
 func isResponseLine(line []byte) bool {
-	rest, ok := afterID(line)
-	return ok && (bytes.HasPrefix(rest, []byte(`,"result":`)) || bytes.HasPrefix(rest, []byte(`,"error":`)))
-}
-
-// afterID is what follows the id of a message line stdio.Serve wrote.
-func afterID(line []byte) ([]byte, bool) {
 	rest, ok := bytes.CutPrefix(line, []byte(`{"jsonrpc":"2.0","id":`))
 	if !ok || len(rest) == 0 {
-		return nil, false
+		return false
 	}
 	i := 0
 	if rest[0] == '"' {
@@ -613,9 +609,10 @@ func afterID(line []byte) ([]byte, bool) {
 		}
 	}
 	if i > len(rest) {
-		return nil, false
+		return false
 	}
-	return rest[i:], true
+	rest = rest[i:]
+	return bytes.HasPrefix(rest, []byte(`,"result":`)) || bytes.HasPrefix(rest, []byte(`,"error":`))
 }
 
 // begin notes a request in flight; a duplicate id gets its own record,

@@ -746,25 +746,6 @@ func TestIsResponseLine(t *testing.T) {
 	}
 }
 
-// isFailureLine tells the failures among responses: a JSON-RPC error or a
-// tool result marked isError, not text that merely mentions either.
-func TestIsFailureLine(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		want bool
-	}{
-		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`, false},
-		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"error\":\"Interrupted\"}"}],"isError":true}}`, true},
-		{`{"jsonrpc":"2.0","id":"e","error":{"code":-32603,"message":"x"}}`, true},
-		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"isError\":true, \"error\":{}"}]}}`, false},
-		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"isError":true}}`, false},
-	} {
-		if got := isFailureLine([]byte(tc.line)); got != tc.want {
-			t.Errorf("isFailureLine(%s) = %v, want %v", tc.line, got, tc.want)
-		}
-	}
-}
-
 func FuzzIsResponseLine(f *testing.F) {
 	for _, s := range []string{"1", "a", `a"b`, `\\`, `,"result":`, "\u2028", "-1.5e3"} {
 		f.Add(s, true)

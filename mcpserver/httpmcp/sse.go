@@ -19,9 +19,9 @@ type sse struct {
 	frame   []byte
 	// answered says a response was sent: a POST's stream carries one.
 	answered bool
-	// drop, when set, withholds a response line it returns true for (the
-	// handler then answers the call itself).
-	drop func(line []byte) bool
+	// cancelled, when set, withholds the response while it reports the
+	// call cancelled by the server (the handler then answers it itself).
+	cancelled func() bool
 }
 
 func newSSE(w http.ResponseWriter, timeout time.Duration) *sse {
@@ -51,7 +51,7 @@ func (s *sse) Write(p []byte) (int, error) {
 		// encoding/json escapes them), so one data line holds the message.
 		line := s.partial[:i]
 		if isResponseLine(line) {
-			if s.drop != nil && s.drop(line) {
+			if s.cancelled != nil && s.cancelled() {
 				s.partial = s.partial[i+1:]
 				continue
 			}
