@@ -67,6 +67,15 @@ func (m *chatModel) unscripted() []string {
 	return slices.Clone(m.unexpected)
 }
 
+// skillsScript is the fake model's side of a skills_list round trip: a
+// call of the tool name with args as call_01, then final as the answer.
+func skillsScript(name, args, final string) []fakechat.Reply {
+	return []fakechat.Reply{
+		{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: name, Arguments: args}}},
+		{Text: final},
+	}
+}
+
 // checkSkillsRoundTrip checks the agent's side of a skills_list call in
 // two turns: the first offered the tool named offered, the second sent
 // back exactly one tool result, for callID, holding the real server's

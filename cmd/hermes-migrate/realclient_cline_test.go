@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hermes-go/hermes/internal/fakechat"
 )
 
 // clineBin is Cline CLI's native binary, from its Linux x64 package.
@@ -26,10 +24,7 @@ func TestRealClineCLICallsMigratedTool(t *testing.T) {
 	// Cline names an MCP tool <server>__<tool>.
 	const tool = "hermes-tools__skills_list"
 	const final = "Hermes has the interop skills."
-	model := newChatModel(t, nil,
-		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
-		fakechat.Reply{Text: final},
-	)
+	model := newChatModel(t, nil, skillsScript(tool, `{}`, final)...)
 	report := h.migrate(t, "cline-cli")
 	if !strings.Contains(report, "cline-cli: wrote ~/.cline/data/settings/cline_mcp_settings.json") {
 		t.Fatalf("hermes-migrate report:\n%s", report)

@@ -42,10 +42,7 @@ func TestRealCopilotCLICallsMigratedTool(t *testing.T) {
 	// spell the same tool <server>(<tool>).
 	const tool = "hermes-tools-skills_list"
 	const final = "Hermes has the interop skills."
-	model := newChatModel(t, nil,
-		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
-		fakechat.Reply{Text: final},
-	)
+	model := newChatModel(t, nil, skillsScript(tool, `{}`, final)...)
 	// --silent prints the agent's answer alone, without the tool-call
 	// lines and usage summary.
 	stdout := runCopilot(t, h, model, nil, "-p", "List the Hermes skills.", "--allow-tool=hermes-tools(skills_list)", "--silent")

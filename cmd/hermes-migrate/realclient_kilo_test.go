@@ -32,10 +32,7 @@ func TestRealKiloCallsMigratedTool(t *testing.T) {
 	// ask for a session title here, but its title agent has OpenCode's
 	// prompt, so should it ask, the title request is answered aside and
 	// the agent's turns still get the scripted replies in order.
-	model := newChatModel(t, opencodeTitle,
-		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
-		fakechat.Reply{Text: final},
-	)
+	model := newChatModel(t, opencodeTitle, skillsScript(tool, `{}`, final)...)
 	configPath := writeKiloUserConfig(t, h, model.fake.BaseURL())
 	before, err := os.ReadFile(configPath)
 	if err != nil {

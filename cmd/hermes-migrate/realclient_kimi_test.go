@@ -41,10 +41,7 @@ func TestRealKimiCodeCallsMigratedTool(t *testing.T) {
 	// Kimi Code names an MCP tool mcp__<server>__<tool>.
 	const tool = "mcp__hermes-tools__skills_list"
 	const final = "Hermes has the interop skills."
-	model := newChatModel(t, nil,
-		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
-		fakechat.Reply{Text: final},
-	)
+	model := newChatModel(t, nil, skillsScript(tool, `{}`, final)...)
 	// -p runs tools without asking; it refuses --yolo and --auto.
 	stdout := runKimi(t, h, model, nil, "-p", "List the Hermes skills.")
 

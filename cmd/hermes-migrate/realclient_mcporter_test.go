@@ -4,10 +4,7 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -98,22 +95,9 @@ func TestRealMCPorterCallsMigratedTool(t *testing.T) {
 	checkOffline(t, h.proxy, nil)
 }
 
-// node24Binary is the Node.js 24 pinned in .ci/npm where there is one for
-// this platform, else node on PATH (MCPorter needs Node 24 or later).
-func node24Binary(t *testing.T) string {
-	t.Helper()
-	if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
-		return npmFile(t, "node24/bin/node")
-	}
-	p, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node not found: %v", err)
-		}
-		t.Skipf("node not found (%v): install Node.js 24 or later", err)
-	}
-	return p
-}
+// node24Binary is the Node.js 24 pinned in .ci/npm (MCPorter needs Node 24
+// or later).
+func node24Binary(t *testing.T) string { return pinnedNode(t, "node24/bin/node", "24") }
 
 // runMCPorter runs the pinned MCPorter CLI as h's user with nothing but
 // 127.0.0.1 reachable and returns its stdout; it fails t when the run

@@ -40,10 +40,7 @@ func TestRealOpenCodeCallsMigratedTool(t *testing.T) {
 	// OpenCode names an MCP tool <server>_<tool>.
 	const tool = "hermes-tools_skills_list"
 	const final = "Hermes has the interop skills."
-	model := newChatModel(t, opencodeTitle,
-		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: tool, Arguments: `{}`}}},
-		fakechat.Reply{Text: final},
-	)
+	model := newChatModel(t, opencodeTitle, skillsScript(tool, `{}`, final)...)
 	configPath := writeOpenCodeUserConfig(t, h, model.fake.BaseURL())
 	before, err := os.ReadFile(configPath)
 	if err != nil {

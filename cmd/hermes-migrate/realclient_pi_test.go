@@ -37,10 +37,7 @@ func TestRealPiCallsMigratedTool(t *testing.T) {
 	// name and the tool's arguments.
 	const tool = "hermes-tools_skills_list"
 	const final = "Hermes has the interop skills."
-	model := newChatModel(t, nil,
-		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_01", Name: "mcp", Arguments: `{"tool":"` + tool + `","args":{}}`}}},
-		fakechat.Reply{Text: final},
-	)
+	model := newChatModel(t, nil, skillsScript("mcp", `{"tool":"`+tool+`","args":{}}`, final)...)
 	setUpPi(t, h, model)
 	report := h.migrate(t, "pi")
 	if !strings.Contains(report, "pi: wrote ~/.pi/agent/mcp.json") {
