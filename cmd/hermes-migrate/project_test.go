@@ -190,6 +190,12 @@ func TestNoSecretInAnyFile(t *testing.T) {
 				return nil
 			})
 		}
+		// Kilo drops a whole project file that holds an {env:VAR}
+		// reference, which its user file may hold: the project run
+		// passes the scope down to the translation.
+		if b, err := os.ReadFile(filepath.Join(proj, "kilo.json")); err != nil || strings.Contains(string(b), "{env:") {
+			t.Errorf("the project's kilo.json (%v) holds a reference Kilo would drop the file for:\n%s", err, b)
+		}
 		if allow && len(found) != len(secrets) {
 			t.Errorf("--allow-literal-secrets wrote only %v", found)
 		}
