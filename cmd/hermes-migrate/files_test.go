@@ -35,7 +35,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, d))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testCaches.remove()
+	os.Exit(code)
 }
 
 const userTOML = "# mine\nmodel = \"gpt-5.5\"\n\n[history]\npersistence = \"none\"\n"

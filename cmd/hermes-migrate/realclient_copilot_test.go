@@ -21,7 +21,8 @@ import (
 // copilotBin is GitHub Copilot CLI's native executable, from its Linux x64
 // package (the @github/copilot wrapper is not pinned). On first run it
 // unpacks its JavaScript and native runtime into ~/.cache/copilot, about a
-// second's work in each throwaway home.
+// second's work and 235 MB, whose pkg folder the throwaway homes share
+// (sharedCache).
 const copilotBin = "@github/copilot-linux-x64/copilot"
 
 // TestRealCopilotCLICallsMigratedTool: after `hermes-migrate --client
@@ -59,6 +60,7 @@ func TestRealCopilotCLICallsMigratedTool(t *testing.T) {
 func runCopilot(t *testing.T, h *clientHome, model *chatModel, extraEnv []string, args ...string) string {
 	t.Helper()
 	bin := npmFile(t, copilotBin)
+	h.sharedCache(t, ".cache/copilot/pkg")
 	env := h.env(append([]string{
 		// Bring your own key: with a provider base URL set Copilot CLI
 		// needs no GitHub login and sends the agent's turns to

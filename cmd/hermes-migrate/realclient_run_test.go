@@ -6,11 +6,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -76,6 +79,58 @@ func newClientHome(t *testing.T) *clientHome {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// sharedCache links dir (relative to the home, e.g. ".cache/copilot/pkg") to
+// one directory that every client home of this test process shares and
+// that TestMain removes at the end. A client that unpacks itself on first
+// run (Copilot CLI: 235 MB in .cache/copilot/pkg) then does so once per `go test`, not once
+// per test: CI machines have run out of disk on the per-test copies.
+func (h *clientHome) sharedCache(t *testing.T, dir string) {
+	t.Helper()
+	shared, err := testCaches.dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(h.home, dir)
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, link); err != nil && !errors.Is(err, fs.ErrExist) {
+		t.Fatal(err)
+	}
+}
+
+// testCaches are the directories sharedCache hands out, under one
+// temporary root made on first use.
+var testCaches caches
+
+type caches struct {
+	mu   sync.Mutex
+	root string
+}
+
+func (c *caches) dir(name string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.root == "" {
+		root, err := os.MkdirTemp("", "hermes-migrate-client-caches-")
+		if err != nil {
+			return "", fmt.Errorf("shared client cache: %w", err)
+		}
+		c.root = root
+	}
+	d := filepath.Join(c.root, filepath.FromSlash(name))
+	return d, os.MkdirAll(d, 0o755)
+}
+
+func (c *caches) remove() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.root != "" {
+		os.RemoveAll(c.root)
+		c.root = ""
+	}
 }
 
 // env is the whole environment of a process run as this user, plus extra.
