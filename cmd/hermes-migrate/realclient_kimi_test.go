@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,7 +11,9 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -360,3 +363,88 @@ func trustKimiFolder(t *testing.T, h *clientHome) {
 		t.Fatal(err)
 	}
 }
+
+// TestRealKimiCodeRemoteBearer: a Hermes server reached over HTTP with
+// "Authorization: Bearer ${VAR}" is registered for Kimi Code, which cannot
+// expand references, as bearerTokenEnvVar: VAR. The real hermes-tools-mcp
+// serves it on 127.0.0.1 behind that token; Kimi Code, started with VAR
+// set, authenticates, offers its skills_list and sends back the real
+// result, and the file holds the variable's name, never the token.
+func TestRealKimiCodeRemoteBearer(t *testing.T) {
+	npmFile(t, kimiMain) // skip before any work when it is not installed
+	h := newClientHome(t)
+	const token = "remote-token-7c41"
+	url := listenTools(t, h, token)
+	yaml := "mcp_servers:\n  remote-tools:\n    url: " + url + "\n" +
+		"    headers:\n      Authorization: \"Bearer ${REMOTE_TOOLS_TOKEN}\"\n"
+	if err := os.WriteFile(filepath.Join(h.home, ".hermes", "config.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := h.migrate(t, "kimi-code", "--user-servers")
+	if !strings.Contains(report, "remote-tools: reads REMOTE_TOOLS_TOKEN from the environment Kimi Code is started from") {
+		t.Errorf("hermes-migrate report does not say where the token comes from:\n%s", report)
+	}
+	written, err := os.ReadFile(filepath.Join(h.home, ".kimi-code", "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(written, &cfg); err != nil || strings.Contains(string(written), token) ||
+		cfg.MCPServers["remote-tools"]["bearerTokenEnvVar"] != "REMOTE_TOOLS_TOKEN" {
+		t.Fatalf("mcp.json (%v): want remote-tools with bearerTokenEnvVar REMOTE_TOOLS_TOKEN and no token:\n%s", err, written)
+	}
+
+	const tool = "mcp__remote-tools__skills_list"
+	const final = "The remote Hermes has the interop skills."
+	model := newChatModel(t, nil, skillsScript(tool, `{}`, final)...)
+	runKimi(t, h, model, []string{"REMOTE_TOOLS_TOKEN=" + token}, "-p", "List the Hermes skills.")
+	checkSkillsRoundTrip(t, "Kimi Code", model.turns(), tool, "call_01")
+}
+
+// listenTools serves the real hermes-tools-mcp over Streamable HTTP on a
+// free 127.0.0.1 port, with h's Hermes home and token required, and
+// returns its /mcp URL; the server stops with the test.
+func listenTools(t *testing.T, h *clientHome, token string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, h.toolsBin, "--listen", "127.0.0.1:0", "--toolsets", "skills", "--log-level", "info")
+	cmd.Env = h.env("HERMES_HOME="+filepath.Join(h.home, ".hermes"), "HERMES_MCP_TOKEN="+token)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	found := make(chan string, 1)
+	var log strings.Builder
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := listeningRE.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		cmd.Wait()
+		close(found)
+	}()
+	select {
+	case url, ok := <-found:
+		if !ok {
+			t.Fatalf("hermes-tools-mcp --listen exited before serving: %s", log.String())
+		}
+		return url
+	case <-time.After(30 * time.Second):
+		t.Fatal("hermes-tools-mcp --listen did not say where it serves within 30 s")
+	}
+	return ""
+}
+
+// listeningRE is hermes-tools-mcp's line naming the address it serves.
+var listeningRE = regexp.MustCompile(`serving MCP on (http://127\.0\.0\.1:\d+/mcp)`)

@@ -83,6 +83,11 @@ type dialect struct {
 	// environment: a client without references still hands the server
 	// a variable of the same name.
 	inheritsEnv bool
+	// bearerKey names a field that holds the name of a variable the
+	// client sends as "Authorization: Bearer <value>" to a remote server
+	// (Kimi Code's bearerTokenEnvVar): how a client without references
+	// still gets a token without its value in the file.
+	bearerKey string
 	// includeKey and excludeKey name the per-server tool lists (the
 	// tools offered, the tools withheld); "" when the client has none.
 	includeKey, excludeKey string
@@ -413,11 +418,11 @@ var dialects = map[Client]*dialect{
 		typeKey: "transport", stdioType: "stdio", httpType: "http", sseType: "sse",
 		// Kimi Code expands no reference anywhere in an entry; a stdio
 		// server inherits its whole environment instead
-		// (TestRealKimiCodeEntryFields), so ref stays nil. Its
-		// bearerTokenEnvVar has no dialect field: a remote server's
-		// Authorization header is left to the user.
-		inheritsEnv: true,
-		last:        object{{"enabled", true}}, offSwitch: "enabled",
+		// (TestRealKimiCodeEntryFields), so ref stays nil; a remote
+		// server's "Authorization: Bearer ${VAR}" becomes
+		// bearerTokenEnvVar (TestRealKimiCodeRemoteBearer).
+		inheritsEnv: true, bearerKey: "bearerTokenEnvVar",
+		last: object{{"enabled", true}}, offSwitch: "enabled",
 		includeKey: "enabledTools", excludeKey: "disabledTools",
 		timeoutKey: "toolTimeoutMs", startupKey: "startupTimeoutMs", cwd: true, remote: true,
 		source: "Kimi Code 2.1.0, run by TestRealKimiCodeCallsMigratedTool and TestRealKimiCodeEntryFields (its mcp.json schema: transport stdio/http/sse, cwd, enabled, toolTimeoutMs and startupTimeoutMs in ms)",

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -192,7 +193,11 @@ func (g *docGen) server(name string) configServer {
 		s.URL = "https://example.com/" + name
 		s.SSE = g.r.IntN(3) == 0
 		for i := range g.r.IntN(3) {
-			s.Headers = append(s.Headers, kv(fmt.Sprintf("H%d", i), val()))
+			name := fmt.Sprintf("H%d", i)
+			if g.r.IntN(3) == 0 {
+				name = []string{"Authorization", "authorization"}[g.r.IntN(2)]
+			}
+			s.Headers = append(s.Headers, kv(name, val()))
 		}
 	} else {
 		s.Command = "/bin/" + name
@@ -426,6 +431,111 @@ func decode(t *testing.T, src []byte) map[string]any {
 		t.Fatalf("input: %v\n%s", err, std)
 	}
 	return m
+}
+
+// TestHandFilledValuesSurvive: whatever env variable or header a sync
+// asks the user to fill in by hand (the client cannot reference it), a
+// later sync of the same servers keeps the value the user put there, under
+// the user's spelling of a header name, in every JSON client.
+func TestHandFilledValuesSurvive(t *testing.T) {
+	// What a sync asks for, from its report: "srv: env A, B not written:
+	// ... add them to the entry by hand".
+	askedRE := regexp.MustCompile(`^(\S+): (env|headers) ([^:]+) not written: .*add them to the entry by hand`)
+	checked := 0
+	for i := range 400 {
+		r := rand.New(rand.NewPCG(uint64(i), 0x4a4d))
+		g := newDocGen(r)
+		client := jsonClients()[r.IntN(len(jsonClients()))]
+		d := dialects[client]
+		servers := []configServer{toolsServer, fixtureServers["github"], fixtureServers["linear"]}
+		for j := range r.IntN(3) {
+			servers = append(servers, g.server(fmt.Sprintf("srv-%d", j)))
+		}
+		var owned []string
+		for _, s := range servers {
+			owned = append(owned, s.Name)
+		}
+		first, err := Apply(client, nil, servers, Options{Owned: owned})
+		if err != nil {
+			t.Fatalf("%s: first Apply: %v", client, err)
+		}
+		// The user fills in what the first sync asked for.
+		doc := decode(t, first.Output)
+		cont, _ := doc[d.rootKey].(map[string]any)
+		want := map[string]map[string]string{} // server -> "env NAME" / "header name" -> value
+		for _, s := range servers {
+			entry, ok := cont[s.Name].(map[string]any)
+			if !ok {
+				continue
+			}
+			asked := map[string][]string{}
+			for _, n := range first.Notes {
+				if m := askedRE.FindStringSubmatch(n); m != nil && m[1] == s.Name {
+					asked[m[2]] = append(asked[m[2]], strings.Split(m[3], ", ")...)
+				}
+			}
+			fill := func(obj, kind string, names []string) {
+				m, _ := entry[obj].(map[string]any)
+				if m == nil {
+					m = map[string]any{}
+					entry[obj] = m
+				}
+				for _, n := range names {
+					if kind == "header" && r.IntN(2) == 0 {
+						n = strings.ToLower(n)
+					}
+					v := fmt.Sprintf("hand-%s-%d", s.Name, r.IntN(1000))
+					m[n] = v
+					if want[s.Name] == nil {
+						want[s.Name] = map[string]string{}
+					}
+					want[s.Name][kind+" "+n] = v
+				}
+			}
+			// No header is lost without a word: each is written, taken
+			// as the Bearer variable, asked for by hand, or a duplicate.
+			written, _ := entry["headers"].(map[string]any)
+			for _, h := range s.Headers {
+				ok := slices.ContainsFunc(asked["headers"], func(a string) bool { return strings.EqualFold(a, h.Key) })
+				for k := range written {
+					ok = ok || strings.EqualFold(k, h.Key)
+				}
+				ok = ok || strings.EqualFold(h.Key, "Authorization") && d.bearerKey != "" && entry[d.bearerKey] != nil
+				if !ok && !s.Disabled {
+					t.Fatalf("%s %s: header %s is neither written nor asked for\nnotes: %q\n%s", client, s.Name, h.Key, first.Notes, first.Output)
+				}
+			}
+			fill(d.envKey, "env", asked["env"])
+			fill("headers", "header", asked["headers"])
+		}
+		filled, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := Apply(client, filled, servers, Options{Owned: owned})
+		if err != nil {
+			t.Fatalf("%s: second Apply: %v", client, err)
+		}
+		got, _ := decode(t, second.Output)[d.rootKey].(map[string]any)
+		for name, vals := range want {
+			entry, _ := got[name].(map[string]any)
+			for key, v := range vals {
+				kind, n, _ := strings.Cut(key, " ")
+				obj := d.envKey
+				if kind == "header" {
+					obj = "headers"
+				}
+				m, _ := entry[obj].(map[string]any)
+				checked++
+				if m[n] != v {
+					t.Fatalf("%s %s: %s %s filled in by hand as %q came back as %v after a sync\n%s", client, name, kind, n, v, m[n], second.Output)
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d values were filled in by hand and checked; the generator no longer exercises the rule", checked)
+	}
 }
 
 // FuzzApply feeds arbitrary bytes as the existing file. Whatever Apply

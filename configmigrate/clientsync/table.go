@@ -109,8 +109,14 @@ func MarkdownClientTable(extra ...string) string {
 			project = "`" + d.project + "`"
 		}
 		env := "none: secrets left for you to fill in"
-		if d.refSyntax != "" {
+		switch {
+		case d.refSyntax != "":
 			env = "`" + d.refSyntax + "`"
+		case d.inheritsEnv:
+			env = "none, but a server gets the client's environment: a variable of the same name needs no entry; other secrets left for you to fill in"
+		}
+		if d.bearerKey != "" {
+			env += "; `Authorization: Bearer ${VAR}` becomes `" + d.bearerKey + ": VAR`"
 		}
 		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | `%s` | %s |\n", d.display, name, strings.Join(paths, " · "), project, d.format, d.rootKey, env)
 	}

@@ -117,15 +117,21 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 	var out object
 	seen := map[string]bool{}
 	for _, kv := range kvs {
+		// HTTP header names are case-insensitive: Authorization and
+		// authorization are one header, and a client would send either.
+		id := kv.Key
+		if what == "header" {
+			id = strings.ToLower(id)
+		}
 		switch {
 		case kv.Key == "":
 			t.note("%s entry without a name was dropped", what)
 			continue
-		case seen[kv.Key]:
+		case seen[id]:
 			t.note("%s %s is set twice; the first value was written", what, kv.Key)
 			continue
 		}
-		seen[kv.Key] = true
+		seen[id] = true
 		s, ok := t.spell(what+" "+kv.Key, valueParts(kv.Value))
 		switch {
 		case !ok && what == "env" && t.d.nameKeys != "" && kv.Value.Ref == kv.Key && kv.Value.Prefix == "":
@@ -167,6 +173,9 @@ type translated struct {
 	// reference: the user fills them in by hand, and keepHand carries
 	// those values over when Hermes rewrites the entry.
 	hand []string
+	// handHeaders are a remote server's headers the client cannot be
+	// given by reference, kept the same way.
+	handHeaders []string
 	// reads are the variables the entry hands on: by reference, or by
 	// name (Goose's env_keys).
 	reads []string
@@ -226,64 +235,98 @@ func translate(d *dialect, s configmigrate.Server) translated {
 	tr := translated{entry: entry, notes: t.notes, reads: append(slices.Clone(t.refs), t.byName...)}
 	if s.IsStdio() {
 		tr.hand = t.noRef
+	} else {
+		tr.handHeaders = t.noRef
 	}
 	return tr
 }
 
-// keepHand copies the values of tr.hand that the existing entry (plain
-// JSON) already holds, which the user put there by hand, into the new
-// entry: the next sync must not wipe what the last one asked for. It
-// returns the note about the variables involved.
+// keepHand copies the values of tr.hand (env) and tr.handHeaders that the
+// existing entry (plain JSON) already holds, which the user put there by
+// hand, into the new entry: the next sync must not wipe what the last one
+// asked for. It returns the notes about the names involved.
 func (tr *translated) keepHand(d *dialect, existing []byte) []string {
-	if len(tr.hand) == 0 {
+	if len(tr.hand) == 0 && len(tr.handHeaders) == 0 {
 		return nil
 	}
 	var have map[string]json.RawMessage
-	var env map[string]any
 	// Nothing to keep from an odd entry.
-	if json.Unmarshal(existing, &have) == nil {
+	_ = json.Unmarshal(existing, &have)
+	var notes []string
+	if len(tr.hand) > 0 {
+		var env map[string]any
 		_ = json.Unmarshal(have[d.envKey], &env)
-	}
-	var kept, missing []string
-	var extra object
-	for _, k := range tr.hand {
-		if v, ok := env[k].(string); ok {
-			kept = append(kept, k)
-			extra.set(k, v)
-		} else {
-			missing = append(missing, k)
+		extra, kept, missing := handValues(tr.hand, env, false)
+		if len(extra) > 0 {
+			tr.entry = withPairs(tr.entry, d.envKey, extra, "command", "args")
+		}
+		if len(kept) > 0 {
+			notes = append(notes, fmt.Sprintf("env %s kept as filled in by hand", strings.Join(kept, ", ")))
+		}
+		if len(missing) > 0 {
+			notes = append(notes, fmt.Sprintf("env %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", strings.Join(missing, ", "), d.display))
 		}
 	}
-	if len(extra) > 0 {
-		tr.entry = withEnv(tr.entry, d.envKey, extra)
-	}
-	var notes []string
-	if len(kept) > 0 {
-		notes = append(notes, fmt.Sprintf("env %s kept as filled in by hand", strings.Join(kept, ", ")))
-	}
-	if len(missing) > 0 {
-		notes = append(notes, fmt.Sprintf("env %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", strings.Join(missing, ", "), d.display))
+	if len(tr.handHeaders) > 0 {
+		var headers map[string]any
+		_ = json.Unmarshal(have["headers"], &headers)
+		extra, kept, missing := handValues(tr.handHeaders, headers, true)
+		if len(extra) > 0 {
+			tr.entry = withPairs(tr.entry, "headers", extra, d.typeKey, d.urlKey, "httpUrl", "url", d.bearerKey)
+		}
+		if len(kept) > 0 {
+			notes = append(notes, fmt.Sprintf("headers %s kept as filled in by hand", strings.Join(kept, ", ")))
+		}
+		if len(missing) > 0 {
+			notes = append(notes, fmt.Sprintf("headers %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", strings.Join(missing, ", "), d.display))
+		}
 	}
 	return notes
 }
 
-// withEnv appends extra to the entry's env, creating env after command
-// and args when there is none.
-func withEnv(e object, envKey string, extra object) object {
+// handValues picks the string values of names out of have, in the order of
+// names; HTTP header names match whatever their case (foldCase), and keep
+// the user's spelling.
+func handValues(names []string, have map[string]any, foldCase bool) (extra object, kept, missing []string) {
+	for _, name := range names {
+		key, v, ok := name, "", false
+		if foldCase {
+			for k, val := range have {
+				if s, isStr := val.(string); isStr && strings.EqualFold(k, name) && (!ok || k < key) {
+					key, v, ok = k, s, true
+				}
+			}
+		} else {
+			v, ok = have[name].(string)
+		}
+		if ok {
+			kept = append(kept, name)
+			extra.set(key, v)
+		} else {
+			missing = append(missing, name)
+		}
+	}
+	return extra, kept, missing
+}
+
+// withPairs appends extra to the entry's object under key, creating it
+// after the last of the fields named in after (or at the end) when there
+// is none.
+func withPairs(e object, key string, extra object, after ...string) object {
 	e = slices.Clone(e)
 	for i, f := range e {
-		if f.key == envKey {
+		if f.key == key {
 			e[i].val = append(slices.Clone(f.val.(object)), extra...)
 			return e
 		}
 	}
 	at := len(e)
 	for i, f := range e {
-		if f.key == "command" || f.key == "args" {
+		if f.key != "" && slices.Contains(after, f.key) {
 			at = i + 1
 		}
 	}
-	return slices.Insert(e, at, field{envKey, extra})
+	return slices.Insert(e, at, field{key, extra})
 }
 
 func (t *translation) stdio(s configmigrate.Server) (object, string) {
@@ -393,19 +436,44 @@ func (t *translation) remote(s configmigrate.Server) (object, string) {
 		// falls back to SSE on its own.
 		e.set(d.urlKey, url)
 	}
-	if headers := t.pairs("header", s.Headers); len(headers) > 0 {
-		e.set("headers", headers)
+	headers := s.Headers
+	if d.bearerKey != "" && d.ref == nil {
+		headers = t.bearer(&e, headers)
 	}
-	if len(t.noRef) > 0 {
-		// Unreachable while every remote-capable client spells
-		// references, but a dialect added later must not lose headers
-		// silently.
-		t.note("headers %s not written: %s cannot read environment variables", strings.Join(t.noRef, ", "), d.display)
+	if h := t.pairs("header", headers); len(h) > 0 {
+		e.set("headers", h)
 	}
 	if len(s.Env) > 0 || len(s.EnvVars) > 0 || len(s.Args) > 0 || s.Cwd != "" {
 		t.note("command settings (args, env, cwd) dropped: the server is remote")
 	}
 	return e, ""
+}
+
+// bearer moves an "Authorization: Bearer ${VAR}" header into the
+// dialect's bearerKey field as VAR and returns the other headers. Only the
+// first Authorization header counts (header names are case-insensitive);
+// one that is not of that form stays for pairs to judge.
+func (t *translation) bearer(e *object, headers []configmigrate.KeyValue) []configmigrate.KeyValue {
+	i := slices.IndexFunc(headers, func(kv configmigrate.KeyValue) bool { return strings.EqualFold(kv.Key, "Authorization") })
+	if i < 0 {
+		return headers
+	}
+	v := headers[i].Value
+	if v.Ref == "" || !strings.EqualFold(strings.TrimSpace(v.Prefix), "Bearer") {
+		return headers
+	}
+	e.set(t.d.bearerKey, v.Ref)
+	if !slices.Contains(t.refs, v.Ref) {
+		t.refs = append(t.refs, v.Ref)
+	}
+	if v.HasDefault && !slices.Contains(t.noDefault, v.Ref) {
+		t.noDefault = append(t.noDefault, v.Ref)
+	}
+	rest := slices.DeleteFunc(slices.Clone(headers), func(kv configmigrate.KeyValue) bool { return strings.EqualFold(kv.Key, "Authorization") })
+	if len(rest) < len(headers)-1 {
+		t.note("header Authorization is set twice; the first value was written")
+	}
+	return rest
 }
 
 func (t *translation) cannotExpand(field, ref string) string {

@@ -381,6 +381,45 @@ func TestTranslate(t *testing.T) {
 			KimiCode: {want: `{"transport": "stdio", "command": "/bin/srv", "toolTimeoutMs": 1500, "startupTimeoutMs": 20000, "enabledTools": ["a"], "disabledTools": ["b"], "enabled": true}`,
 				notes: []string{"gets GITHUB_TOKEN, FAL_KEY from the environment Kimi Code is started from", "env TOKEN not written"}},
 		},
+	}, struct {
+		name   string
+		server configServer
+		want   map[Client]expect
+	}{
+		// Kimi Code sends the variable named in bearerTokenEnvVar as a
+		// Bearer token (TestRealKimiCodeEntryFields): the one header form
+		// it can take without the value in the file. Header names are
+		// case-insensitive; the first Authorization decides.
+		name: "bearer token from a variable",
+		server: configServer{URL: "https://mcp.example.com/mcp", Headers: []configmigrate.KeyValue{
+			kv("authorization", configmigrate.ParseValue("bearer ${API_TOKEN:-none}")),
+			kv("X-Team", configmigrate.ParseValue("core")),
+			kv("Authorization", configmigrate.ParseValue("Basic abc")),
+		}},
+		want: map[Client]expect{
+			KimiCode: {want: `{"transport": "http", "url": "https://mcp.example.com/mcp", "bearerTokenEnvVar": "API_TOKEN", "headers": {"X-Team": "core"}, "enabled": true}`,
+				notes: []string{"reads API_TOKEN from the environment Kimi Code is started from", "the default in ${API_TOKEN:-...} was dropped", "header Authorization is set twice; the first value was written"}},
+			ClaudeCode: {want: `{"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"authorization": "bearer ${API_TOKEN:-none}", "X-Team": "core"}}`,
+				notes: []string{"header Authorization is set twice"}},
+		},
+	}, struct {
+		name   string
+		server configServer
+		want   map[Client]expect
+	}{
+		// Another scheme, or the token inside a longer value, is not a
+		// Bearer token from a variable: the header is the user's to fill
+		// in, as for a client with no references at all.
+		name: "authorization that is not a bearer reference",
+		server: configServer{URL: "https://mcp.example.com/mcp", Headers: []configmigrate.KeyValue{
+			kv("Authorization", configmigrate.ParseValue("Token ${API_TOKEN}")),
+		}},
+		want: map[Client]expect{
+			KimiCode: {want: `{"transport": "http", "url": "https://mcp.example.com/mcp", "enabled": true}`,
+				notes: []string{"headers Authorization not written: Kimi Code cannot read environment variables", "later syncs keep them"}},
+			Zed: {want: `{"source": "custom", "url": "https://mcp.example.com/mcp"}`,
+				notes: []string{"headers Authorization not written: Zed cannot read environment variables"}},
+		},
 	})
 	for _, tt := range tests {
 		for client, exp := range tt.want {
