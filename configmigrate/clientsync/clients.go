@@ -143,23 +143,27 @@ func (p pathEnv) join(elem ...string) string {
 func (p pathEnv) home(elem ...string) string { return p.join(append([]string{p.Home}, elem...)...) }
 
 // dir is the value of a client's own home variable (CODEX_HOME style)
-// when it is set to an absolute path, else the default under home.
-func (p pathEnv) dir(variable string, def ...string) string {
-	if v := p.absVar(variable); v != "" {
-		return v
+// when it is set, else the default under home.
+func (p pathEnv) dir(variable string, def ...string) (string, error) {
+	if v, err := p.pathVar(variable); v != "" || err != nil {
+		return v, err
 	}
-	return p.home(def...)
+	return p.home(def...), nil
 }
 
-// absVar is the variable's value when it is an absolute path, else "": a
-// relative one would depend on where each program starts.
-func (p pathEnv) absVar(variable string) string {
-	if p.Getenv != nil {
-		if v := p.Getenv(variable); isAbs(v, p.win) {
-			return v
-		}
+// pathVar is the value of a client's path variable, "" when it is unset
+// or empty. A relative value is refused, not ignored: the client resolves
+// it against whatever directory it starts in, which hermes-migrate cannot
+// know, and the default file would be one the client does not read.
+func (p pathEnv) pathVar(variable string) (string, error) {
+	if p.Getenv == nil {
+		return "", nil
 	}
-	return ""
+	v := p.Getenv(variable)
+	if v == "" || isAbs(v, p.win) {
+		return v, nil
+	}
+	return "", fmt.Errorf("$%s is %q, not an absolute path: the client resolves it against the directory it starts in, so which file it reads cannot be known here; set %s to an absolute path, or unset it", variable, v, variable)
 }
 
 func (p pathEnv) appData(who string) (string, error) {
@@ -331,12 +335,17 @@ var dialects = map[Client]*dialect{
 		// settings/cline_mcp_settings.json under $CLINE_DATA_DIR, else
 		// under $CLINE_DIR/data or ~/.cline/data (its bundled code).
 		user: func(p pathEnv) (string, error) {
-			if f := p.absVar("CLINE_MCP_SETTINGS_PATH"); f != "" {
-				return f, nil
+			if f, err := p.pathVar("CLINE_MCP_SETTINGS_PATH"); f != "" || err != nil {
+				return f, err
 			}
-			data := p.absVar("CLINE_DATA_DIR")
-			if data == "" {
-				data = p.join(p.dir("CLINE_DIR", ".cline"), "data")
+			data, err := p.pathVar("CLINE_DATA_DIR")
+			if data == "" && err == nil {
+				var dir string
+				dir, err = p.dir("CLINE_DIR", ".cline")
+				data = p.join(dir, "data")
+			}
+			if err != nil {
+				return "", err
 			}
 			return p.join(data, "settings", "cline_mcp_settings.json"), nil
 		},
@@ -362,7 +371,8 @@ var dialects = map[Client]*dialect{
 		// project file is Claude Code's .mcp.json, which Copilot CLI
 		// reads too: write it with --client claude-code.
 		user: func(p pathEnv) (string, error) {
-			return p.join(p.dir("COPILOT_HOME", ".copilot"), "mcp-config.json"), nil
+			dir, err := p.dir("COPILOT_HOME", ".copilot")
+			return p.join(dir, "mcp-config.json"), err
 		},
 		// Copilot CLI 1.0.102 (TestRealCopilotCLIEntryFields) expands
 		// ${VAR}, ${VAR:-default} and $VAR in command, args, env, cwd,
@@ -412,7 +422,8 @@ var dialects = map[Client]*dialect{
 	KimiCode: stdEntry(dialect{
 		client: KimiCode, display: "Kimi Code", aliases: []string{"kimi"},
 		user: func(p pathEnv) (string, error) {
-			return p.join(p.dir("KIMI_CODE_HOME", ".kimi-code"), "mcp.json"), nil
+			dir, err := p.dir("KIMI_CODE_HOME", ".kimi-code")
+			return p.join(dir, "mcp.json"), err
 		},
 		project: ".kimi-code/mcp.json",
 		typeKey: "transport", stdioType: "stdio", httpType: "http", sseType: "sse",
@@ -470,7 +481,21 @@ var dialects = map[Client]*dialect{
 	Pi: stdEntry(dialect{
 		client: Pi, display: "Pi", aliases: []string{"pi-agent"},
 		user: func(p pathEnv) (string, error) {
-			return p.join(p.dir("PI_CODING_AGENT_DIR", ".pi", "agent"), "mcp.json"), nil
+			// pi-mcp-adapter 2.36.0 (agent-dir.ts) trims the value and
+			// reads "~" and "~/..." as the home directory.
+			trimmed := p
+			if p.Getenv != nil {
+				v := strings.TrimSpace(p.Getenv("PI_CODING_AGENT_DIR"))
+				switch {
+				case v == "~":
+					return p.home("mcp.json"), nil
+				case strings.HasPrefix(v, "~/"):
+					return p.home(v[2:], "mcp.json"), nil
+				}
+				trimmed.Getenv = func(k string) string { return strings.TrimSpace(p.Getenv(k)) }
+			}
+			dir, err := trimmed.dir("PI_CODING_AGENT_DIR", ".pi", "agent")
+			return p.join(dir, "mcp.json"), err
 		},
 		project: ".pi/mcp.json",
 		// pi-mcp-adapter 2.36.0 (README "Server Options", utils.ts
@@ -558,7 +583,8 @@ var dialects = map[Client]*dialect{
 	GrokBuild: stdEntry(dialect{
 		client: GrokBuild, display: "Grok Build", aliases: []string{"grok"}, format: formatTOML, rootKey: "mcp_servers",
 		user: func(p pathEnv) (string, error) {
-			return p.join(p.dir("GROK_HOME", ".grok"), "config.toml"), nil
+			dir, err := p.dir("GROK_HOME", ".grok")
+			return p.join(dir, "config.toml"), err
 		},
 		project:    ".grok/config.toml",
 		timeoutKey: "tool_timeout_sec", timeoutSeconds: true,

@@ -57,10 +57,8 @@ func TestConfigPath(t *testing.T) {
 		{Cline, win, `C:\Users\u\AppData\Roaming\Code\User\globalStorage\saoudrizwan.claude-dev\settings\cline_mcp_settings.json`},
 		{ClineCLI, linux, "/home/u/.cline/data/settings/cline_mcp_settings.json"},
 		{ClineCLI, withVar(linux, "CLINE_DIR", "/opt/cline"), "/opt/cline/data/settings/cline_mcp_settings.json"},
-		{ClineCLI, withVar(linux, "CLINE_DIR", "relative"), "/home/u/.cline/data/settings/cline_mcp_settings.json"},
 		{ClineCLI, withVar(withVar(linux, "CLINE_DIR", "/opt/cline"), "CLINE_DATA_DIR", "/d"), "/d/settings/cline_mcp_settings.json"},
 		{ClineCLI, withVar(withVar(withVar(linux, "CLINE_DIR", "/opt/cline"), "CLINE_DATA_DIR", "/d"), "CLINE_MCP_SETTINGS_PATH", "/m/mcp.json"), "/m/mcp.json"},
-		{ClineCLI, withVar(linux, "CLINE_MCP_SETTINGS_PATH", "mcp.json"), "/home/u/.cline/data/settings/cline_mcp_settings.json"},
 		{FX, mac, "/Users/u/.fx/mcp.json"},
 		{CopilotCLI, linux, "/home/u/.copilot/mcp-config.json"},
 		{CopilotCLI, withVar(xdg, "COPILOT_HOME", "/c"), "/c/mcp-config.json"},
@@ -75,6 +73,9 @@ func TestConfigPath(t *testing.T) {
 		{OpenCode, xdg, "/home/u/.config/opencode/opencode.jsonc"},
 		{Pi, linux, "/home/u/.pi/agent/mcp.json"},
 		{Pi, withVar(linux, "PI_CODING_AGENT_DIR", "/p"), "/p/mcp.json"},
+		{Pi, withVar(linux, "PI_CODING_AGENT_DIR", " /p "), "/p/mcp.json"},
+		{Pi, withVar(linux, "PI_CODING_AGENT_DIR", "~"), "/home/u/mcp.json"},
+		{Pi, withVar(linux, "PI_CODING_AGENT_DIR", "~/pi/agent"), "/home/u/pi/agent/mcp.json"},
 		{Windsurf, mac, "/Users/u/.codeium/windsurf/mcp_config.json"},
 		{Zed, linux, "/home/u/.config/zed/settings.json"},
 		{Zed, xdg, "/cfg/zed/settings.json"},
@@ -149,6 +150,37 @@ func TestConfigPathErrors(t *testing.T) {
 		if got, err := ConfigPath(tt.client, tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ConfigPath(%s, %+v) = %q, %v; want an error containing %q", tt.client, tt.env, got, err, tt.want)
 		}
+	}
+}
+
+// TestRelativePathVariablesAreRefused: every variable of a client's own
+// that moves its file (CODEX_HOME style), set to a relative path, is an
+// error naming it, never a silent fall back to the default file, which
+// the client would not read. XDG_* are the exception the XDG spec makes:
+// a relative value there is ignored by every program that follows it.
+func TestRelativePathVariablesAreRefused(t *testing.T) {
+	checked := 0
+	for _, c := range Clients() {
+		var read []string
+		_, _ = ConfigPath(c, Env{GOOS: "linux", Home: "/home/u", Getenv: func(k string) string {
+			if !slices.Contains(read, k) {
+				read = append(read, k)
+			}
+			return ""
+		}})
+		for _, v := range read {
+			if strings.HasPrefix(v, "XDG_") {
+				continue
+			}
+			checked++
+			got, err := ConfigPath(c, withVar(Env{GOOS: "linux", Home: "/home/u"}, v, "rel/dir"))
+			if err == nil || !strings.Contains(err.Error(), "$"+v+` is "rel/dir", not an absolute path`) {
+				t.Errorf("%s with %s=rel/dir: ConfigPath = %q, %v; want an error naming %s", c, v, got, err, v)
+			}
+		}
+	}
+	if checked < 6 {
+		t.Fatalf("only %d client variables found; the probe no longer sees them", checked)
 	}
 }
 
