@@ -9,6 +9,8 @@ package configmigrate
 import (
 	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/envref"
 )
 
 // Value is a configuration string as the user wrote it: either a literal,
@@ -34,20 +36,18 @@ func (v Value) IsRef() bool { return v.Ref != "" }
 
 // HasEmbeddedRef reports whether a literal mentions a variable inside a
 // longer string ("key-${K}-x"), which no client can reference as a whole.
-func (v Value) HasEmbeddedRef() bool { return v.Ref == "" && embeddedRefRE.MatchString(v.Literal) }
+func (v Value) HasEmbeddedRef() bool { return v.Ref == "" && envref.HasBraced(v.Literal) }
 
-var (
-	wholeRefRE    = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}$|^\$([A-Za-z_][A-Za-z0-9_]*)$`)
-	prefixedRefRE = regexp.MustCompile(`^(.*?\S\s+)\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}$`)
-	embeddedRefRE = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}`)
-)
+// prefixedRefRE is "Bearer ${VAR}": text, a space, and one braced
+// reference at the end.
+var prefixedRefRE = regexp.MustCompile(`^(.*?\S\s+)` + envref.Braced + `$`)
 
 // ParseValue classifies s: "${VAR}", "${VAR:-default}" and "$VAR" are
 // references; "Bearer ${VAR}" is a reference with a prefix; anything else
 // is a literal.
 func ParseValue(s string) Value {
-	if m := wholeRefRE.FindStringSubmatch(s); m != nil {
-		return withDefault(Value{Ref: m[1] + m[3]}, m[2])
+	if r, ok := envref.Whole(s); ok {
+		return Value{Ref: r.Name, Default: r.Default, HasDefault: r.HasDefault}
 	}
 	if m := prefixedRefRE.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "$") {
 		return withDefault(Value{Prefix: m[1], Ref: m[2]}, m[3])

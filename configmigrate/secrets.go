@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/envref"
 	"github.com/hermes-go/hermes/internal/redact"
 )
 
@@ -104,7 +105,7 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 				continue
 			}
 			name := kv.Key
-			if !envNameRE.MatchString(name) {
+			if !envref.IsName(name) {
 				name = secretVarName(s.Name, kv.Key)
 			}
 			s.Env[i].Value = Value{Ref: name}
@@ -206,11 +207,11 @@ func literalSecret(key string, v Value) bool {
 // prefix, anything but a known auth scheme; between references, letters
 // or digits ("${USER}:${PW}" is separators only).
 func literalAroundRefs(text string) bool {
-	if !embeddedRefRE.MatchString(text) {
+	if !envref.HasBraced(text) {
 		rest := strings.TrimSpace(text)
 		return rest != "" && !authSchemes[strings.ToLower(rest)]
 	}
-	rest := embeddedRefRE.ReplaceAllString(text, " ")
+	rest := envref.ReplaceBraced(text, " ")
 	if scheme, after, ok := strings.Cut(strings.TrimLeft(rest, " \t"), " "); ok && authSchemes[strings.ToLower(scheme)] {
 		rest = after
 	}
@@ -258,7 +259,7 @@ func looksLikeSecret(text string) bool {
 	// credential (an argument like +4930123456 must not drop a server),
 	// and the reference in "Authorization: Bearer ${TOKEN}", which keeps
 	// the secret out of the file: both go before it looks.
-	refless := embeddedRefRE.ReplaceAllString(text, "")
+	refless := envref.ReplaceBraced(text, "")
 	if unphoned := phoneRE.ReplaceAllString(refless, ""); redact.ContainsToken(text) || redact.String(unphoned) != unphoned {
 		return true
 	}
@@ -544,12 +545,12 @@ var flagMetaWords = wordSet("STDIN FD FILE FILES PATH DIR ENV VAR NAME PROMPT CO
 // a reference.
 func userinfoSecret(text string) bool {
 	for _, m := range userinfoRE.FindAllStringSubmatch(text, -1) {
-		if !wholeRefRE.MatchString(m[1]) {
+		if !isWholeRef(m[1]) {
 			return true
 		}
 	}
 	for _, m := range barUserinfoRE.FindAllStringSubmatch(text, -1) {
-		if !wholeRefRE.MatchString(m[2]) && !notUserinfo[strings.ToLower(m[1])] {
+		if !isWholeRef(m[2]) && !notUserinfo[strings.ToLower(m[1])] {
 			return true
 		}
 	}
@@ -685,7 +686,7 @@ func flagValueSecret(arg string) bool {
 var flagLikeRE = regexp.MustCompile(`^(--[A-Za-z][A-Za-z0-9_.-]*(=.*)?|-[A-Za-z]|-)$`)
 
 // refDefaultRE is ${VAR:-default}.
-var refDefaultRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}`)
+var refDefaultRE = regexp.MustCompile(`\$\{(` + envref.Name + `):-([^}]*)\}`)
 
 // stripSecretDefaults removes from text the defaults of the references
 // that would put a secret in a file: a default that looks like one, one
@@ -805,8 +806,6 @@ func nameWords(name string) []string {
 	return strings.FieldsFunc(b.String(), func(r rune) bool { return r == '_' })
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // secretVarName is the variable a header's (or oddly named env entry's)
 // secret is read from: the server and key in upper snake case
 // (linear + Authorization = LINEAR_AUTHORIZATION).
@@ -824,4 +823,10 @@ func secretVarName(server, key string) string {
 		name = "_" + name
 	}
 	return name
+}
+
+// isWholeRef reports whether s is nothing but one variable reference.
+func isWholeRef(s string) bool {
+	_, ok := envref.Whole(s)
+	return ok
 }

@@ -4,10 +4,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"slices"
 	"sync"
 
+	"github.com/hermes-go/hermes/internal/envref"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/kanban"
@@ -158,9 +158,6 @@ func Builtin(env Env) (*Toolbox, error) {
 	return &Toolbox{Toolsets: toolsets, browser: b.browser}, nil
 }
 
-// literalRefRE matches a value that is nothing but a variable reference.
-var literalRefRE = regexp.MustCompile(`^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$`)
-
 // literalRefsUnset wraps getenv so that a value still spelled as a
 // reference, "${NAME}" or "$NAME", reads as unset. Gemini CLI hands a
 // server the reference text itself when the variable is unset in its own
@@ -173,7 +170,7 @@ func literalRefsUnset(getenv func(string) string, logger *slog.Logger) func(stri
 	var warned sync.Map
 	return func(name string) string {
 		v := getenv(name)
-		if !literalRefRE.MatchString(v) {
+		if _, ref := envref.Whole(v); !ref {
 			return v
 		}
 		if _, done := warned.LoadOrStore(name, true); !done {

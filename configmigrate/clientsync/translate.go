@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/envref"
 )
 
 // part is a piece of a string: literal text or a variable reference,
@@ -19,8 +20,6 @@ type part struct {
 	hasDef   bool
 }
 
-var embeddedRefRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
-
 // valueParts splits a value into literal text and references. Hermes
 // expands ${VAR} anywhere in a string, so an embedded reference is kept
 // as a reference too wherever the client can spell one.
@@ -30,13 +29,9 @@ func valueParts(v configmigrate.Value) []part {
 	}
 	var parts []part
 	s, last := v.Literal, 0
-	for _, loc := range embeddedRefRE.FindAllStringSubmatchIndex(s, -1) {
-		r := part{ref: s[loc[2]:loc[3]]}
-		if loc[4] >= 0 {
-			r.def, r.hasDef = s[loc[4]:loc[5]], true
-		}
-		parts = append(parts, part{lit: s[last:loc[0]]}, r)
-		last = loc[1]
+	for _, f := range envref.FindBraced(s) {
+		parts = append(parts, part{lit: s[last:f.Start]}, part{ref: f.Name, def: f.Default, hasDef: f.HasDefault})
+		last = f.End
 	}
 	return append(parts, part{lit: s[last:]})
 }
@@ -160,8 +155,6 @@ func (t *translation) pairs(what string, kvs []configmigrate.KeyValue) object {
 	return out
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // translated is a server in a client's dialect.
 type translated struct {
 	entry object
@@ -183,7 +176,7 @@ type translated struct {
 
 // readsRefRE finds a note's claim that the entry reads a variable by
 // reference ("the entry reads $FETCH_API_KEY instead").
-var readsRefRE = regexp.MustCompile(`reads \$([A-Za-z_][A-Za-z0-9_]*)`)
+var readsRefRE = regexp.MustCompile(`reads \$(` + envref.Name + `)`)
 
 // claimed keeps the server's own notes that hold for this client's entry.
 // A note from configmigrate (a secret turned into a reference) says the
@@ -360,7 +353,7 @@ func (t *translation) stdio(s configmigrate.Server) (object, string) {
 	env := t.pairs("env", s.Env)
 	for _, name := range s.EnvVars {
 		switch {
-		case !envNameRE.MatchString(name):
+		case !envref.IsName(name):
 			t.note("pass-through variable %q is not a valid name and was dropped", name)
 		case slices.ContainsFunc(env, func(f field) bool { return f.key == name }) || slices.Contains(t.noRef, name):
 			// An explicit env entry already decides this variable.

@@ -5,11 +5,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/hermes-go/hermes/internal/envref"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
@@ -38,8 +37,6 @@ type envRequirement struct {
 	RequiredFor string `json:"required_for,omitempty"`
 	Optional    bool   `json:"optional,omitempty"`
 }
-
-var envNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // readiness checks a skill's declared needs against this machine.
 func (l *Library) readiness(fields map[string]any) readiness {
@@ -169,7 +166,7 @@ func requiredEnv(fields map[string]any) []envRequirement {
 	seen := map[string]bool{}
 	for _, e := range entries {
 		name := strings.TrimSpace(e.name)
-		if name == "" || seen[name] || !envNameRE().MatchString(name) {
+		if name == "" || seen[name] || !envref.IsName(name) {
 			continue
 		}
 		seen[name] = true
