@@ -33,6 +33,9 @@ type Options struct {
 	// Poll is how often a busy lock is retried; zero means 20ms. Polling
 	// rather than a blocking flock is what lets ctx cancel the wait.
 	Poll time.Duration
+	// Holder says who else takes this lock, for the error when the wait
+	// ends; zero means "another hermes-migrate or hermes run".
+	Holder string
 }
 
 // Lock is a held lock; Release frees it.
@@ -57,6 +60,10 @@ func Acquire(ctx context.Context, lockPath string, opts Options) (*Lock, error) 
 	}
 	if poll <= 0 {
 		poll = 20 * time.Millisecond
+	}
+	holder := opts.Holder
+	if holder == "" {
+		holder = "another hermes-migrate or hermes run"
 	}
 	start, told := time.Now(), false
 	for {
@@ -86,7 +93,7 @@ func Acquire(ctx context.Context, lockPath string, opts Options) (*Lock, error) 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("waiting for %s, held by another hermes-migrate or hermes run: %w", lockPath, context.Cause(ctx))
+			return nil, fmt.Errorf("waiting for %s, held by %s: %w", lockPath, holder, context.Cause(ctx))
 		case <-t.C:
 		}
 	}

@@ -83,7 +83,7 @@ func TestLockWaitHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err = st.Add(ctx, memory.TargetMemory, "x")
-	if err == nil || !strings.Contains(err.Error(), "another process is writing memory") {
+	if err == nil || !strings.Contains(err.Error(), "held by another process writing memory") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/filelock"
 )
 
 // Delimiter separates entries in MEMORY.md and USER.md, as in Hermes.
@@ -113,32 +114,15 @@ const lockPollInterval = 5 * time.Millisecond
 
 // withLock runs fn holding the exclusive lock of target's file. The lock
 // lives in a separate <file>.lock so the file itself can be replaced by a
-// rename; it is the same lock file Hermes uses.
+// rename; it is the same lock file Hermes uses, and the same kind of lock
+// (flock; on Windows the first byte, as msvcrt.locking takes it), so the
+// Go and Python writers exclude each other.
 func (s *Store) withLock(ctx context.Context, target string, fn func() error) error {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return fmt.Errorf("create the memory directory %s: %w", s.Dir, err)
-	}
-	lockPath := s.Path(target) + ".lock"
-	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o644)
+	lock, err := filelock.Acquire(ctx, s.Path(target)+".lock", filelock.Options{Poll: lockPollInterval, Holder: "another process writing memory"})
 	if err != nil {
-		return fmt.Errorf("open the lock file %s: %w", lockPath, err)
+		return fmt.Errorf("lock the %s store: %w", target, err)
 	}
-	defer f.Close()
-	for {
-		got, err := tryLock(f)
-		if err != nil {
-			return fmt.Errorf("lock %s: %w", lockPath, err)
-		}
-		if got {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for the lock on %s (another process is writing memory): %w", lockPath, ctx.Err())
-		case <-time.After(lockPollInterval):
-		}
-	}
-	defer unlock(f)
+	defer lock.Release()
 	return fn()
 }
 
