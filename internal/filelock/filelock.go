@@ -1,8 +1,8 @@
 // Package filelock serialises processes that edit the same file with an
 // advisory lock on a lock file. Advisory means only cooperating programs
-// (hermes-migrate, hermes' runtime switch) wait for each other; an editor
-// the user runs meanwhile is not stopped, which is why writers still
-// replace files atomically.
+// (hermes-migrate, hermes' runtime switch, the memory tool and Hermes
+// itself) wait for each other; an editor the user runs meanwhile is not
+// stopped, which is why writers still replace files atomically.
 package filelock
 
 import (
