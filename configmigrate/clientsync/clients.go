@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -40,11 +41,10 @@ type dialect struct {
 	// refUserOnly says the client expands references in its user-level
 	// file only: a project file is written as for a client with none.
 	refUserOnly bool
-	// refEnvOnly says the client expands references in env values only.
-	refEnvOnly bool
-	// refNotInCommand says the client runs command as written, though it
-	// expands references elsewhere (pi-mcp-adapter).
-	refNotInCommand bool
+	// refFields lists the kinds of field the client expands references
+	// in ("command", "args", "env", "header", "url", "cwd"); nil means
+	// every field. Elsewhere it takes the text as written.
+	refFields []string
 	// bangCommand says a leading ! in an env or header value makes the
 	// client run the rest as a shell command, and !! stands for a literal
 	// ! (pi-mcp-adapter's secret commands).
@@ -141,6 +141,17 @@ func (p pathEnv) join(elem ...string) string {
 }
 
 func (p pathEnv) home(elem ...string) string { return p.join(append([]string{p.Home}, elem...)...) }
+
+// refsIn reports whether the client expands references in field, a
+// field name as translation spells it ("args[2]", "env TOKEN").
+func (d *dialect) refsIn(field string) bool {
+	if d.refFields == nil {
+		return true
+	}
+	kind, _, _ := strings.Cut(field, " ")
+	kind, _, _ = strings.Cut(kind, "[")
+	return slices.Contains(d.refFields, kind)
+}
 
 // dir is the value of a client's own home variable (CODEX_HOME style)
 // when it is set, else the default under home.
@@ -441,7 +452,7 @@ var dialects = map[Client]*dialect{
 	KiroCLI: stdEntry(dialect{
 		client: KiroCLI, display: "Kiro CLI", aliases: []string{"kiro"},
 		user: under(".kiro", "settings", "mcp.json"), project: ".kiro/settings/mcp.json",
-		ref: dollarRef, refSyntax: "${VAR} (env only)", refEnvOnly: true, expands: dollarBrace,
+		ref: dollarRef, refSyntax: "${VAR} (env only)", refFields: []string{"env"}, expands: dollarBrace,
 		timeoutKey: "timeout", remote: true,
 		source: "kiro.dev/docs/cli/mcp/configuration",
 	}),
@@ -507,7 +518,7 @@ var dialects = map[Client]*dialect{
 		// inherits Pi's whole environment besides. Only a literal
 		// disabled: true turns a server off.
 		ref: dollarRef, refSyntax: "${VAR}, $env:VAR, {env:VAR}", expands: piVarRE.MatchString,
-		refNotInCommand: true, bangCommand: true,
+		refFields: []string{"args", "env", "header", "url", "cwd"}, bangCommand: true,
 		cwd:  true,
 		last: object{{"disabled", false}}, offSwitch: "disabled",
 		timeoutKey: "requestTimeoutMs", remote: true,

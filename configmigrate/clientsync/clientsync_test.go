@@ -320,3 +320,22 @@ func TestHandWrittenHermesTools(t *testing.T) {
 		})
 	}
 }
+
+// TestRefFieldsAreKnown: a dialect's refFields names only kinds of field
+// translation spells; a misspelt one would quietly turn references off.
+func TestRefFieldsAreKnown(t *testing.T) {
+	known := []string{"command", "args", "env", "header", "url", "cwd"}
+	for c, d := range dialects {
+		for _, f := range d.refFields {
+			if !slices.Contains(known, f) {
+				t.Errorf("%s: refFields holds %q, not one of %v", c, f, known)
+			}
+		}
+	}
+	kiro := dialects[KiroCLI]
+	for field, want := range map[string]bool{"env TOKEN": true, "header Authorization": false, "args[0]": false, "command": false, "url": false} {
+		if got := kiro.refsIn(field); got != want {
+			t.Errorf("Kiro CLI refsIn(%q) = %v, want %v", field, got, want)
+		}
+	}
+}

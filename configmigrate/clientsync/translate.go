@@ -72,13 +72,13 @@ func (t *translation) spell(field string, parts []part) (string, bool) {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.ref == "" {
-			if t.d.expands(p.lit) && !(t.d.refNotInCommand && field == "command") && !slices.Contains(t.literalVars, field) {
+			if t.d.expands(p.lit) && t.d.refsIn(field) && !slices.Contains(t.literalVars, field) {
 				t.literalVars = append(t.literalVars, field)
 			}
 			b.WriteString(p.lit)
 			continue
 		}
-		if t.d.ref == nil || t.d.refEnvOnly && !strings.HasPrefix(field, "env ") || t.d.refNotInCommand && field == "command" {
+		if t.d.ref == nil || !t.d.refsIn(field) {
 			return "", false
 		}
 		if !slices.Contains(t.refs, p.ref) {
