@@ -246,32 +246,29 @@ func (tr *translated) keepHand(d *dialect, existing []byte) []string {
 	// Nothing to keep from an odd entry.
 	_ = json.Unmarshal(existing, &have)
 	var notes []string
-	if len(tr.hand) > 0 {
-		var env map[string]any
-		_ = json.Unmarshal(have[d.envKey], &env)
-		extra, kept, missing := handValues(tr.hand, env, false)
+	for _, g := range []struct {
+		label, key string
+		names      []string
+		foldCase   bool     // HTTP header names
+		after      []string // where a new object goes in the entry
+	}{
+		{"env", d.envKey, tr.hand, false, []string{"command", "args"}},
+		{"headers", "headers", tr.handHeaders, true, []string{d.typeKey, d.urlKey, "httpUrl", "url", d.bearerKey}},
+	} {
+		if len(g.names) == 0 {
+			continue
+		}
+		var old map[string]any
+		_ = json.Unmarshal(have[g.key], &old)
+		extra, kept, missing := handValues(g.names, old, g.foldCase)
 		if len(extra) > 0 {
-			tr.entry = withPairs(tr.entry, d.envKey, extra, "command", "args")
+			tr.entry = withPairs(tr.entry, g.key, extra, g.after...)
 		}
 		if len(kept) > 0 {
-			notes = append(notes, fmt.Sprintf("env %s kept as filled in by hand", strings.Join(kept, ", ")))
+			notes = append(notes, fmt.Sprintf("%s %s kept as filled in by hand", g.label, strings.Join(kept, ", ")))
 		}
 		if len(missing) > 0 {
-			notes = append(notes, fmt.Sprintf("env %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", strings.Join(missing, ", "), d.display))
-		}
-	}
-	if len(tr.handHeaders) > 0 {
-		var headers map[string]any
-		_ = json.Unmarshal(have["headers"], &headers)
-		extra, kept, missing := handValues(tr.handHeaders, headers, true)
-		if len(extra) > 0 {
-			tr.entry = withPairs(tr.entry, "headers", extra, d.typeKey, d.urlKey, "httpUrl", "url", d.bearerKey)
-		}
-		if len(kept) > 0 {
-			notes = append(notes, fmt.Sprintf("headers %s kept as filled in by hand", strings.Join(kept, ", ")))
-		}
-		if len(missing) > 0 {
-			notes = append(notes, fmt.Sprintf("headers %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", strings.Join(missing, ", "), d.display))
+			notes = append(notes, fmt.Sprintf("%s %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", g.label, strings.Join(missing, ", "), d.display))
 		}
 	}
 	return notes
