@@ -7,6 +7,10 @@ NPM   ?= npm
 BIN   := bin
 NPM_DIR   := .ci/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.hermes-installed
+# Peers whose install scripts must not run (they download from the
+# internet); .npmrc there says ignore-scripts, and so does the command.
+NPM_NS_DIR   := .ci/npm-noscripts
+NPM_NS_STAMP := $(NPM_NS_DIR)/node_modules/.hermes-installed
 
 # Reproducible, static binaries; the version comes from git when there is one.
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -53,7 +57,7 @@ run: build
 APT_PKGS := chromium espeak-ng
 
 # npm ci only when the lock file changed since the last install.
-deps: deps-apt $(NPM_STAMP)
+deps: deps-apt $(NPM_STAMP) $(NPM_NS_STAMP)
 
 deps-apt:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -79,6 +83,11 @@ deps-apt:
 $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	@command -v $(NPM) >/dev/null || { echo "make deps: npm not found; install Node.js (Debian: apt-get install nodejs npm)" >&2; exit 1; }
 	$(NPM) ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(NPM_NS_STAMP): $(NPM_NS_DIR)/package.json $(NPM_NS_DIR)/package-lock.json
+	@command -v $(NPM) >/dev/null || { echo "make deps: npm not found; install Node.js (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	$(NPM) ci --prefix $(NPM_NS_DIR) --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@
 
 lint:

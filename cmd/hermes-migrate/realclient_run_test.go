@@ -39,7 +39,14 @@ const clientTimeout = 150 * time.Second
 // it is not installed, or failing it under CI, where it must be.
 func npmFile(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join(codextest.RepoRoot(t), ".ci", "npm", "node_modules", filepath.FromSlash(rel))
+	return npmFileIn(t, "npm", rel)
+}
+
+// npmFileIn is npmFile for the packages pinned in .ci/<dir> (npm-noscripts:
+// those installed without their install scripts).
+func npmFileIn(t *testing.T, dir, rel string) string {
+	t.Helper()
+	p := filepath.Join(codextest.RepoRoot(t), ".ci", dir, "node_modules", filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s missing (%v): %s", rel, err, codextest.InstallHint)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakeanthropic"
+	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/internal/fakegemini"
 )
 
@@ -33,9 +34,13 @@ func TestRealClientsResolveMigratedUserServerEnv(t *testing.T) {
 	// "${PROBE_UNSET}" for an unset ${PROBE_UNSET} (TestRealClientEnvExpansion);
 	// hermes-migrate writes ${PROBE_UNSET:-} for it, so P_UNSET is "" as
 	// Hermes itself would pass it.
-	for _, client := range []string{"claude-code", "gemini"} {
+	for _, client := range []string{"claude-code", "gemini", "mastracode"} {
 		t.Run(client, func(t *testing.T) {
-			npmFile(t, map[string]string{"claude-code": claudeBin, "gemini": geminiJS}[client])
+			if client == "mastracode" {
+				npmFileIn(t, "npm-noscripts", mastraCLI)
+			} else {
+				npmFile(t, map[string]string{"claude-code": claudeBin, "gemini": geminiJS}[client])
+			}
 			h := newClientHome(t)
 			dump := filepath.Join(h.tmp, "probe-env")
 			yaml := "mcp_servers:\n  probe:\n    command: /bin/sh\n" +
@@ -55,6 +60,8 @@ func TestRealClientsResolveMigratedUserServerEnv(t *testing.T) {
 				cfg = filepath.Join(h.home, ".claude.json")
 			case "gemini":
 				cfg = writeGeminiUserSettings(t, h, nil)
+			case "mastracode":
+				cfg = filepath.Join(h.home, ".mastracode", "mcp.json")
 			}
 			report := h.migrate(t, client, append([]string{"--user-servers"}, userEnv...)...)
 			t.Logf("hermes-migrate:\n%s", report)
@@ -74,6 +81,8 @@ func TestRealClientsResolveMigratedUserServerEnv(t *testing.T) {
 				fake := fakegemini.New(t)
 				fake.Enqueue(fakegemini.Reply{Text: "ok"})
 				runGemini(t, h, fake, userEnv, "-p", "hi")
+			case "mastracode":
+				runMastra(t, h, newChatModel(t, nil, fakechat.Reply{Text: "ok"}), userEnv, "-p", "hi")
 			}
 			b, err := os.ReadFile(dump)
 			if err != nil {

@@ -219,8 +219,9 @@ func under(elem ...string) func(p pathEnv) (string, error) {
 // variables: any "${...}".
 func dollarBrace(lit string) bool { return strings.Contains(lit, "${") }
 
-// geminiVarRE matches how Gemini CLI finds variables: $NAME or ${...}.
-var geminiVarRE = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
+// dollarVarRE matches how Gemini CLI, Copilot CLI and Mastra Code find
+// variables: $NAME or ${...}.
+var dollarVarRE = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
 
 func braceEnv(lit string) bool { return strings.Contains(lit, "{env:") }
 
@@ -317,7 +318,7 @@ var dialects = map[Client]*dialect{
 		// variable is written, set or not.
 		ref: dollarRef, refSyntax: "$VAR, ${VAR}, ${VAR:-default}",
 		refDefault: dollarDefaultRef,
-		expands:    geminiVarRE.MatchString, cwd: true, remote: true, gemini: true,
+		expands:    dollarVarRE.MatchString, cwd: true, remote: true, gemini: true,
 		includeKey: "includeTools", excludeKey: "excludeTools",
 		timeoutKey: "timeout",
 		source:     "github.com/google-gemini/gemini-cli docs/tools/mcp-server.md",
@@ -391,7 +392,7 @@ var dialects = map[Client]*dialect{
 		// "${VAR}": so ${VAR:-}, and $NAME in literal text is a
 		// reference.
 		ref: emptyDefaultRef, refSyntax: "${VAR:-}, ${VAR:-default}",
-		refDefault: dollarDefaultRef, expands: geminiVarRE.MatchString,
+		refDefault: dollarDefaultRef, expands: dollarVarRE.MatchString,
 		// Its mcp add writes "local", the schema takes "stdio" as well.
 		typeKey: "type", stdioType: "stdio", httpType: "http", sseType: "sse",
 		last: object{{"tools", []string{"*"}}},
@@ -459,8 +460,16 @@ var dialects = map[Client]*dialect{
 	MastraCode: stdEntry(dialect{
 		client: MastraCode, display: "Mastra Code", aliases: []string{"mastra"},
 		user: under(".mastracode", "mcp.json"), project: ".mastracode/mcp.json",
+		// Mastra Code 0.32.1 (TestRealMastraCodeEntryFields) expands
+		// ${VAR}, ${VAR:-default} and $VAR in env, url and headers, an
+		// unset one to "" or its default, and runs command and args as
+		// written; a stdio server gets nothing of its environment but
+		// what the entry names. It reads command, args, env, url and
+		// headers only: no cwd, timeout or switch to turn a server off.
+		ref: dollarRef, refDefault: dollarDefaultRef, refSyntax: "${VAR}, ${VAR:-default} (env, url, headers)",
+		refFields: []string{"env", "header", "url"}, expands: dollarVarRE.MatchString,
 		remote: true,
-		source: "add-mcp 2.4.0 (dist/agents)",
+		source: "Mastra Code 0.32.1, run by TestRealMastraCodeCallsMigratedTool and TestRealMastraCodeEntryFields (@mastra/code-sdk mcp/config.js); add-mcp 2.4.0",
 	}),
 	MCPorter: stdEntry(dialect{
 		client: MCPorter, display: "MCPorter",
