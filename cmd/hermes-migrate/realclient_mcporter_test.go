@@ -3,11 +3,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"maps"
+	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // mcporterJS is MCPorter's CLI in the npm package.
@@ -113,4 +120,108 @@ func runMCPorter(t *testing.T, h *clientHome, args ...string) string {
 		t.Fatalf("mcporter %q: %v", args, err)
 	}
 	return stdout
+}
+
+// TestRealMCPorterEntryFields pins what MCPorter 0.12.3 makes of the
+// entries hermes-migrate writes for a user's Hermes servers, the facts
+// behind the MCPorter row: ${VAR:-} and ${VAR:-default} are expanded in
+// args, url and headers wherever they stand, in env only as the whole
+// value (so a mixed env value is left to the user, and said so), and a
+// stdio server inherits MCPorter's environment. A probe shell writes its
+// environment and argument to files and exits; a remote entry points at a
+// recorder on 127.0.0.1 that refuses it.
+func TestRealMCPorterEntryFields(t *testing.T) {
+	npmFile(t, mcporterJS) // skip before any work when it is not installed
+	h := newClientHome(t)
+	dump := filepath.Join(h.tmp, "probe-env")
+
+	var mu sync.Mutex
+	var remoteReqs []*http.Request
+	remote, err := fakeserver.Start("mcporter-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
+		mu.Unlock()
+		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remote.Close)
+
+	yaml := "mcp_servers:\n" +
+		"  probe:\n    command: /bin/sh\n" +
+		"    args: [\"-c\", 'env > \"$0\"; printf %s \"$1\" > \"$0.arg\"; exit 1', " + dump + ", \"a-${PROBE_SET}-b-${PROBE_UNSET}\"]\n" +
+		"    env:\n" +
+		"      P_TOKEN: \"${PROBE_API_KEY}\"\n" +
+		"      P_PLAIN: \"${PROBE_SET}\"\n" +
+		"      P_DEFAULT: \"${PROBE_UNSET:-dflt}\"\n" +
+		"      P_UNSET: \"${PROBE_UNSET}\"\n" +
+		"      P_MIXED: \"pre-${PROBE_SET}\"\n" +
+		"      P_LITERAL: fixed\n" +
+		"  remote:\n    url: " + remote.URL() + "/${PROBE_SET}/mcp\n" +
+		"    headers:\n" +
+		"      Authorization: \"Bearer ${PROBE_API_KEY}\"\n" +
+		"      X-Unset: \"x${PROBE_UNSET}y\"\n"
+	if err := os.WriteFile(filepath.Join(h.home, ".hermes", "config.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clientEnv := append([]string{"PROBE_INHERIT=inherited-value"}, probeClientEnv...)
+	report := h.migrate(t, "mcporter", append([]string{"--user-servers"}, clientEnv...)...)
+	t.Logf("hermes-migrate:\n%s", report)
+	if !strings.Contains(report, "probe: env P_MIXED not written: MCPorter expands a variable in env only as the whole value") {
+		t.Errorf("the report does not say why P_MIXED is left to the user:\n%s", report)
+	}
+	written, err := os.ReadFile(filepath.Join(h.home, ".mcporter", "mcporter.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(written), "secret-value") || strings.Contains(string(written), "set-value") {
+		t.Errorf("mcporter.json holds the value of a variable, not a reference to it:\n%s", written)
+	}
+
+	// list starts every server; the two probes fail and MCPorter says so.
+	stdout, stderr, err := h.runClient(t, h.env(clientEnv...), node24Binary(t), npmFile(t, mcporterJS), "list")
+	t.Logf("mcporter list (%v) stdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	checkOffline(t, h.proxy, nil)
+
+	got := map[string]string{}
+	b, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("MCPorter did not start the probe server: %v\n%s", err, written)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			got[k] = v
+		}
+	}
+	want := map[string][]string{
+		"P_TOKEN": {"secret-value"}, "P_PLAIN": {"set-value"}, "P_DEFAULT": {"dflt"},
+		"P_UNSET": {absent, ""}, "P_MIXED": {absent}, "P_LITERAL": {"fixed"},
+		"PROBE_INHERIT": {"inherited-value"},
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v, ok := got[k]
+		if !ok {
+			v = absent
+		}
+		t.Logf("env %-13s -> %q", k, v)
+		if !slices.Contains(want[k], v) {
+			t.Errorf("env %s reached the server as %q, want one of %q", k, v, want[k])
+		}
+	}
+	if b, _ := os.ReadFile(dump + ".arg"); string(b) != "a-set-value-b-" {
+		t.Errorf("args a-${PROBE_SET}-b-${PROBE_UNSET} reached the server as %q, want a-set-value-b-", b)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(remoteReqs) == 0 {
+		t.Fatal("MCPorter never tried the remote entry")
+	}
+	for _, r := range remoteReqs {
+		if r.URL.Path != "/set-value/mcp" || r.Header.Get("Authorization") != "Bearer secret-value" || r.Header.Get("X-Unset") != "xy" {
+			t.Errorf("remote request %s, Authorization %q, X-Unset %q: want /set-value/mcp, Bearer secret-value, xy",
+				r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Unset"))
+		}
+	}
 }

@@ -45,6 +45,9 @@ type dialect struct {
 	// in ("command", "args", "env", "header", "url", "cwd"); nil means
 	// every field. Elsewhere it takes the text as written.
 	refFields []string
+	// envWholeRef says the client expands a reference in an env value
+	// only when it is the whole value ("${VAR}", not "Bearer ${VAR}").
+	envWholeRef bool
 	// bangCommand says a leading ! in an env or header value makes the
 	// client run the rest as a shell command, and !! stands for a literal
 	// ! (pi-mcp-adapter's secret commands).
@@ -479,8 +482,16 @@ var dialects = map[Client]*dialect{
 		},
 		project: "config/mcporter.json",
 		typeKey: "type", httpType: "http", sseType: "sse",
+		// MCPorter 0.12.3 (TestRealMCPorterEntryFields) expands ${VAR}
+		// and ${VAR:-default} anywhere in command, args, url and
+		// headers, but in env only as the whole value, and hands a stdio
+		// server its whole environment; an unset ${VAR} without a default
+		// in args or url makes it refuse the whole file, so ${VAR:-} is
+		// written.
+		ref: emptyDefaultRef, refDefault: dollarDefaultRef, refSyntax: "${VAR:-}, ${VAR:-default} (whole value in env)",
+		envWholeRef: true, inheritsEnv: true, expands: dollarBrace,
 		remote: true,
-		source: "add-mcp 2.4.0 (dist/agents)",
+		source: "MCPorter 0.12.3, run by TestRealMCPorterCallsMigratedTool and TestRealMCPorterEntryFields (dist/env.js, dist/runtime/transport.js); add-mcp 2.4.0",
 	}),
 	OpenCode: stdEntry(dialect{
 		client: OpenCode, display: "OpenCode",

@@ -78,7 +78,7 @@ func (t *translation) spell(field string, parts []part) (string, bool) {
 			b.WriteString(p.lit)
 			continue
 		}
-		if t.d.ref == nil || !t.d.refsIn(field) {
+		if t.d.ref == nil || !t.d.refsIn(field) || t.d.envWholeRef && strings.HasPrefix(field, "env ") && !wholeRef(parts) {
 			return "", false
 		}
 		if !slices.Contains(t.refs, p.ref) {
@@ -94,6 +94,20 @@ func (t *translation) spell(field string, parts []part) (string, bool) {
 		b.WriteString(t.d.ref(p.ref))
 	}
 	return b.String(), true
+}
+
+// wholeRef reports whether parts are one reference and nothing else.
+func wholeRef(parts []part) bool {
+	refs := 0
+	for _, p := range parts {
+		switch {
+		case p.ref != "":
+			refs++
+		case p.lit != "":
+			return false
+		}
+	}
+	return refs == 1
 }
 
 // firstRef names the first reference in parts, for a skip message.
@@ -268,7 +282,15 @@ func (tr *translated) keepHand(d *dialect, existing []byte) []string {
 			notes = append(notes, fmt.Sprintf("%s %s kept as filled in by hand", g.label, strings.Join(kept, ", ")))
 		}
 		if len(missing) > 0 {
-			notes = append(notes, fmt.Sprintf("%s %s not written: %s cannot read environment variables and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", g.label, strings.Join(missing, ", "), d.display))
+			why := d.display + " cannot read environment variables"
+			switch {
+			case d.ref == nil:
+			case g.label == "env" && d.envWholeRef:
+				why = d.display + " expands a variable in env only as the whole value"
+			default:
+				why = d.display + " expands no variables in " + g.label
+			}
+			notes = append(notes, fmt.Sprintf("%s %s not written: %s, and Hermes never copies their values; add them to the entry by hand (later syncs keep them)", g.label, strings.Join(missing, ", "), why))
 		}
 	}
 	return notes

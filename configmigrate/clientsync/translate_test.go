@@ -410,6 +410,24 @@ func TestTranslate(t *testing.T) {
 		// Another scheme, or the token inside a longer value, is not a
 		// Bearer token from a variable: the header is the user's to fill
 		// in, as for a client with no references at all.
+		// MCPorter expands a reference in env only as the whole value
+		// (TestRealMCPorterEntryFields), anywhere in args; an unset one
+		// without a default in args would make it refuse the file.
+		name: "whole-value references in env",
+		server: configServer{Command: "/bin/srv", Args: []string{"--home=${HOME_DIR}"}, Env: []configmigrate.KeyValue{
+			kv("TOKEN", configmigrate.ParseValue("${API_TOKEN}")),
+			kv("AUTH", configmigrate.ParseValue("Bearer ${API_TOKEN}")),
+			kv("LEVEL", configmigrate.ParseValue("${LOG_LEVEL:-info}")),
+		}},
+		want: map[Client]expect{
+			MCPorter: {want: `{"command": "/bin/srv", "args": ["--home=${HOME_DIR:-}"], "env": {"TOKEN": "${API_TOKEN:-}", "LEVEL": "${LOG_LEVEL:-info}"}}`,
+				notes: []string{"env AUTH not written: MCPorter expands a variable in env only as the whole value", "reads HOME_DIR, API_TOKEN, LOG_LEVEL"}},
+		},
+	}, struct {
+		name   string
+		server configServer
+		want   map[Client]expect
+	}{
 		name: "authorization that is not a bearer reference",
 		server: configServer{URL: "https://mcp.example.com/mcp", Headers: []configmigrate.KeyValue{
 			kv("Authorization", configmigrate.ParseValue("Token ${API_TOKEN}")),
