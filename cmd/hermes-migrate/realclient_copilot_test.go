@@ -3,19 +3,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // copilotBin is GitHub Copilot CLI's native executable, from its Linux x64
@@ -128,18 +124,7 @@ func TestRealCopilotCLIEntryFields(t *testing.T) {
 		t.Fatalf("mcp-config.json after migration (%v):\n%s", err, b)
 	}
 
-	var mu sync.Mutex
-	var remoteReqs []*http.Request
-	remote, err := fakeserver.Start("copilot-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
-		mu.Unlock()
-		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(remote.Close)
+	remote := newRecorder(t, "copilot-probe")
 
 	env := maps.Clone(envProbe)
 	// Copilot CLI scrubs some variables from its own environment (a list
@@ -257,8 +242,7 @@ done | exec "$0"`, h.toolsBin},
 		t.Errorf("args a-${PROBE_SET}-$PROBE_SET reached the server as %q", b)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
+	remoteReqs := remote.requests()
 	if len(remoteReqs) == 0 {
 		t.Fatal("Copilot CLI never tried the remote entry")
 	}

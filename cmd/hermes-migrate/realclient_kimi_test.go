@@ -9,19 +9,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // kimiMain is Kimi Code's CLI, one bundled ES module run by Node.
@@ -146,18 +143,7 @@ func TestRealKimiCodeEntryFields(t *testing.T) {
 		t.Fatalf("mcp.json after migration (%v):\n%s", err, b)
 	}
 
-	var mu sync.Mutex
-	var remoteReqs []*http.Request
-	remote, err := fakeserver.Start("kimi-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
-		mu.Unlock()
-		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(remote.Close)
+	remote := newRecorder(t, "kimi-probe")
 
 	// hermes-tools behind a shell that holds back the client's tools/list
 	// for 2 s: with a startupTimeoutMs of 1000 its tools must be missing,
@@ -277,8 +263,7 @@ done | exec "$0"`, h.toolsBin},
 		t.Errorf("args a-${PROBE_SET}-$PROBE_SET reached the server as %q", b)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
+	remoteReqs := remote.requests()
 	seen := map[string]bool{}
 	for _, r := range remoteReqs {
 		seen[r.URL.Path] = true

@@ -3,19 +3,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // mastraCLI is Mastra Code's CLI, pinned in .ci/npm-noscripts: its
@@ -112,18 +108,7 @@ func TestRealMastraCodeEntryFields(t *testing.T) {
 	h := newClientHome(t)
 	dump := filepath.Join(h.tmp, "probe-env")
 
-	var mu sync.Mutex
-	var remoteReqs []*http.Request
-	remote, err := fakeserver.Start("mastra-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
-		mu.Unlock()
-		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(remote.Close)
+	remote := newRecorder(t, "mastra-probe")
 
 	cfg := map[string]any{"mcpServers": map[string]any{
 		"probe": map[string]any{
@@ -181,8 +166,7 @@ func TestRealMastraCodeEntryFields(t *testing.T) {
 		t.Errorf("args a-${PROBE_SET}-$PROBE_SET reached the server as %q, want it as written", b)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
+	remoteReqs := remote.requests()
 	if len(remoteReqs) == 0 {
 		t.Fatal("Mastra Code never tried the remote entry")
 	}

@@ -3,18 +3,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/hermes-go/hermes/internal/fakeserver"
 )
 
 // mcporterJS is MCPorter's CLI in the npm package.
@@ -135,18 +130,7 @@ func TestRealMCPorterEntryFields(t *testing.T) {
 	h := newClientHome(t)
 	dump := filepath.Join(h.tmp, "probe-env")
 
-	var mu sync.Mutex
-	var remoteReqs []*http.Request
-	remote, err := fakeserver.Start("mcporter-probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		remoteReqs = append(remoteReqs, r.Clone(context.Background()))
-		mu.Unlock()
-		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(remote.Close)
+	remote := newRecorder(t, "mcporter-probe")
 
 	yaml := "mcp_servers:\n" +
 		"  probe:\n    command: /bin/sh\n" +
@@ -213,8 +197,7 @@ func TestRealMCPorterEntryFields(t *testing.T) {
 		t.Errorf("args a-${PROBE_SET}-b-${PROBE_UNSET} reached the server as %q, want a-set-value-b-", b)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
+	remoteReqs := remote.requests()
 	if len(remoteReqs) == 0 {
 		t.Fatal("MCPorter never tried the remote entry")
 	}

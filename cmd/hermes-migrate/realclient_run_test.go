@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/codextest"
+	"github.com/hermes-go/hermes/internal/fakeserver"
 	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
@@ -283,4 +286,37 @@ func killEscaped(t *testing.T, root string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// recorder is a remote MCP server entry's far end on 127.0.0.1: it keeps a
+// copy of every request (what a client sent: path, headers) and refuses
+// it, so the client carries on without the server.
+type recorder struct {
+	*fakeserver.Server
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func newRecorder(t *testing.T, name string) *recorder {
+	t.Helper()
+	r := &recorder{}
+	srv, err := fakeserver.Start(name, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.reqs = append(r.reqs, req.Clone(context.Background()))
+		r.mu.Unlock()
+		http.Error(w, "probe: no MCP here", http.StatusInternalServerError)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	r.Server = srv
+	return r
+}
+
+// requests are those received so far.
+func (r *recorder) requests() []*http.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.reqs)
 }
