@@ -19,7 +19,7 @@ import (
 	"time"
 )
 
-const InstallHint = "run `make test` (it installs .ci/npm)"
+const InstallHint = "run `make test` (it installs .ci/npm and .ci/npm-noscripts)"
 
 // Binary returns the pinned codex binary, skipping the test when it is not
 // installed, or failing it under CI, where it must be.
