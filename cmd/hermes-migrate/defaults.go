@@ -182,6 +182,11 @@ type foundClient struct {
 	path    string
 	content []byte
 	exists  bool
+	// err says why the file could not be located (a client's own
+	// variable set to a relative path, %APPDATA% unset): the client is
+	// listed with it, and a run for it fails with it, while the other
+	// clients go on.
+	err error
 }
 
 // findClients finds the MCP clients used here: those whose config file
@@ -200,7 +205,8 @@ func findClients(d deps, project string) ([]foundClient, error) {
 				continue // the client reads no project file
 			}
 		} else if path, err = clientsync.Locate(c, env); err != nil {
-			return nil, err
+			out = append(out, foundClient{client: c, err: err})
+			continue
 		}
 		root := home
 		if project != "" {
@@ -266,7 +272,11 @@ func writeDetected(w io.Writer, found []foundClient, home string, o options) {
 		width = max(width, len(string(f.client)+mode))
 	}
 	for _, f := range found {
-		fmt.Fprintf(w, "  hermes-migrate --client %-*s  # %s, %s\n", width, string(f.client)+mode, f.client.DisplayName(), tilde(f.path, home))
+		where := tilde(f.path, home)
+		if f.err != nil {
+			where = "file not located: " + f.err.Error()
+		}
+		fmt.Fprintf(w, "  hermes-migrate --client %-*s  # %s, %s\n", width, string(f.client)+mode, f.client.DisplayName(), where)
 	}
 	if !o.remove {
 		fmt.Fprintf(w, "For codex, install it (%s) and run hermes-migrate again.\n", bridge.InstallHint)

@@ -118,7 +118,9 @@ func listClients(ctx context.Context, d deps, hermesHomeFlag, codexHomeFlag, pro
 	}
 	for _, f := range found {
 		lc := listedClient{Client: string(f.client), Path: f.path, Exists: f.exists}
-		if err := inspectJSON(ctx, f.client, f.content, servers, versions, &lc); err != nil {
+		if f.err != nil {
+			lc.Error = f.err.Error()
+		} else if err := inspectJSON(ctx, f.client, f.content, servers, versions, &lc); err != nil {
 			lc.Error = err.Error()
 		}
 		list = append(list, lc)
@@ -268,11 +270,14 @@ func writeList(w io.Writer, list []listedClient) {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
 	for _, c := range list {
-		state := ""
-		if !c.Exists {
-			state = " (no config file yet)"
+		where := c.Path
+		switch {
+		case c.Path == "":
+			where = "(config file not located)"
+		case !c.Exists:
+			where += " (no config file yet)"
 		}
-		fmt.Fprintf(bw, "%s: %s%s\n", c.Client, c.Path, state)
+		fmt.Fprintf(bw, "%s: %s\n", c.Client, where)
 		if c.Error != "" {
 			fmt.Fprintf(bw, "  error: %s\n", c.Error)
 			continue

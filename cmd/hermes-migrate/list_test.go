@@ -162,3 +162,25 @@ func TestDescribeToolsStale(t *testing.T) {
 		})
 	}
 }
+
+// TestListClientNotLocated: a client whose file cannot be located (its
+// own variable set to a relative path) is listed with the reason, and the
+// other clients are listed all the same; a run without --client names it
+// with the reason too.
+func TestListClientNotLocated(t *testing.T) {
+	e := newTestEnv(t)
+	home := e.env["HOME"]
+	e.env["PI_CODING_AGENT_DIR"] = "relative/agent"
+	os.MkdirAll(filepath.Join(home, ".cursor"), 0o755)
+
+	code, out, stderr := e.list(t)
+	for _, line := range []string{
+		"cursor: " + filepath.Join(home, ".cursor", "mcp.json") + " (no config file yet)",
+		"pi: (config file not located)",
+		`  error: $PI_CODING_AGENT_DIR is "relative/agent", not an absolute path`,
+	} {
+		if code != exitOK || !strings.Contains(out, line) {
+			t.Errorf("list (exit %d, %s) lacks %q:\n%s", code, stderr, line, out)
+		}
+	}
+}
