@@ -200,16 +200,7 @@ done | exec "$0"`, h.toolsBin},
 		}
 	}
 
-	got := map[string]string{}
-	b, err = os.ReadFile(dump)
-	if err != nil {
-		t.Fatalf("Copilot CLI did not start the probe server (command ${PROBE_SHELL}): %v", err)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			got[k] = v
-		}
-	}
+	got := serverEnv(t, dump, "Copilot CLI (command ${PROBE_SHELL})")
 	want := map[string]string{
 		"E_BRACE": "set-value", "E_MIXED": "a-set-value-b", "E_DEFAULT_SET": "set-value",
 		"E_DEFAULT_UNSET": "dflt", "E_EMPTY_DEFAULT": "", "E_SECRET": "secret-value",
@@ -225,16 +216,7 @@ done | exec "$0"`, h.toolsBin},
 		// These four are the CopilotCLI row's scrubbed list
 		// (configmigrate/clientsync/clients.go), which tells the user.
 	}
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		v, ok := got[k]
-		if !ok {
-			v = absent
-		}
-		t.Logf("env %-16s %-26q -> %q", k, env[k], v)
-		if v != want[k] {
-			t.Errorf("env %s (%q) reached the server as %q, want %q", k, env[k], v, want[k])
-		}
-	}
+	checkServerEnv(t, "env", got, exactly(want), env)
 	if b, _ := os.ReadFile(dump + ".cwd"); strings.TrimSpace(string(b)) != probeDir {
 		t.Errorf("cwd ${PROBE_DIR}: the server ran in %q, want %s", b, probeDir)
 	}

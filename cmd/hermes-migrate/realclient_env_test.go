@@ -18,6 +18,50 @@ import (
 // absent marks a variable the server's environment does not have.
 const absent = "<absent>"
 
+// serverEnv is the environment a probe server wrote to dump (`env >
+// dump`); it fails t when who (the client) never started the server.
+func serverEnv(t *testing.T, dump, who string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("%s did not start the probe server: %v", who, err)
+	}
+	got := map[string]string{}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			got[k] = v
+		}
+	}
+	return got
+}
+
+// checkServerEnv compares each variable of want with what reached the
+// server (absent when it did not), logging every one; a variable may
+// have several right values. written holds the values as the entry had
+// them, for the messages (nil when they are not the point).
+func checkServerEnv(t *testing.T, label string, got map[string]string, want map[string][]string, written map[string]string) {
+	t.Helper()
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v, ok := got[k]
+		if !ok {
+			v = absent
+		}
+		t.Logf("%s: %-18s %-26q -> %q", label, k, written[k], v)
+		if !slices.Contains(want[k], v) {
+			t.Errorf("%s: %s (%q) reached the server as %q, want one of %q", label, k, written[k], v, want[k])
+		}
+	}
+}
+
+// exactly is want with one right value per variable.
+func exactly(want map[string]string) map[string][]string {
+	out := make(map[string][]string, len(want))
+	for k, v := range want {
+		out[k] = []string{v}
+	}
+	return out
+}
+
 // envProbe is an MCP server entry's env: each form of variable reference
 // hermes-migrate might write, resolved against a client environment in
 // which PROBE_SET and PROBE_API_KEY are set and PROBE_UNSET is not.
@@ -93,27 +137,7 @@ func TestRealClientEnvExpansion(t *testing.T) {
 				fake.Enqueue(fakegemini.Reply{Text: "ok"})
 				runGemini(t, h, fake, probeClientEnv, "-p", "hi")
 			}
-			b, err := os.ReadFile(dump)
-			if err != nil {
-				t.Fatalf("the client did not start the probe server: %v", err)
-			}
-			got := map[string]string{}
-			for _, line := range strings.Split(string(b), "\n") {
-				if k, v, ok := strings.Cut(line, "="); ok {
-					got[k] = v
-				}
-			}
-			for _, k := range slices.Sorted(maps.Keys(tt.want)) {
-				want := tt.want[k]
-				v, ok := got[k]
-				if !ok {
-					v = absent
-				}
-				t.Logf("%s: %-16s %-22q -> %q", tt.client, k, envProbe[k], v)
-				if v != want {
-					t.Errorf("%s: %s (%q) reached the server as %q, want %q", tt.client, k, envProbe[k], v, want)
-				}
-			}
+			checkServerEnv(t, tt.client, serverEnv(t, dump, tt.client), exactly(tt.want), envProbe)
 		})
 	}
 }

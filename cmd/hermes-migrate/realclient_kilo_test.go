@@ -4,10 +4,8 @@ package main
 
 import (
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -180,25 +178,8 @@ func TestRealKiloEnvExpansion(t *testing.T) {
 
 	check := func(dump string, want map[string]string) {
 		t.Helper()
-		b, err := os.ReadFile(dump)
-		if err != nil {
-			t.Fatalf("Kilo did not start %s: %v", filepath.Base(dump), err)
-		}
-		got := map[string]string{}
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, "="); ok {
-				got[k] = v
-			}
-		}
-		for _, k := range slices.Sorted(maps.Keys(want)) {
-			v, ok := got[k]
-			if !ok {
-				v = absent
-			}
-			if v != want[k] {
-				t.Errorf("%s: %s reached the server as %q, want %q", filepath.Base(dump), k, v, want[k])
-			}
-		}
+		label := "Kilo, " + filepath.Base(dump)
+		checkServerEnv(t, label, serverEnv(t, dump, label), exactly(want), nil)
 	}
 	check(userDump, map[string]string{
 		// {env:VAR} is expanded in the user's config, an unset one to "";

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,16 +227,6 @@ done | exec "$0"`, h.toolsBin},
 		t.Errorf("a call 2 s late with toolTimeoutMs 1000 came back %q, want a timeout error\n%s", slowResult, reqs[1].Raw)
 	}
 
-	got := map[string]string{}
-	b, err = os.ReadFile(dump)
-	if err != nil {
-		t.Fatalf("Kimi Code did not start the probe server: %v", err)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			got[k] = v
-		}
-	}
 	want := map[string]string{
 		"PROBE_SET": "set-value", "PROBE_API_KEY": "secret-value",
 		// The variables that name the model reach every server too.
@@ -246,16 +235,7 @@ done | exec "$0"`, h.toolsBin},
 	for k, v := range envProbe {
 		want[k] = v // every value as written
 	}
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		v, ok := got[k]
-		if !ok {
-			v = absent
-		}
-		t.Logf("env %-18s %-26q -> %q", k, envProbe[k], v)
-		if v != want[k] {
-			t.Errorf("env %s (%q) reached the server as %q, want %q", k, envProbe[k], v, want[k])
-		}
-	}
+	checkServerEnv(t, "env", serverEnv(t, dump, "Kimi Code"), exactly(want), envProbe)
 	if b, _ := os.ReadFile(dump + ".cwd"); strings.TrimSpace(string(b)) != probeDir {
 		t.Errorf("cwd %s: the server ran in %q", probeDir, b)
 	}

@@ -4,10 +4,8 @@ package main
 
 import (
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -135,16 +133,6 @@ func TestRealMastraCodeEntryFields(t *testing.T) {
 	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
 	runMastra(t, h, model, append([]string{"PROBE_INHERIT=inherited-value"}, probeClientEnv...), "-p", "hi")
 
-	got := map[string]string{}
-	b, err = os.ReadFile(dump)
-	if err != nil {
-		t.Fatalf("Mastra Code did not start the probe server: %v", err)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			got[k] = v
-		}
-	}
 	want := map[string]string{
 		"E_BRACE": "set-value", "E_MIXED": "a-set-value-b", "E_DEFAULT_SET": "set-value",
 		"E_DEFAULT_UNSET": "dflt", "E_EMPTY_DEFAULT": "", "E_UNSET": "", "E_DOLLAR": "set-value",
@@ -152,16 +140,7 @@ func TestRealMastraCodeEntryFields(t *testing.T) {
 		// Not inherited: only what the entry names reaches the server.
 		"PROBE_SET": absent, "PROBE_API_KEY": absent, "PROBE_INHERIT": absent,
 	}
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		v, ok := got[k]
-		if !ok {
-			v = absent
-		}
-		t.Logf("env %-16s %-22q -> %q", k, envProbe[k], v)
-		if v != want[k] {
-			t.Errorf("env %s (%q) reached the server as %q, want %q", k, envProbe[k], v, want[k])
-		}
-	}
+	checkServerEnv(t, "env", serverEnv(t, dump, "Mastra Code"), exactly(want), envProbe)
 	if b, _ := os.ReadFile(dump + ".arg"); string(b) != "a-${PROBE_SET}-$PROBE_SET" {
 		t.Errorf("args a-${PROBE_SET}-$PROBE_SET reached the server as %q, want it as written", b)
 	}

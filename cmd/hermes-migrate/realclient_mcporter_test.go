@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -168,31 +167,13 @@ func TestRealMCPorterEntryFields(t *testing.T) {
 	t.Logf("mcporter list (%v) stdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	checkOffline(t, h.proxy, nil)
 
-	got := map[string]string{}
-	b, err := os.ReadFile(dump)
-	if err != nil {
-		t.Fatalf("MCPorter did not start the probe server: %v\n%s", err, written)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			got[k] = v
-		}
-	}
+	t.Logf("mcporter.json as written:\n%s", written)
 	want := map[string][]string{
 		"P_TOKEN": {"secret-value"}, "P_PLAIN": {"set-value"}, "P_DEFAULT": {"dflt"},
 		"P_UNSET": {absent, ""}, "P_MIXED": {absent}, "P_LITERAL": {"fixed"},
 		"PROBE_INHERIT": {"inherited-value"},
 	}
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		v, ok := got[k]
-		if !ok {
-			v = absent
-		}
-		t.Logf("env %-13s -> %q", k, v)
-		if !slices.Contains(want[k], v) {
-			t.Errorf("env %s reached the server as %q, want one of %q", k, v, want[k])
-		}
-	}
+	checkServerEnv(t, "env", serverEnv(t, dump, "MCPorter"), want, nil)
 	if b, _ := os.ReadFile(dump + ".arg"); string(b) != "a-set-value-b-" {
 		t.Errorf("args a-${PROBE_SET}-b-${PROBE_UNSET} reached the server as %q, want a-set-value-b-", b)
 	}

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -162,24 +161,5 @@ func TestRealPiEnvExpansion(t *testing.T) {
 		t.Fatal(err)
 	}
 	runPi(t, h, model, probeClientEnv, "-p", "hi")
-	b, err = os.ReadFile(dump)
-	if err != nil {
-		t.Fatalf("Pi did not start the probe server: %v", err)
-	}
-	got := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			got[k] = v
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		v, ok := got[k]
-		if !ok {
-			v = absent
-		}
-		t.Logf("pi: %-16s %-22q -> %q", k, env[k], v)
-		if v != want[k] {
-			t.Errorf("pi: %s (%q) reached the server as %q, want %q", k, env[k], v, want[k])
-		}
-	}
+	checkServerEnv(t, "pi", serverEnv(t, dump, "Pi"), exactly(want), env)
 }
