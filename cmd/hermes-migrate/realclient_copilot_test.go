@@ -168,12 +168,7 @@ done | exec "$0"`, h.toolsBin},
 		"headers": map[string]string{"Authorization": "Bearer ${PROBE_API_KEY:-}", "X-Probe": "$PROBE_SET"},
 		"tools":   []string{"*"},
 	}
-	if b, err = json.MarshalIndent(cfg, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(configPath, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, configPath, cfg)
 
 	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
 	runCopilot(t, h, model, append(slices.Clone(probeClientEnv),

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -124,10 +123,7 @@ func TestRealClientEnvExpansion(t *testing.T) {
 			switch tt.client {
 			case "claude-code":
 				probe["type"] = "stdio"
-				b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"probe": probe}})
-				if err := os.WriteFile(filepath.Join(h.home, ".claude.json"), b, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				writeJSON(t, filepath.Join(h.home, ".claude.json"), map[string]any{"mcpServers": map[string]any{"probe": probe}})
 				fake := fakeanthropic.New(t)
 				fake.Enqueue(fakeanthropic.Reply{Text: "ok"})
 				runClaude(t, h, fake, probeClientEnv, "-p", "hi")

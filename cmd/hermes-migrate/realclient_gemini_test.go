@@ -116,16 +116,7 @@ func writeGeminiUserSettings(t *testing.T, h *clientHome, extra map[string]any) 
 		"general":  map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
 	}
 	maps.Copy(settings, extra)
-	b, err := json.MarshalIndent(settings, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, p, settings)
 	return p
 }
 

@@ -87,12 +87,7 @@ func writeKiloUserConfig(t *testing.T, h *clientHome, baseURL string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, append([]byte("// The user's own settings, which must survive the migration.\n"), b...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, append([]byte("// The user's own settings, which must survive the migration.\n"), b...))
 	return p
 }
 
@@ -161,16 +156,7 @@ func TestRealKiloEnvExpansion(t *testing.T) {
 		filepath.Join(h.work, ".kilo", "kilo.json"):          plain,
 	}
 	for p, cfg := range files {
-		b, err := json.Marshal(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeJSON(t, p, cfg)
 	}
 	// With --print-logs the log shows why a file was skipped
 	// ("ConfigInvalidError skipped config due to error").

@@ -193,12 +193,7 @@ done | exec "$0"`, h.toolsBin},
 		"url":               remote.URL() + "/bearer/mcp",
 		"bearerTokenEnvVar": "PROBE_API_KEY",
 	}
-	if b, err = json.MarshalIndent(cfg, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(configPath, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, configPath, cfg)
 
 	model := newChatModel(t, nil,
 		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "call_slow", Name: "mcp__slowcall__skills_list", Arguments: `{}`}}},
@@ -317,16 +312,7 @@ func trustKimiFolder(t *testing.T, h *clientHome) {
 	}
 	sum := sha256.Sum256([]byte(h.work))
 	p := filepath.Join(h.home, ".kimi-code", "workspace-trust", "wd_work_"+hex.EncodeToString(sum[:])[:12])
-	rec, err := json.Marshal(map[string]any{"root": h.work, "trustedAt": time.Now().UnixMilli()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, rec, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, p, map[string]any{"root": h.work, "trustedAt": time.Now().UnixMilli()})
 }
 
 // TestRealKimiCodeRemoteBearer: a Hermes server reached over HTTP with

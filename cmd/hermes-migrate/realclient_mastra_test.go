@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,17 +66,7 @@ func runMastra(t *testing.T, h *clientHome, model *chatModel, extraEnv []string,
 			"name": "fake", "url": model.fake.BaseURL(), "apiKey": "sk-hermes-test", "models": []string{"fake-model"},
 		}},
 	}
-	b, err := json.MarshalIndent(settings, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(h.home, ".local", "share", "mastracode")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, filepath.Join(h.home, ".local", "share", "mastracode", "settings.json"), settings)
 	env := h.env(append([]string{
 		// Node's fetch ignores HTTPS_PROXY unless told: without it a
 		// request to another host would bypass the test's refusing
@@ -119,16 +108,7 @@ func TestRealMastraCodeEntryFields(t *testing.T) {
 			"headers": map[string]string{"Authorization": "Bearer ${PROBE_API_KEY}", "X-Probe": "$PROBE_SET"},
 		},
 	}}
-	b, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(h.home, ".mastracode"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(h.home, ".mastracode", "mcp.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, filepath.Join(h.home, ".mastracode", "mcp.json"), cfg)
 
 	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
 	runMastra(t, h, model, append([]string{"PROBE_INHERIT=inherited-value"}, probeClientEnv...), "-p", "hi")

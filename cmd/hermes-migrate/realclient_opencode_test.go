@@ -93,12 +93,7 @@ func writeOpenCodeUserConfig(t *testing.T, h *clientHome, baseURL string) string
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, append([]byte("// The user's own settings, which must survive the migration.\n"), b...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, append([]byte("// The user's own settings, which must survive the migration.\n"), b...))
 	seedOpenCodeConfigDeps(t, filepath.Dir(p))
 	return p
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -80,13 +79,7 @@ func setUpPi(t *testing.T, h *clientHome, model *chatModel) {
 		t.Fatal(err)
 	}
 	for name, v := range files {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeJSON(t, filepath.Join(dir, name), v)
 	}
 	runPi(t, h, model, nil, "install", npmFile(t, piMCPAdapter))
 	settings, err := os.ReadFile(filepath.Join(dir, "settings.json"))
@@ -153,13 +146,7 @@ func TestRealPiEnvExpansion(t *testing.T) {
 	}
 	model := newChatModel(t, nil, fakechat.Reply{Text: "ok"})
 	setUpPi(t, h, model)
-	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"probe": probe}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(h.home, ".pi", "agent", "mcp.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, filepath.Join(h.home, ".pi", "agent", "mcp.json"), map[string]any{"mcpServers": map[string]any{"probe": probe}})
 	runPi(t, h, model, probeClientEnv, "-p", "hi")
 	checkServerEnv(t, "pi", serverEnv(t, dump, "Pi"), exactly(want), env)
 }

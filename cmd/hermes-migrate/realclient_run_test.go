@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -319,4 +320,26 @@ func (r *recorder) requests() []*http.Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.reqs)
+}
+
+// writeFile writes a fixture file in a throwaway home, making its
+// directory.
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeJSON writes v as indented JSON with writeFile.
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, b)
 }
