@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,24 +31,7 @@ func TestRealKiloCallsMigratedTool(t *testing.T) {
 	// the agent's turns still get the scripted replies in order.
 	model := newChatModel(t, opencodeTitle, skillsScript(tool, `{}`, final)...)
 	configPath := writeKiloUserConfig(t, h, model.fake.BaseURL())
-	before, err := os.ReadFile(configPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := h.migrate(t, "kilo-code")
-	if !strings.Contains(report, "kilo-code: wrote ~/.config/kilo/kilo.jsonc") {
-		t.Fatalf("hermes-migrate report:\n%s", report)
-	}
-	after, err := os.ReadFile(configPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The user's comment and provider must survive the migration.
-	for _, keep := range []string{"// The user's own settings", `"baseURL": "` + model.fake.BaseURL() + `"`} {
-		if !strings.Contains(string(after), keep) {
-			t.Fatalf("kilo.jsonc lost %s in the migration; before:\n%s\nafter:\n%s", keep, before, after)
-		}
-	}
+	migrateKeepingProvider(t, h, "kilo-code", configPath, "~/.config/kilo/kilo.jsonc", model.fake.BaseURL())
 
 	stdout := runKilo(t, h, model, nil, "run", "List the Hermes skills.")
 
@@ -68,26 +50,10 @@ func TestRealKiloCallsMigratedTool(t *testing.T) {
 func writeKiloUserConfig(t *testing.T, h *clientHome, baseURL string) string {
 	t.Helper()
 	p := filepath.Join(h.home, ".config", "kilo", "kilo.jsonc")
-	cfg := map[string]any{
+	writeLocalModelConfig(t, p, map[string]any{
 		"$schema":            "https://app.kilo.ai/config.json",
-		"autoupdate":         false,
-		"share":              "disabled",
-		"model":              "local/fake-model",
 		"disabled_providers": []string{"kilo"},
-		"provider": map[string]any{
-			"local": map[string]any{
-				"npm":     "@ai-sdk/openai-compatible",
-				"name":    "Local model",
-				"options": map[string]any{"baseURL": baseURL, "apiKey": "sk-hermes-test"},
-				"models":  map[string]any{"fake-model": map[string]any{"name": "Fake model", "tool_call": true}},
-			},
-		},
-	}
-	b, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, p, append([]byte("// The user's own settings, which must survive the migration.\n"), b...))
+	}, baseURL)
 	return p
 }
 

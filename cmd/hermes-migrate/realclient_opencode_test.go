@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,24 +43,7 @@ func TestRealOpenCodeCallsMigratedTool(t *testing.T) {
 	const final = "Hermes has the interop skills."
 	model := newChatModel(t, opencodeTitle, skillsScript(tool, `{}`, final)...)
 	configPath := writeOpenCodeUserConfig(t, h, model.fake.BaseURL())
-	before, err := os.ReadFile(configPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := h.migrate(t, "opencode")
-	if !strings.Contains(report, "opencode: wrote ~/.config/opencode/opencode.jsonc") {
-		t.Fatalf("hermes-migrate report:\n%s", report)
-	}
-	after, err := os.ReadFile(configPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The user's comment and provider must survive the migration.
-	for _, keep := range []string{"// The user's own settings", `"baseURL": "` + model.fake.BaseURL() + `"`} {
-		if !strings.Contains(string(after), keep) {
-			t.Fatalf("opencode.jsonc lost %s in the migration; before:\n%s\nafter:\n%s", keep, before, after)
-		}
-	}
+	migrateKeepingProvider(t, h, "opencode", configPath, "~/.config/opencode/opencode.jsonc", model.fake.BaseURL())
 
 	stdout := runOpenCode(t, h, model, "run", "List the Hermes skills.")
 
@@ -75,8 +59,17 @@ func TestRealOpenCodeCallsMigratedTool(t *testing.T) {
 func writeOpenCodeUserConfig(t *testing.T, h *clientHome, baseURL string) string {
 	t.Helper()
 	p := filepath.Join(h.home, ".config", "opencode", "opencode.jsonc")
+	writeLocalModelConfig(t, p, map[string]any{"$schema": "https://opencode.ai/config.json"}, baseURL)
+	seedOpenCodeConfigDeps(t, filepath.Dir(p))
+	return p
+}
+
+// writeLocalModelConfig writes an OpenCode-style config (OpenCode's own,
+// or Kilo's, which forks it) at p: fields plus a model at baseURL behind
+// an OpenAI-compatible provider, after a comment of the user's.
+func writeLocalModelConfig(t *testing.T, p string, fields map[string]any, baseURL string) {
+	t.Helper()
 	cfg := map[string]any{
-		"$schema":    "https://opencode.ai/config.json",
 		"autoupdate": false,
 		"share":      "disabled",
 		"model":      "local/fake-model",
@@ -89,13 +82,39 @@ func writeOpenCodeUserConfig(t *testing.T, h *clientHome, baseURL string) string
 			},
 		},
 	}
+	maps.Copy(cfg, fields)
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, p, append([]byte("// The user's own settings, which must survive the migration.\n"), b...))
-	seedOpenCodeConfigDeps(t, filepath.Dir(p))
-	return p
+	writeFile(t, p, append([]byte(userComment+"\n"), b...))
+}
+
+// userComment opens the configs writeLocalModelConfig writes.
+const userComment = "// The user's own settings, which must survive the migration."
+
+// migrateKeepingProvider runs `hermes-migrate --client client`, which must
+// report writing shown (path as the report spells it), and checks that
+// the user's comment and provider in path survive it.
+func migrateKeepingProvider(t *testing.T, h *clientHome, client, path, shown, baseURL string) {
+	t.Helper()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := h.migrate(t, client)
+	if !strings.Contains(report, client+": wrote "+shown) {
+		t.Fatalf("hermes-migrate report:\n%s", report)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []string{userComment, `"baseURL": "` + baseURL + `"`} {
+		if !strings.Contains(string(after), keep) {
+			t.Fatalf("%s lost %s in the migration; before:\n%s\nafter:\n%s", filepath.Base(path), keep, before, after)
+		}
+	}
 }
 
 // seedOpenCodeConfigDeps leaves a config directory as OpenCode's first
