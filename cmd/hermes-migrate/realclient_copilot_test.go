@@ -144,10 +144,7 @@ func TestRealCopilotCLIEntryFields(t *testing.T) {
 		return map[string]any{
 			"type":    "stdio",
 			"command": "/bin/sh",
-			"args": []string{"-c", `while IFS= read -r line; do
-  case "$line" in *'"tools/list"'*) sleep 2;; esac
-  printf '%s\n' "$line"
-done | exec "$0"`, h.toolsBin},
+			"args":    delayedArgs(h.toolsBin, "tools/list"),
 			"tools":   []string{"*"},
 			"timeout": timeout,
 		}

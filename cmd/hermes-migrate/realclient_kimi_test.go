@@ -149,12 +149,9 @@ func TestRealKimiCodeEntryFields(t *testing.T) {
 	// with 5000 present.
 	slow := func(timeout int) map[string]any {
 		return map[string]any{
-			"transport": "stdio",
-			"command":   "/bin/sh",
-			"args": []string{"-c", `while IFS= read -r line; do
-  case "$line" in *'"tools/list"'*) sleep 2;; esac
-  printf '%s\n' "$line"
-done | exec "$0"`, h.toolsBin},
+			"transport":        "stdio",
+			"command":          "/bin/sh",
+			"args":             delayedArgs(h.toolsBin, "tools/list"),
 			"startupTimeoutMs": timeout,
 		}
 	}
@@ -164,12 +161,9 @@ done | exec "$0"`, h.toolsBin},
 	// with a toolTimeoutMs of 1000: the call must fail, so toolTimeoutMs
 	// is milliseconds and covers each call.
 	cfg.MCPServers["slowcall"] = map[string]any{
-		"transport": "stdio",
-		"command":   "/bin/sh",
-		"args": []string{"-c", `while IFS= read -r line; do
-  case "$line" in *'"tools/call"'*) sleep 2;; esac
-  printf '%s\n' "$line"
-done | exec "$0"`, h.toolsBin},
+		"transport":     "stdio",
+		"command":       "/bin/sh",
+		"args":          delayedArgs(h.toolsBin, "tools/call"),
 		"toolTimeoutMs": 1000,
 	}
 	// A server turned off stays off: its tools are not offered.

@@ -343,3 +343,13 @@ func writeJSON(t *testing.T, path string, v any) {
 	}
 	writeFile(t, path, b)
 }
+
+// delayedArgs are /bin/sh's arguments for running the MCP server bin with
+// every client message of the given method held back 2 s: the way to probe
+// what a client's timeouts cover, and in which unit.
+func delayedArgs(bin, method string) []string {
+	return []string{"-c", `while IFS= read -r line; do
+  case "$line" in *'"` + method + `"'*) sleep 2;; esac
+  printf '%s\n' "$line"
+done | exec "$0"`, bin}
+}
