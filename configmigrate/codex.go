@@ -510,6 +510,16 @@ func dedupePlugins(in []Plugin) []Plugin {
 	return out
 }
 
+// shellRef is v as a POSIX shell would write it inside double quotes, for
+// a note that tells the user what to export: "Bearer ${T}", "${T:-x}".
+func shellRef(v Value) string {
+	ref := "${" + v.Ref + "}"
+	if v.HasDefault {
+		ref = "${" + v.Ref + ":-" + v.Default + "}"
+	}
+	return v.Prefix + ref
+}
+
 // codexServer renders a server's keys in codex's vocabulary. Secrets stay
 // references: ${VAR} env values become env_vars, header references become
 // bearer_token_env_var or env_http_headers. What codex cannot express is
@@ -539,7 +549,14 @@ func codexServer(s Server) (lines []string, notes []string) {
 					note("env %s: codex forwards the variable but has no defaults, so the default after :- is dropped; set %s where codex runs", e.Key, e.Key)
 				}
 			case e.Value.IsRef():
-				note("env %s (its value refers to ${%s}; codex passes variables only under their own name: set %s in codex's environment instead)", e.Key, e.Value.Ref, e.Key)
+				// Codex forwards a variable only under its own name, so the
+				// server's name goes into env_vars and the user exports it
+				// from the referenced one where codex runs; without the
+				// env_vars entry even an exported value never arrives.
+				if !slices.Contains(envVars, e.Key) {
+					envVars = append(envVars, e.Key)
+				}
+				note("env %s refers to ${%s}, and codex forwards a variable only under its own name: export %s=\"%s\" where codex runs", e.Key, e.Value.Ref, e.Key, shellRef(e.Value))
 			case e.Value.HasEmbeddedRef():
 				note("env %s (a variable inside a longer value cannot be referenced in codex)", e.Key)
 			default:

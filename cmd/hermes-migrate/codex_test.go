@@ -181,3 +181,62 @@ func withCodex(t *testing.T, bin string, env []string, fn func(context.Context, 
 	}
 	fn(ctx, c)
 }
+
+// TestRealCodexForwardsReferencedSecret is the README's own example from
+// the far side: a Hermes server whose env refers to another variable
+// (GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}"). Codex hands a stdio
+// server only its default variables, env and env_vars, and forwards a
+// variable only under its own name; so after migrating, a user who
+// exports what the note says must see the token reach the server started
+// by the real codex, and the referenced variable itself must not.
+func TestRealCodexForwardsReferencedSecret(t *testing.T) {
+	codexBin := codextest.Binary(t)
+	h := codextest.NewHome(t)
+	proxy := codextest.NewProxy(t)
+	hermesHome := filepath.Join(t.TempDir(), "hermes")
+	if err := os.Mkdir(hermesHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(t.TempDir(), "probe-env")
+	yamlText := "mcp_servers:\n  github:\n    command: /bin/sh\n" +
+		"    args: [\"-c\", 'env > \"$0\"; exit 1', " + dump + "]\n" +
+		"    env: { GITHUB_PERSONAL_ACCESS_TOKEN: \"${GITHUB_TOKEN}\" }\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(yamlText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{
+		"--codex-home", h.CodexHome, "--hermes-home", hermesHome,
+		"--hermes-tools-command", toolsbuild.ServerBinary(t), "--codex-bin", codexBin, "--no-plugins",
+	}, &out, &errb, deps{getenv: func(string) string { return "" }, environ: func() []string { return nil },
+		executable: os.Executable, lookPath: exec.LookPath})
+	if code != exitOK {
+		t.Fatalf("hermes-migrate exit %d: %s", code, errb.String())
+	}
+	t.Logf("hermes-migrate:\n%s", out.String())
+	if want := `export GITHUB_PERSONAL_ACCESS_TOKEN="${GITHUB_TOKEN}"`; !strings.Contains(out.String(), want) {
+		t.Errorf("the report does not tell the user to %s:\n%s", want, out.String())
+	}
+
+	// The user did as told: both variables are in codex's environment.
+	env := append(h.Env(proxy.URL()), "GITHUB_TOKEN=tok-123", "GITHUB_PERSONAL_ACCESS_TOKEN=tok-123")
+	withCodex(t, codexBin, env, func(ctx context.Context, c *bridge.Client) {
+		// Codex starts its MCP servers in the background; asking for their
+		// status makes sure it has begun, then the probe's dump is awaited.
+		_ = c.Call(ctx, "mcpServerStatus/list", map[string]any{"detail": "full"}, nil)
+		for {
+			if b, err := os.ReadFile(dump); err == nil && len(b) > 0 {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatal("codex never started the github server")
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+	checkServerEnv(t, "codex", serverEnv(t, dump, "codex"), map[string][]string{
+		"GITHUB_PERSONAL_ACCESS_TOKEN": {"tok-123"},
+		"GITHUB_TOKEN":                 {absent},
+	}, nil)
+}
