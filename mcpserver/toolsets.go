@@ -26,8 +26,12 @@ type Env struct {
 	Home string
 	// Config is the Hermes home's config.yaml.
 	Config hermeshome.Config
-	// Getenv reads the environment; nil means os.Getenv.
-	Getenv func(string) string
+	// Getenv reads the environment; nil means os.Getenv. LookupEnv is
+	// the same environment for the tools that tell unset from empty; nil
+	// means os.LookupEnv. hermes-tools-mcp passes the process environment
+	// with the Hermes home's .env loaded over it (internal/hermesenv).
+	Getenv    func(string) string
+	LookupEnv func(string) (string, bool)
 	// Skills is the library the skills toolset serves; nil builds one with
 	// NewSkillsLibrary. Pass the same library as Options.Skills so the
 	// skills extension and the tools share one index.

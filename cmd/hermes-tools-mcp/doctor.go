@@ -7,13 +7,37 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver"
 )
+
+// keysLine names the set variables by where they came from, values never
+// shown: "OPENROUTER_API_KEY (~/.hermes/.env), TAVILY_API_KEY (environment)".
+func keysLine(keys []doctorKey) string {
+	if len(keys) == 0 {
+		return "none set (put API keys in the Hermes home's .env, or in the environment)"
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k.Name + " (" + k.Source + ")"
+	}
+	return strings.Join(parts, ", ")
+}
 
 // doctorReport is the machine-readable form of `doctor --json`.
 type doctorReport struct {
 	Version    string       `json:"version"`
 	HermesHome string       `json:"hermes_home"`
+	Profile    string       `json:"profile"`
+	HomeSource string       `json:"hermes_home_source"`
 	Config     string       `json:"config"`
+	// Keys are the variables the tools read that are set, and where each
+	// came from: the home's .env or the environment. Never their values.
+	Keys []doctorKey `json:"keys"`
+	// EnvNotes are problems with the home's .env (lines skipped, a file
+	// that could not be read).
+	EnvNotes []string `json:"env_notes,omitempty"`
 	Toolsets   []string     `json:"toolsets"`
 	Source     string       `json:"toolsets_source"`
 	Tools      []doctorTool `json:"tools"`
@@ -27,6 +51,11 @@ type doctorSkill struct {
 	Reason string `json:"reason"`
 }
 
+type doctorKey struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+}
+
 type doctorTool struct {
 	Name    string `json:"name"`
 	Toolset string `json:"toolset"`
@@ -38,9 +67,18 @@ func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 	rep := doctorReport{
 		Version:    buildVersion(),
 		HermesHome: s.home,
+		Profile:    s.selection.Profile,
+		HomeSource: s.selection.Source,
 		Config:     s.configPath,
+		Keys:       []doctorKey{},
+		EnvNotes:   s.env.Notes,
 		Toolsets:   s.plan.Toolsets,
 		Source:     s.source,
+	}
+	for _, name := range mcpserver.EnvVarNames() {
+		if src := s.env.Source(name); src != "" && name != hermeshome.EnvVar {
+			rep.Keys = append(rep.Keys, doctorKey{Name: name, Source: src})
+		}
 	}
 	for _, e := range s.plan.Entries {
 		rep.Tools = append(rep.Tools, doctorTool{Name: e.Tool.Name, Toolset: e.Toolset, Enabled: e.Enabled, Reason: e.Reason})
@@ -66,7 +104,11 @@ func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 		}
 	}
 	fmt.Fprintf(w, "hermes-tools-mcp %s\n", rep.Version)
-	fmt.Fprintf(w, "Hermes home: %s\n", rep.HermesHome)
+	fmt.Fprintf(w, "Hermes home: %s (profile %s, from %s)\n", rep.HermesHome, rep.Profile, rep.HomeSource)
+	fmt.Fprintf(w, "Keys:        %s\n", keysLine(rep.Keys))
+	for _, n := range rep.EnvNotes {
+		fmt.Fprintf(w, "             warning: %s\n", n)
+	}
 	fmt.Fprintf(w, "Toolsets:    %s (from %s)\n", strings.Join(rep.Toolsets, ", "), rep.Source)
 	fmt.Fprintf(w, "Tools:       %d of %d exposed\n\n", enabled, len(rep.Tools))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

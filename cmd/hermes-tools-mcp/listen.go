@@ -42,7 +42,7 @@ func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger,
 		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
 		return exitUsage
 	}
-	token, err := readToken(opts.tokenFile, os.Getenv)
+	token, err := readToken(opts.tokenFile, setup.env.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-tools-mcp: %v\n", err)
 		return exitUsage

@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/hermes-go/hermes/internal/buildinfo"
+	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/protostdio"
 	"github.com/hermes-go/hermes/mcpserver"
@@ -54,6 +55,7 @@ type options struct {
 	toolsets     string
 	excludeTools string
 	hermesHome   string
+	profile      hermeshome.ProfileFlag
 	logLevel     string
 	browserPath  string
 	showVersion  bool
@@ -85,7 +87,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Logs go to stderr only: stdout is the protocol.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	setup, err := configure(opts, log)
+	setup, err := configure(opts, log, os.Environ())
 	defer func() {
 		if err := setup.toolbox.Close(); err != nil {
 			fmt.Fprintf(stderr, "hermes-tools-mcp: closing tools: %v\n", err)
@@ -168,8 +170,16 @@ Flags:
 `)
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), `
+  -p, --profile NAME
+    	serve the Hermes profile NAME (~/.hermes/profiles/NAME; "default" is the main home), as the
+    	Python Hermes' -p does; without it, the profile named in ~/.hermes/active_profile, if any
+
 Exit codes: 0 stdin closed or interrupted; 1 failure while serving; 2 bad flags or configuration.
 `)
+	}
+	var err error
+	if opts.profile, args, err = hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(fs)); err != nil {
+		return opts, err
 	}
 	if err := fs.Parse(args); err != nil {
 		return opts, err
@@ -204,8 +214,10 @@ func parseLevel(s string) (slog.Level, error) {
 // setup is the resolved configuration of one run.
 type setup struct {
 	home       string
+	selection  hermeshome.Selection
+	env        *hermesenv.Env
 	configPath string
-	selection  mcpserver.Selection
+	toolsets   mcpserver.Selection
 	source     string // where the toolset selection came from
 	plan       mcpserver.Plan
 	skills     *skills.Library
@@ -213,34 +225,42 @@ type setup struct {
 	toolbox *mcpserver.Toolbox
 }
 
-func configure(opts options, log *slog.Logger) (setup, error) {
+// configure resolves the home (profile included) and its environment
+// (the home's .env over environ), then builds the tools from them.
+func configure(opts options, log *slog.Logger, environ []string) (setup, error) {
 	var s setup
-	home, err := hermeshome.Resolve(opts.hermesHome, nil)
+	sel, err := hermeshome.Select(opts.hermesHome, opts.profile, lookupIn(environ))
 	if err != nil {
 		return s, err
 	}
-	s.home = home
+	home := sel.Home
+	s.home, s.selection = home, sel
+	s.env = hermesenv.Load(home, environ)
+	s.env.Set(hermeshome.EnvVar, home)
+	for _, n := range s.env.Notes {
+		log.Warn(n)
+	}
 	s.configPath = home + string(os.PathSeparator) + hermeshome.ConfigFile
 	cfg, err := hermeshome.LoadConfig(home)
 	if err != nil {
 		return s, err
 	}
-	s.selection = mcpserver.Selection{
+	s.toolsets = mcpserver.Selection{
 		Toolsets:     cfg.HermesTools.Toolsets,
 		ExcludeTools: cfg.HermesTools.ExcludeTools,
 	}
 	s.source = "config.yaml hermes_tools.toolsets"
-	if len(s.selection.Toolsets) == 0 {
+	if len(s.toolsets.Toolsets) == 0 {
 		s.source = "default"
 	}
 	if opts.toolsets != "" {
-		s.selection.Toolsets = splitList(opts.toolsets)
+		s.toolsets.Toolsets = splitList(opts.toolsets)
 		s.source = "--toolsets"
 	}
 	if opts.excludeTools != "" {
-		s.selection.ExcludeTools = append(s.selection.ExcludeTools, splitList(opts.excludeTools)...)
+		s.toolsets.ExcludeTools = append(s.toolsets.ExcludeTools, splitList(opts.excludeTools)...)
 	}
-	env := mcpserver.Env{Home: home, Config: cfg, BrowserPath: opts.browserPath, Logger: log}
+	env := mcpserver.Env{Home: home, Config: cfg, Getenv: s.env.Getenv, LookupEnv: s.env.LookupEnv, BrowserPath: opts.browserPath, Logger: log}
 	if env.BrowserAllowPrivateURLs, err = browserPrivateURLs(opts, home, log); err != nil {
 		return s, err
 	}
@@ -258,7 +278,7 @@ func configure(opts options, log *slog.Logger) (setup, error) {
 	if err != nil {
 		return s, fmt.Errorf("tool registry: %w", err)
 	}
-	s.plan, err = reg.Resolve(s.selection)
+	s.plan, err = reg.Resolve(s.toolsets)
 	if err != nil {
 		return s, fmt.Errorf("%s (set by %s; `hermes-tools-mcp doctor --toolsets all` lists every tool)", err, blame(reg, s, cfg.HermesTools.ExcludeTools))
 	}
@@ -269,13 +289,25 @@ func configure(opts options, log *slog.Logger) (setup, error) {
 // else the excluded tools in config.yaml, else --exclude-tools. Resolving
 // again is cheap and happens only on this error path.
 func blame(reg *mcpserver.Registry, s setup, cfgExclude []string) string {
-	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.selection.Toolsets}); err != nil {
+	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.toolsets.Toolsets}); err != nil {
 		return s.source
 	}
-	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.selection.Toolsets, ExcludeTools: cfgExclude}); err != nil {
+	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.toolsets.Toolsets, ExcludeTools: cfgExclude}); err != nil {
 		return "config.yaml hermes_tools.exclude_tools"
 	}
 	return "--exclude-tools"
+}
+
+// lookupIn is getenv over an environ list.
+func lookupIn(environ []string) func(string) string {
+	return func(k string) string {
+		for _, kv := range environ {
+			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
+				return v
+			}
+		}
+		return ""
+	}
 }
 
 func splitList(s string) []string {

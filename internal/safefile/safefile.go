@@ -233,3 +233,13 @@ func Describe(m fs.FileMode) string {
 	}
 	return "not a regular file"
 }
+
+// ReadUserFile reads a file the user keeps wherever they like (a .env,
+// config.yaml, a marker file): links are followed to any place, but what
+// they lead to must be a regular file of at most limit bytes. It never
+// blocks on a FIFO or a device put at the path, and never reads a byte of
+// a file it refuses. path must be absolute.
+func ReadUserFile(path string, limit int64) ([]byte, error) {
+	root := filepath.VolumeName(path) + string(filepath.Separator)
+	return ReadFile(root, path, limit)
+}

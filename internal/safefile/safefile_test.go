@@ -120,3 +120,29 @@ func TestOpen(t *testing.T) {
 		})
 	}
 }
+
+func TestReadUserFile(t *testing.T) {
+	dir := t.TempDir()
+	other := t.TempDir()
+	target := filepath.Join(other, "real.env")
+	if err := os.WriteFile(target, []byte("A=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, ".env")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	// A link out of the directory is the user's choice: followed.
+	if b, err := ReadUserFile(link, 100); err != nil || string(b) != "A=1\n" {
+		t.Fatalf("ReadUserFile through a link = %q, %v", b, err)
+	}
+	if _, err := ReadUserFile(link, 2); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v, want ErrTooLarge", err)
+	}
+	if _, err := ReadUserFile(dir, 100); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("a directory: %v, want ErrNotRegular", err)
+	}
+	if _, err := ReadUserFile(filepath.Join(dir, "missing"), 100); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v, want fs.ErrNotExist", err)
+	}
+}
