@@ -27,20 +27,20 @@ func keysLine(keys []doctorKey) string {
 
 // doctorReport is the machine-readable form of `doctor --json`.
 type doctorReport struct {
-	Version    string       `json:"version"`
-	HermesHome string       `json:"hermes_home"`
-	Profile    string       `json:"profile"`
-	HomeSource string       `json:"hermes_home_source"`
-	Config     string       `json:"config"`
+	Version    string `json:"version"`
+	HermesHome string `json:"hermes_home"`
+	Profile    string `json:"profile"`
+	HomeSource string `json:"hermes_home_source"`
+	Config     string `json:"config"`
 	// Keys are the variables the tools read that are set, and where each
 	// came from: the home's .env or the environment. Never their values.
 	Keys []doctorKey `json:"keys"`
 	// EnvNotes are problems with the home's .env (lines skipped, a file
 	// that could not be read).
-	EnvNotes []string `json:"env_notes,omitempty"`
-	Toolsets   []string     `json:"toolsets"`
-	Source     string       `json:"toolsets_source"`
-	Tools      []doctorTool `json:"tools"`
+	EnvNotes []string     `json:"env_notes,omitempty"`
+	Toolsets []string     `json:"toolsets"`
+	Source   string       `json:"toolsets_source"`
+	Tools    []doctorTool `json:"tools"`
 	// SkillsNotServed are skills the library refuses (links out of the
 	// skills directory, files that are not regular, SKILL.md too large).
 	SkillsNotServed []doctorSkill `json:"skills_not_served,omitempty"`

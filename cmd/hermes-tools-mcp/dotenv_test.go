@@ -28,7 +28,7 @@ func profileRoot(t *testing.T, fake *fakeapis.Server) (root, work string) {
 	files := map[string]string{
 		filepath.Join(root, ".env"): "TAVILY_API_KEY=tvly-root-key-not-this-one\n",
 		// As `hermes config set` writes it, plus a comment and quotes.
-		filepath.Join(work, ".env"): "# keys\nTAVILY_API_KEY=\"" + fakeapis.TavilyKey + "\"\nexport TAVILY_BASE_URL=" + fake.Base(fakeapis.Tavily) + " # local fake\n",
+		filepath.Join(work, ".env"):        "# keys\nTAVILY_API_KEY=\"" + fakeapis.TavilyKey + "\"\nexport TAVILY_BASE_URL=" + fake.Base(fakeapis.Tavily) + " # local fake\n",
 		filepath.Join(work, "config.yaml"): "web:\n  allow_private_urls: true\n",
 	}
 	for p, text := range files {
