@@ -8,6 +8,7 @@ package configmigrate
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/envref"
@@ -107,3 +108,38 @@ type Server struct {
 
 // IsStdio reports whether the server is started as a subprocess.
 func (s Server) IsStdio() bool { return s.Command != "" }
+
+// ReferencedVars names the variables s refers to, anywhere a client
+// could expand one (command, args, env, url, headers), in order.
+func ReferencedVars(s Server) []string {
+	var out []string
+	add := func(name string) {
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	text := func(t string) {
+		for _, f := range envref.FindBraced(t) {
+			add(f.Ref.Name)
+		}
+		if r, ok := envref.Whole(t); ok {
+			add(r.Name)
+		}
+	}
+	value := func(v Value) {
+		add(v.Ref)
+		text(v.Literal)
+	}
+	text(s.Command)
+	for _, a := range s.Args {
+		text(a)
+	}
+	for _, kv := range s.Env {
+		value(kv.Value)
+	}
+	text(s.URL)
+	for _, kv := range s.Headers {
+		value(kv.Value)
+	}
+	return out
+}

@@ -64,6 +64,11 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer, d dep
 		fmt.Fprint(fs.Output(), "hermes-migrate list shows every MCP client found on this machine, whether hermes-tools is registered there\n(its binary, version, and whether that path is stale) and which of your Hermes servers are synced.\n\nUsage:\n  hermes-migrate list [flags]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
+	profile, args, err := hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(fs))
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
+		return exitUsage
+	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	} else if err != nil {
@@ -84,7 +89,12 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer, d dep
 		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
 		return exitUsage
 	}
-	list, err := listClients(ctx, d, *hermesHome, *codexHome, root)
+	sel, err := hermeshome.Select(*hermesHome, profile, d.getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
+		return exitUsage
+	}
+	list, err := listClients(ctx, d, sel.Home, *codexHome, root)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
 		return exitFailure

@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/filelock"
+	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver"
 )
@@ -98,6 +100,7 @@ type options struct {
 	remove             bool
 	codexHome          string
 	hermesHome         string
+	profile            hermeshome.ProfileFlag
 	noPlugins          bool
 	hermesToolsCommand string
 	toolsApproval      string
@@ -170,6 +173,10 @@ Exit codes:
      end, two sections); nothing was written, the message names the lines
 `)
 	}
+	var err error
+	if o.profile, args, err = hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(fs)); err != nil {
+		return o, err
+	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -209,6 +216,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 	}
 	d.stderr = stderr
 	if err := checkFlags(o, d); err != nil {
+		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
+		return exitUsage
+	}
+	// A profile that does not exist is a mistake on the command line (or
+	// in active_profile), said once before any client is touched.
+	if _, _, err := hermesHome(o, d); err != nil && (o.profile.Set || !o.remove) {
 		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
 		return exitUsage
 	}
@@ -261,8 +274,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 		h.project = projectNote(o)
 	}
 	if h.toolsEntry {
-		h.vars = setVariables(d.getenv)
-		h.needs, h.needsErr = needsFor(o, d)
+		home, _, err := hermesHome(o, d)
+		if err != nil {
+			fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
+			return exitUsage
+		}
+		// The home's .env as hermes-tools-mcp will load it: its keys need
+		// nothing from the clients, but a user server's reference to one
+		// of them does (a client reads its own environment, not the file).
+		env := hermesenv.Load(home, d.environ())
+		h.vars, h.dotenvVars, h.dotenvFile = setVariables(env), dotenvVariables(env), env.File
+		h.needs, h.needsErr = needsFor(home, env.Getenv)
+		if slices.Contains(clients, "codex") || o.userServers {
+			h.dotenvRefs = dotenvReferences(home, env, d.getenv)
+		}
 	}
 	writeReports(stdout, reports, h)
 	return exitOK
@@ -337,11 +362,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// hermesHome resolves the Hermes home and reports whether the user set one
-// explicitly (only then is HERMES_HOME written into client configs).
+// hermesHome resolves the Hermes home as the Python Hermes does (-p,
+// HERMES_HOME, the sticky active_profile) and reports whether the user
+// chose it for this run: only then is HERMES_HOME written into client
+// configs; a home the sticky profile picked is left for hermes-tools-mcp
+// to pick the same way, so `hermes profile use` keeps working.
 func hermesHome(o options, d deps) (home string, explicit bool, err error) {
-	home, err = hermeshome.Resolve(o.hermesHome, d.getenv)
-	return home, o.hermesHome != "" || d.getenv(hermeshome.EnvVar) != "", err
+	sel, err := hermeshome.Select(o.hermesHome, o.profile, d.getenv)
+	return sel.Home, sel.Explicit(), err
 }
 
 // codexJob turns the flags into the codex job; its hermes-tools entry is
@@ -377,7 +405,7 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 	if o.projectRoot != "" {
 		// The lock goes in the Hermes home, not the project (as
 		// clientsync.Job does for the other clients' project files).
-		home, err := hermeshome.Resolve(o.hermesHome, d.getenv)
+		home, _, err := hermesHome(o, d)
 		if err != nil {
 			return job, err
 		}
@@ -423,9 +451,13 @@ func migrateJSONClient(ctx context.Context, client string, o options, d deps) (c
 	if err != nil {
 		return rep, err
 	}
+	home, _, err := hermesHome(o, d)
+	if err != nil && !o.remove {
+		return rep, err
+	}
 	job := clientsync.Job{
 		Client:      c,
-		HermesHome:  o.hermesHome,
+		HermesHome:  home,
 		UserServers: o.userServers,
 		Remove:      o.remove,
 		DryRun:      o.dryRun,

@@ -47,11 +47,23 @@ func (e *testEnv) deps() deps {
 		getenv:     func(k string) string { return e.env[k] },
 		executable: func() (string, error) { return e.toolsBin, nil }, // installed side by side
 		lookPath:   func(string) (string, error) { return "", errors.New("not on PATH") },
-		environ:    func() []string { return nil },
+		environ:    environOf(e.env),
 		discoverPlugins: func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
 			e.discoverCalls++
 			return e.plugins, e.pluginErr
 		},
+	}
+}
+
+// environOf is os.Environ over a test's variables, so that what a run
+// reads through getenv and what it hands on through environ agree.
+func environOf(m map[string]string) func() []string {
+	return func() []string {
+		var out []string
+		for k, v := range m {
+			out = append(out, k+"="+v)
+		}
+		return out
 	}
 }
 

@@ -16,13 +16,11 @@ type toolNeed struct {
 	tools, vars []string
 }
 
-// needsFor is toolNeeds for the Hermes home this run uses.
-func needsFor(o options, d deps) ([]toolNeed, error) {
-	home, _, err := hermesHome(o, d)
-	if err != nil {
-		return nil, err
-	}
-	return toolNeeds(home, d.getenv)
+// needsFor is toolNeeds for the Hermes home this run uses, with getenv
+// the environment hermes-tools-mcp will see there (the home's .env
+// included).
+func needsFor(home string, getenv func(string) string) ([]toolNeed, error) {
+	return toolNeeds(home, getenv)
 }
 
 // toolNeeds asks hermes-tools' own availability checks, the ones its

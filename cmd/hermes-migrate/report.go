@@ -11,6 +11,8 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/atomicfile"
+	"github.com/hermes-go/hermes/internal/hermesenv"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver"
 )
 
@@ -19,9 +21,17 @@ type humanReport struct {
 	verbose bool
 	// home is $HOME, shown as ~ so paths stay short and copyable.
 	home string
-	// vars are the variables hermes-tools reads that are set here; nil
-	// when the run registered no hermes-tools entry (--remove).
+	// vars are the variables hermes-tools reads that are set in this
+	// environment (not by the home's .env); nil when the run registered no
+	// hermes-tools entry (--remove).
 	vars []string
+	// dotenvVars are those the home's .env (dotenvFile) sets: hermes-tools
+	// reads that file itself, so they need nothing from the clients.
+	dotenvVars []string
+	dotenvFile string
+	// dotenvRefs are variables the user's servers refer to that only the
+	// home's .env sets, with the servers: the clients cannot see them.
+	dotenvRefs []dotenvRef
 	// toolsEntry says the run registered hermes-tools somewhere, so the
 	// variables it reads are worth one line.
 	toolsEntry bool
@@ -38,11 +48,58 @@ type humanReport struct {
 // where hermes-migrate runs: the keys the user has, which every client must
 // hand on to hermes-tools. The other names are written too (so a key set
 // later works) but need nothing from the user.
-func setVariables(getenv func(string) string) []string {
+func setVariables(env *hermesenv.Env) []string {
 	var out []string
 	for _, v := range mcpserver.EnvVarNames() {
-		if getenv(v) != "" {
+		if env.Source(v) == "environment" && v != hermeshome.EnvVar {
 			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// dotenvVariables are the variables hermes-tools reads that the home's
+// .env sets.
+func dotenvVariables(env *hermesenv.Env) []string {
+	var out []string
+	for _, v := range mcpserver.EnvVarNames() {
+		if env.FromFile(v) && env.Getenv(v) != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// dotenvRef is a variable only the home's .env sets that user servers
+// refer to.
+type dotenvRef struct {
+	name    string
+	servers []string
+}
+
+// dotenvReferences finds, in the user's servers in config.yaml, the
+// variables they refer to that the home's .env sets and the environment
+// clients start in (getenv) does not: the Python Hermes resolves them
+// from that file, a client never will.
+func dotenvReferences(home string, env *hermesenv.Env, getenv func(string) string) []dotenvRef {
+	servers, err := userServers(home, getenv)
+	if err != nil {
+		return nil // the migration itself reported the file's problem
+	}
+	var out []dotenvRef
+	for _, s := range servers {
+		for _, name := range configmigrate.ReferencedVars(s) {
+			if !env.FromFile(name) || getenv(name) != "" {
+				continue
+			}
+			i := slices.IndexFunc(out, func(r dotenvRef) bool { return r.name == name })
+			if i < 0 {
+				out = append(out, dotenvRef{name: name})
+				i = len(out) - 1
+			}
+			if !slices.Contains(out[i].servers, s.Name) {
+				out[i].servers = append(out[i].servers, s.Name)
+			}
 		}
 	}
 	return out
@@ -316,6 +373,13 @@ func writeVariables(w io.Writer, h humanReport, noVars []clientReport) {
 	if h.needsErr != nil {
 		fmt.Fprintf(w, "warning: could not check which hermes-tools tools wait for a variable: %v\n", h.needsErr)
 	}
+	if len(h.dotenvVars) > 0 {
+		fmt.Fprintf(w, "hermes-tools reads %s from %s itself: nothing to pass on.\n", strings.Join(h.dotenvVars, ", "), tilde(h.dotenvFile, h.home))
+	}
+	for _, r := range h.dotenvRefs {
+		fmt.Fprintf(w, "warning: %s, which your server%s %s refer%s to, is set only in %s; MCP clients do not read that file: export it where they start.\n",
+			r.name, plural(len(r.servers)), andList(r.servers), map[bool]string{true: "", false: "s"}[len(r.servers) > 1], tilde(h.dotenvFile, h.home))
+	}
 	if len(h.vars) == 0 {
 		return
 	}
@@ -351,4 +415,11 @@ func tilde(p, home string) string {
 		return p
 	}
 	return "~" + string(filepath.Separator) + rel
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

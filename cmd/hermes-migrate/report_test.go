@@ -71,7 +71,7 @@ func newRealHome(t testing.TB) *realHome {
 func (h *realHome) deps() deps {
 	return deps{
 		getenv:     func(k string) string { return h.env[k] },
-		environ:    func() []string { return nil },
+		environ:    func() []string { return environOf(h.env)() },
 		executable: func() (string, error) { return h.toolsBin, nil },
 		lookPath: func(name string) (string, error) {
 			if slices.Contains(h.onPath, name) {
