@@ -4,6 +4,12 @@
 // the loop and calls back into hermes-tools).
 package agentcore
 
+// Kinds of Result.ErrorKind.
+const (
+	ErrorTransient = "transient"
+	ErrorTerminal  = "terminal"
+)
+
 // Usage counts tokens for one turn.
 type Usage struct {
 	InputTokens     int64 `json:"input_tokens"`
@@ -27,7 +33,13 @@ type Result struct {
 	Interrupted    bool `json:"interrupted"`
 	// Error says what went wrong and how to recover (e.g. how to fall back
 	// to the native runtime); empty on success.
-	Error         string `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// ErrorKind classifies a model API failure: ErrorTransient (rate
+	// limits, overload, server errors: worth retrying later) or
+	// ErrorTerminal (rejected credentials, an unknown model: retrying
+	// cannot help); empty for anything else. A kanban worker's exit code
+	// says which, for the dispatcher.
+	ErrorKind     string `json:"error_kind,omitempty"`
 	Model         string `json:"model,omitempty"`
 	Provider      string `json:"provider,omitempty"`
 	SessionID     string `json:"session_id,omitempty"`

@@ -15,6 +15,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -41,6 +42,7 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
+	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -100,6 +102,17 @@ type Options struct {
 
 	// SystemPrompt replaces DefaultSystemPrompt on the native runtime.
 	SystemPrompt string
+	// Source is SessionMeta.Source; empty means Source ("cli"). A kanban
+	// worker's sessions are "kanban" (HERMES_SESSION_SOURCE), which
+	// session lists leave out.
+	Source string
+	// Skills are loaded into the conversation's instructions from the
+	// start (the Python Hermes' --skills); an unknown one is an error.
+	Skills []string
+	// ReasoningEffort is the model's reasoning effort, when set.
+	ReasoningEffort string
+	// ToolsArgs are extra hermes-tools-mcp flags (e.g. --toolsets).
+	ToolsArgs []string
 
 	// OnText receives the assistant's text as it streams, on both
 	// runtimes. OnToolCall is told about native tool calls before they
@@ -142,6 +155,10 @@ type Conversation struct {
 	// Sub-agents for codex's delegate_task, started on first use.
 	subOnce sync.Once
 	subErr  error
+	// instructions are the preloaded skills and, for a kanban worker,
+	// the worker protocol: added to the system prompt (native) or the
+	// developer instructions (codex).
+	instructions string
 	// memory is the saved-memory snapshot, read once (memorySnapshot).
 	memoryOnce sync.Once
 	memory     string
@@ -192,7 +209,7 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 	}
 	c := &Conversation{opts: opts, store: opts.Store, closed: make(chan struct{})}
 	c.meta = agentcore.SessionMeta{
-		ID: opts.SessionID, Source: Source, Model: model.Default, Provider: model.Provider,
+		ID: opts.SessionID, Source: cmp.Or(opts.Source, Source), Model: model.Default, Provider: model.Provider,
 		Runtime: RuntimeNative, StartedAt: time.Now().UTC(),
 	}
 	if codexrt.Selected(model) {
@@ -216,6 +233,9 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 		c.meta.ID = NewSessionID(time.Now())
 	}
 
+	if c.instructions, err = c.loadInstructions(ctx); err != nil {
+		return nil, err
+	}
 	if c.meta.Runtime == RuntimeCodex {
 		err = c.startCodex()
 	} else {
@@ -286,7 +306,9 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	if err != nil {
 		return fmt.Errorf("mcp_servers: %w", err)
 	}
-	mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv}
+	cfg.ReasoningEffort = o.ReasoningEffort
+	mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv,
+		ToolsArgs: o.ToolsArgs, ToolsEnvVars: mcpserver.EnvVarNames()}
 	if !o.SkipHermesTools {
 		bin, err := FindToolsBinary(o.ToolsBinary)
 		if err != nil {
@@ -311,6 +333,9 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	prompt := o.SystemPrompt
 	if prompt == "" {
 		prompt = DefaultSystemPrompt
+	}
+	if c.instructions != "" {
+		prompt += "\n\n" + c.instructions
 	}
 	if snap := c.memorySnapshot(); snap != "" {
 		prompt += "\n\n" + snap
@@ -364,7 +389,8 @@ func (c *Conversation) startCodex() error {
 		HermesHome: o.HermesHome, SessionID: c.meta.ID,
 		Model: c.meta.Model, Provider: c.meta.Provider, Cwd: o.Cwd,
 		ResumeThreadID: c.thread, Approver: o.Approver, OnEvent: onEvent, Logger: o.Logger,
-		ThreadParams: memoryInstructions(c.memorySnapshot()),
+		ThreadParams: developerInstructions(c.instructions, c.memorySnapshot()),
+		TurnParams:   effortParam(o.ReasoningEffort),
 		ExtraTools:   []tooldef.Tool{delegate.Tool(delegate.Options{Run: c.codexSubagent})},
 	})
 	if err != nil {
@@ -408,14 +434,23 @@ func (c *Conversation) memorySnapshot() string {
 	return c.memory
 }
 
-// memoryInstructions carries the snapshot to codex, which keeps its own
-// system prompt: as developer instructions, sent to the model with every
-// turn of the thread.
-func memoryInstructions(snap string) map[string]any {
-	if snap == "" {
+// developerInstructions carries our instructions and the memory snapshot
+// to codex, which keeps its own system prompt: as developer instructions,
+// sent to the model with every turn of the thread.
+func developerInstructions(parts ...string) map[string]any {
+	text := strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "\n\n")
+	if text == "" {
 		return nil
 	}
-	return map[string]any{"developerInstructions": snap}
+	return map[string]any{"developerInstructions": text}
+}
+
+// effortParam is codex's turn parameter for a reasoning effort.
+func effortParam(effort string) map[string]any {
+	if effort == "" {
+		return nil
+	}
+	return map[string]any{"effort": effort}
 }
 
 // FindToolsBinary locates hermes-tools-mcp: override when non-empty, else
@@ -592,7 +627,7 @@ func (c *Conversation) codexReview(ctx context.Context, history []agentcore.Mess
 func (c *Conversation) onCodex(ctx context.Context, sessionID, text string) (agentcore.Result, error) {
 	o := c.opts
 	params := map[string]any{"ephemeral": true}
-	maps.Copy(params, memoryInstructions(c.memorySnapshot()))
+	maps.Copy(params, developerInstructions(c.memorySnapshot()))
 	rt, err := codexrt.New(codexrt.Config{
 		Binary: o.CodexBinary, Args: o.CodexArgs, Environ: o.Environ, CodexHome: o.CodexHome,
 		HermesHome: o.HermesHome, SessionID: sessionID, Model: c.meta.Model, Provider: c.meta.Provider, Cwd: o.Cwd,
@@ -651,7 +686,11 @@ func (c *Conversation) nativeSide(ctx context.Context) (native.Config, *mcpclien
 			c.subErr = err
 			return
 		}
-		mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv}
+		cfg.ReasoningEffort = o.ReasoningEffort
+		// Sub-agents and reviews are not the kanban run's owner: the
+		// original marks them so that the board refuses their changes.
+		mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv,
+			ToolsArgs: o.ToolsArgs, ToolsEnvVars: mcpserver.EnvVarNames(), DelegatedChild: true}
 		if !o.SkipHermesTools {
 			if mo.ToolsBinary, err = FindToolsBinary(o.ToolsBinary); err != nil {
 				c.subErr = err

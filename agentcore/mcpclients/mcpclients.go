@@ -53,9 +53,18 @@ type Options struct {
 	// is pointed at. Empty discards the children's stderr.
 	HermesHome string
 	// ToolsBinary is the path of hermes-tools-mcp; empty starts no
-	// hermes-tools server. ToolsArgs are extra flags for it.
-	ToolsBinary string
-	ToolsArgs   []string
+	// hermes-tools server. ToolsArgs are extra flags for it, and
+	// ToolsEnvVars the variables it reads (its API keys, the kanban
+	// worker's task variables), handed on from Getenv when set: unlike a
+	// third-party server, it is ours and needs them.
+	ToolsBinary  string
+	ToolsArgs    []string
+	ToolsEnvVars []string
+	// DelegatedChild marks the hermes-tools server as a delegate's
+	// (HERMES_DELEGATED_CHILD_CONTEXT=1, as the Python Hermes marks its
+	// delegate_task children): it may read the kanban board but never
+	// change it, even inside a kanban worker.
+	DelegatedChild bool
 	// Servers are the user's mcp_servers (see ServersFromConfig).
 	Servers []configmigrate.Server
 	// ConfigProblems are per-server errors from reading config.yaml; they
@@ -177,7 +186,10 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 			args = append([]string{"--hermes-home", opts.HermesHome}, args...)
 			env = append(env, configmigrate.KeyValue{Key: "HERMES_HOME", Value: configmigrate.Value{Literal: opts.HermesHome}})
 		}
-		specs = append(specs, configmigrate.Server{Name: HermesToolsName, Command: opts.ToolsBinary, Args: args, Env: env})
+		if opts.DelegatedChild {
+			env = append(env, configmigrate.KeyValue{Key: "HERMES_DELEGATED_CHILD_CONTEXT", Value: configmigrate.Value{Literal: "1"}})
+		}
+		specs = append(specs, configmigrate.Server{Name: HermesToolsName, Command: opts.ToolsBinary, Args: args, Env: env, EnvVars: opts.ToolsEnvVars})
 	}
 	for _, s := range opts.Servers {
 		if s.Name == HermesToolsName && opts.ToolsBinary != "" {

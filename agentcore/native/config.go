@@ -36,6 +36,9 @@ type Config struct {
 	// from, for the message about rejected credentials; empty for local
 	// servers.
 	KeyHint string
+	// ReasoningEffort is sent as reasoning_effort when set (the Python
+	// Hermes' --reasoning); models that take none ignore it or refuse.
+	ReasoningEffort string
 }
 
 // rawConfig is the part of config.yaml read here. model may be a plain

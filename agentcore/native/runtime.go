@@ -100,6 +100,9 @@ func (r *Runtime) RunTurn(ctx context.Context, history []agentcore.Message, user
 			Messages:      r.toParams(res.Messages),
 			StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 		}
+		if e := r.opts.Config.ReasoningEffort; e != "" {
+			params.ReasoningEffort = shared.ReasoningEffort(e)
+		}
 		if len(tools) > 0 {
 			params.Tools = tools
 		}
@@ -115,6 +118,7 @@ func (r *Runtime) RunTurn(ctx context.Context, history []agentcore.Message, user
 				return r.interrupted(res), nil
 			}
 			res.Error = describeAPIError(err, r.opts.Config)
+			res.ErrorKind = classifyAPIError(err)
 			res.Partial = true
 			return res, nil
 		}
@@ -296,6 +300,27 @@ func (r *Runtime) runTools(ctx context.Context, calls []agentcore.ToolCall) []ag
 	}
 	wg.Wait()
 	return out
+}
+
+// classifyAPIError sorts a failed model call the way the Python Hermes'
+// kanban workers report it: rate limits, overload, server errors and
+// timeouts are transient; rejected credentials and an unknown model or
+// endpoint are terminal; anything else is neither.
+func classifyAPIError(err error) string {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		switch code := apiErr.StatusCode; {
+		case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
+			return agentcore.ErrorTerminal
+		case code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500:
+			return agentcore.ErrorTransient
+		}
+		return ""
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return agentcore.ErrorTransient
+	}
+	return ""
 }
 
 // describeAPIError says what failed and what the user can do about it.

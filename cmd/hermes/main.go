@@ -8,6 +8,10 @@
 //	hermes tools                     Hermes' tools and how to turn on hidden ones
 //	hermes codex-runtime [action]    show/switch the codex runtime, migrate
 //
+// -p NAME picks a Hermes profile; the Python Hermes' kanban dispatcher can
+// start this hermes as a worker (`hermes -p P --accept-hooks --skills S -m
+// M chat -q "work kanban task T"`).
+//
 // The answer goes to stdout; progress (tool calls), notices and errors go to
 // stderr, so `hermes chat -q ... > answer.txt` captures only the answer.
 //
@@ -25,6 +29,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,7 +40,9 @@ import (
 	"github.com/hermes-go/hermes/agentcore/statedb"
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/buildinfo"
+	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/mcpserver"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -69,6 +76,31 @@ type deps struct {
 	isTTY func(r io.Reader) bool
 	// interrupts delivers Ctrl+C; nil never fires.
 	interrupts <-chan os.Signal
+
+	// profile is -p/--profile from the command line; homeExplicit says
+	// the user chose the home for this run (set by useHome).
+	profile      hermeshome.ProfileFlag
+	homeExplicit bool
+}
+
+// useHome resolves the Hermes home as the Python Hermes does (--hermes-home
+// or HERMES_HOME, -p, the sticky active_profile) and loads the home's
+// .env over the environment: from then on d reads that environment and
+// hands it to everything it starts, HERMES_HOME included, as the original
+// exports it. Problems with the .env are warnings on stderr.
+func (d *deps) useHome(homeFlag string, stderr io.Writer) (string, error) {
+	sel, err := hermeshome.Select(homeFlag, d.profile, d.getenv)
+	if err != nil {
+		return "", err
+	}
+	env := hermesenv.Load(sel.Home, d.environ())
+	env.Set(hermeshome.EnvVar, sel.Home)
+	for _, n := range env.Notes {
+		fmt.Fprintf(stderr, "hermes: warning: %s\n", n)
+	}
+	d.getenv, d.environ = env.Getenv, env.Environ
+	d.homeExplicit = sel.Explicit()
+	return sel.Home, nil
 }
 
 func defaultDeps() deps {
@@ -102,6 +134,61 @@ type options struct {
 	resume      string
 	noHistory   bool
 	showVersion bool
+	// skills are preloaded into the system prompt (--skills, repeatable
+	// and comma-separated, as the Python Hermes takes them).
+	skills listFlag
+	// toolsets narrows hermes-tools' toolsets (the Python Hermes' -t).
+	toolsets  string
+	reasoning string
+	// Flags of the Python Hermes' command line that change nothing here,
+	// accepted so its kanban dispatcher can start this hermes as a
+	// worker: --accept-hooks (we run no shell hooks) and --cli (we have
+	// no other interface). --yolo is --yes-commands.
+	acceptHooks, cliOnly bool
+}
+
+// listFlag collects a repeatable, comma-separated flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" && !slices.Contains(*l, part) {
+			*l = append(*l, part)
+		}
+	}
+	return nil
+}
+
+// chatFlags are chat's flags. The Python Hermes takes most of them before
+// the command word as well as after it (`hermes -m M chat -q Q`), and its
+// kanban dispatcher starts workers that way; so does this one.
+func chatFlags(o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("hermes chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.query, "q", "", "ask one question, print the answer and exit")
+	fs.StringVar(&o.query, "query", "", "same as -q")
+	fs.StringVar(&o.hermesHome, "hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes; -p picks a profile under it)")
+	fs.StringVar(&o.toolsCmd, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes, else on PATH)")
+	fs.StringVar(&o.model, "model", "", "model for this run (default: model.default in config.yaml)")
+	fs.StringVar(&o.model, "m", "", "same as --model")
+	fs.StringVar(&o.provider, "provider", "", "provider for this run (default: model.provider in config.yaml)")
+	fs.StringVar(&o.reasoning, "reasoning", "", "reasoning effort for models that take one: none, minimal, low, medium, high, xhigh")
+	fs.Var(&o.skills, "skills", "skills to load into the conversation from the start (repeat, or comma-separate)")
+	fs.Var(&o.skills, "s", "same as --skills")
+	fs.StringVar(&o.toolsets, "toolsets", "", "only these hermes-tools toolsets (comma-separated Hermes toolset names; composites such as hermes-cli mean all)")
+	fs.StringVar(&o.toolsets, "t", "", "same as --toolsets")
+	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for the codex runtime (default: $CODEX_BIN, else codex on PATH)")
+	fs.StringVar(&o.codexHome, "codex-home", "", "CODEX_HOME for codex (default: $CODEX_HOME, else codex's ~/.codex)")
+	fs.StringVar(&o.resume, "resume", "", "continue the stored session with this id (ids are printed when a chat starts)")
+	fs.BoolVar(&o.noHistory, "no-history", false, "do not record this chat in $HERMES_HOME/state.db")
+	fs.BoolVar(&o.yesCommands, "yes-commands", false, "without a terminal to ask, allow codex's command and patch approvals instead of denying them")
+	fs.BoolVar(&o.yesCommands, "yolo", false, "same as --yes-commands")
+	fs.BoolVar(&o.acceptHooks, "accept-hooks", false, "accepted for the Python Hermes' kanban dispatcher; this hermes runs no shell hooks")
+	fs.BoolVar(&o.cliOnly, "cli", false, "accepted for the Python Hermes' kanban dispatcher; this hermes has only the terminal interface")
+	fs.Usage = func() { usage(fs.Output()); fs.PrintDefaults() }
+	return fs
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
@@ -109,6 +196,14 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
 		o.showVersion = true
 		return o, nil
+	}
+	fs := chatFlags(&o, stderr)
+	// Flags before the command word, then the command.
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" && args[0] != "-help" {
+		if err := fs.Parse(args); err != nil {
+			return o, err
+		}
+		args = fs.Args()
 	}
 	if len(args) == 0 || args[0] != "chat" {
 		// The Python Hermes' commands get the one line that helps, not
@@ -122,20 +217,6 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 		}
 		return o, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
 	}
-	fs := flag.NewFlagSet("hermes chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.query, "q", "", "ask one question, print the answer and exit")
-	fs.StringVar(&o.query, "query", "", "same as -q")
-	fs.StringVar(&o.hermesHome, "hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes)")
-	fs.StringVar(&o.toolsCmd, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes, else on PATH)")
-	fs.StringVar(&o.model, "model", "", "model for this run (default: model.default in config.yaml)")
-	fs.StringVar(&o.provider, "provider", "", "provider for this run (default: model.provider in config.yaml)")
-	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for the codex runtime (default: $CODEX_BIN, else codex on PATH)")
-	fs.StringVar(&o.codexHome, "codex-home", "", "CODEX_HOME for codex (default: $CODEX_HOME, else codex's ~/.codex)")
-	fs.StringVar(&o.resume, "resume", "", "continue the stored session with this id (ids are printed when a chat starts)")
-	fs.BoolVar(&o.noHistory, "no-history", false, "do not record this chat in $HERMES_HOME/state.db")
-	fs.BoolVar(&o.yesCommands, "yes-commands", false, "without a terminal to ask, allow codex's command and patch approvals instead of denying them")
-	fs.Usage = func() { usage(fs.Output()); fs.PrintDefaults() }
 	if err := fs.Parse(args[1:]); err != nil {
 		return o, err
 	}
@@ -146,9 +227,9 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 }
 
 // pythonHermesCommands are the Python Hermes' commands that messages of
-// the tools send users to (kanban boards, the skills hub): they are
+// the tools send users to (kanban boards, the skills hub, profiles): they are
 // answered with where to run them rather than "unknown command".
-var pythonHermesCommands = map[string]bool{"kanban": true, "skills": true}
+var pythonHermesCommands = map[string]bool{"kanban": true, "skills": true, "profile": true}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `hermes is the Hermes agent's terminal chat.
@@ -162,7 +243,10 @@ Usage:
                                       show or switch the codex app-server runtime
   hermes version
 
-Run hermes <command> -h for a command's flags.
+Run hermes <command> -h for a command's flags. -p NAME (--profile NAME),
+anywhere on the line, runs in the Hermes profile NAME (~/.hermes/profiles/NAME;
+"default" is the main home); without it, the profile ~/.hermes/active_profile
+names, as in the Python Hermes. Keys in the home's .env are loaded first.
 
 The model comes from config.yaml's model section (provider: openai,
 openrouter, nous, deepseek, custom, ollama, llamacpp, lmstudio or vllm; the
@@ -171,12 +255,21 @@ Each MCP server in mcp_servers gets connect_timeout seconds (default 10) to
 answer; one that does not is skipped until /reload-mcp or the next chat.
 
 Exit codes: 0 success; 1 the turn failed (reason on stderr); 2 bad flags or a
-conversation that cannot start.
+conversation that cannot start. Started by the Python Hermes' kanban
+dispatcher (HERMES_KANBAN_TASK set), a failed model call exits 75 when it is
+worth retrying later (rate limit, overload) and 78 when it is not (rejected
+key, unknown model), and the last stderr line is [kanban-worker-exit] rc=N.
 
 `)
 }
 
 func runDeps(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, d deps) int {
+	// -p/--profile may stand anywhere, as in the Python Hermes.
+	var err error
+	if d.profile, args, err = hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(chatFlags(&options{}, io.Discard))); err != nil {
+		fmt.Fprintf(stderr, "hermes: %v\n", err)
+		return exitUsage
+	}
 	if len(args) > 0 {
 		if code, ok := runSubcommand(ctx, args[0], args[1:], stdout, stderr, d); ok {
 			return code
@@ -194,7 +287,7 @@ func runDeps(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stdout, "hermes %s\n", buildinfo.Version(version))
 		return exitOK
 	}
-	home, err := hermeshome.Resolve(o.hermesHome, d.getenv)
+	home, err := d.useHome(o.hermesHome, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes: %v\n", err)
 		return exitUsage
@@ -254,9 +347,15 @@ type cli struct {
 }
 
 func (c *cli) start() (*agent.Conversation, error) {
+	toolsArgs, noTools, err := toolsetsArgs(c.home, c.opts.toolsets, c.worker())
+	if err != nil {
+		return nil, err
+	}
 	conv, err := agent.Start(c.ctx, agent.Options{
 		HermesHome: c.home, Model: c.opts.model, Provider: c.opts.provider,
 		Getenv: c.deps.getenv, Environ: c.deps.environ(),
+		Source: c.deps.getenv("HERMES_SESSION_SOURCE"), Skills: c.opts.skills,
+		ReasoningEffort: c.opts.reasoning, ToolsArgs: toolsArgs, SkipHermesTools: noTools,
 		ToolsBinary: c.opts.toolsCmd, CodexBinary: c.opts.codexBin, CodexHome: c.opts.codexHome,
 		Approver: c.approver,
 		Store:    c.store, SessionID: c.opts.resume, Resume: c.opts.resume != "",
@@ -285,7 +384,24 @@ func (c *cli) start() (*agent.Conversation, error) {
 	return conv, err
 }
 
-func (c *cli) oneShot() int {
+// Exit codes of a kanban worker whose turn failed, as the Python Hermes'
+// dispatcher reads them: a transient provider failure requeues the task
+// without counting a failure; a terminal one blocks it at once.
+const (
+	exitWorkerTransient = 75
+	exitWorkerTerminal  = 78
+)
+
+// worker reports whether the kanban dispatcher started this process for a
+// task.
+func (c *cli) worker() bool { return strings.TrimSpace(c.deps.getenv("HERMES_KANBAN_TASK")) != "" }
+
+func (c *cli) oneShot() (code int) {
+	if c.worker() {
+		// The dispatcher reads a worker's exit status from the end of its
+		// log when it did not start the process itself.
+		defer func() { fmt.Fprintf(c.errw, "\n[kanban-worker-exit] rc=%d\n", code) }()
+	}
 	conv, err := c.start()
 	if err != nil {
 		fmt.Fprintf(c.errw, "hermes: %v\n", err)
@@ -295,10 +411,58 @@ func (c *cli) oneShot() int {
 	if c.store != nil {
 		c.errw.write(fmt.Sprintf("session %s (continue it with --resume %s)\n", conv.Meta().ID, conv.Meta().ID))
 	}
-	if _, ok := c.turn(conv, c.opts.query); !ok {
-		return exitFailure
+	res, ok := c.turn(conv, c.opts.query)
+	switch {
+	case ok:
+		return exitOK
+	case c.worker() && res.ErrorKind == agentcore.ErrorTransient:
+		return exitWorkerTransient
+	case c.worker() && res.ErrorKind == agentcore.ErrorTerminal:
+		return exitWorkerTerminal
 	}
-	return exitOK
+	return exitFailure
+}
+
+// toolsetsArgs turns the Python Hermes' -t/--toolsets list into
+// hermes-tools' --toolsets: the names hermes-tools has (the two share
+// toolset names) are kept, the others (terminal, file, ...) are tools this
+// hermes does not have; a composite such as hermes-cli, or "all", means
+// no narrowing. A worker always keeps kanban, its way to report back.
+// none says no hermes-tools toolset is left.
+func toolsetsArgs(home, list string, worker bool) (args []string, none bool, err error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, false, nil
+	}
+	cfg, err := hermeshome.LoadConfig(home)
+	if err != nil {
+		return nil, false, err
+	}
+	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
+	if err != nil {
+		return nil, false, err
+	}
+	defer box.Close()
+	known := map[string]bool{}
+	for _, ts := range box.Toolsets {
+		known[ts.Name] = true
+	}
+	var keep []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		switch {
+		case name == "all" || strings.HasPrefix(name, "hermes-"):
+			return nil, false, nil
+		case known[name] && !slices.Contains(keep, name):
+			keep = append(keep, name)
+		}
+	}
+	if worker && !slices.Contains(keep, "kanban") {
+		keep = append(keep, "kanban")
+	}
+	if len(keep) == 0 {
+		return nil, true, nil
+	}
+	return []string{"--toolsets", strings.Join(keep, ",")}, false, nil
 }
 
 func (c *cli) closeConv(conv *agent.Conversation) {
@@ -482,7 +646,7 @@ const (
 func (c *cli) codexRuntime(arg string) {
 	sw := &runtimecfg.Switch{
 		HermesHome:         c.home,
-		HermesHomeExplicit: c.opts.hermesHome != "" || c.deps.getenv(hermeshome.EnvVar) != "",
+		HermesHomeExplicit: c.deps.homeExplicit,
 		CodexHome:          c.opts.codexHome,
 		CodexBinary:        c.opts.codexBin,
 		HermesToolsCommand: c.opts.toolsCmd,

@@ -34,9 +34,15 @@ func buildTools(t *testing.T) string { return toolsbuild.ServerBinary(t) }
 // testDeps isolates the run from the developer's environment.
 func testDeps(env map[string]string) deps {
 	return deps{
-		getenv:  func(k string) string { return env[k] },
-		environ: func() []string { return nil },
-		isTTY:   func(io.Reader) bool { return false },
+		getenv: func(k string) string { return env[k] },
+		environ: func() []string {
+			var out []string
+			for k, v := range env {
+				out = append(out, k+"="+v)
+			}
+			return out
+		},
+		isTTY: func(io.Reader) bool { return false },
 	}
 }
 

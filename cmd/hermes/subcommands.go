@@ -50,7 +50,7 @@ func runSubcommand(ctx context.Context, name string, args []string, stdout, stde
 
 // parseSub parses fs and resolves the Hermes home; code is the exit code
 // to return at once when done is true.
-func parseSub(fs *flag.FlagSet, args []string, d deps, stderr io.Writer, maxArgs int) (home string, rest []string, code int, done bool) {
+func parseSub(fs *flag.FlagSet, args []string, d *deps, stderr io.Writer, maxArgs int) (home string, rest []string, code int, done bool) {
 	homeFlag := fs.Lookup("hermes-home")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -62,7 +62,7 @@ func parseSub(fs *flag.FlagSet, args []string, d deps, stderr io.Writer, maxArgs
 		fmt.Fprintf(stderr, "%s: unexpected argument %q (run with -h for help)\n", fs.Name(), fs.Arg(maxArgs))
 		return "", nil, exitUsage, true
 	}
-	home, err := hermeshome.Resolve(homeFlag.Value.String(), d.getenv)
+	home, err := d.useHome(homeFlag.Value.String(), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
 		return "", nil, exitUsage, true
@@ -106,7 +106,7 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 		fmt.Fprintf(stderr, "hermes codex-runtime: %v\n", err)
 		return exitUsage
 	}
-	home, rest, code, done := parseSub(fs, args, d, stderr, 1)
+	home, rest, code, done := parseSub(fs, args, &d, stderr, 1)
 	if done {
 		return code
 	}
@@ -124,7 +124,7 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 	sw := &runtimecfg.Switch{
 		AllowLiteralSecrets: *literal,
 		HermesHome:          home,
-		HermesHomeExplicit:  fs.Lookup("hermes-home").Value.String() != "" || d.getenv(hermeshome.EnvVar) != "",
+		HermesHomeExplicit:  d.homeExplicit,
 		CodexHome:           *codexHome,
 		CodexBinary:         *codexBin,
 		HermesToolsCommand:  *toolsCmd,
@@ -199,7 +199,7 @@ func runSessions(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		fmt.Fprintf(stderr, "hermes sessions: unknown action %q (the one action is list)\n", action)
 		return exitUsage
 	}
-	home, rest, code, done := parseSub(fs, args, d, stderr, 1)
+	home, rest, code, done := parseSub(fs, args, &d, stderr, 1)
 	if done {
 		return code
 	}
@@ -307,7 +307,7 @@ type doctorJSON struct {
 func runTools(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer, d deps) int {
 	fs.String("hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes)")
 	toolsCmd := fs.String("hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes, else on PATH)")
-	home, _, code, done := parseSub(fs, args, d, stderr, 0)
+	home, _, code, done := parseSub(fs, args, &d, stderr, 0)
 	if done {
 		return code
 	}
