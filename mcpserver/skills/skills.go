@@ -36,6 +36,9 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// LookPath finds required commands (nil: exec.LookPath).
 	LookPath func(string) (string, error)
+	// SystemRoot is where the docker and s6 markers that `environments:`
+	// tags are judged by are looked up ("" means "/"; tests set it).
+	SystemRoot string
 	// Logger receives warnings: skills refused by the confinement rule
 	// (once each), and a watch bound reached; nil discards them.
 	Logger *slog.Logger
@@ -46,8 +49,12 @@ type Options struct {
 const ToolsetName = "skills"
 
 // EnvVars returns the environment variables the toolset reads: the
-// messaging platform, which selects skills.platform_disabled.
-func EnvVars() []string { return []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM"} }
+// messaging platform, which selects skills.platform_disabled, and the
+// kanban worker's variables, which decide whether kanban-tagged skills are
+// offered.
+func EnvVars() []string {
+	return []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM", envKanbanTask, envKanbanBoard, envDelegatedChild}
+}
 
 // Toolset returns the skills toolset over a new Library.
 func Toolset(opts Options) tooldef.Toolset {
