@@ -84,6 +84,9 @@ type Skill struct {
 	// Description is the frontmatter description, else the first body line
 	// that is not a heading, at most 1024 characters.
 	Description string
+	// NullDescription is true when the frontmatter says `description: null`
+	// and no body line stands in: listed as null, as the original lists it.
+	NullDescription bool
 	// Category is the first directory under the root for skills nested two
 	// or more levels deep; "" otherwise.
 	Category string
@@ -628,7 +631,6 @@ func readSkill(root, rootReal string, local bool, md, platform string) (Skill, e
 	relDir = filepath.ToSlash(relDir)
 	s := Skill{
 		Name:        truncateRunes(skillName(doc.fields, filepath.Base(dir)), maxNameLen),
-		Description: listingDescription(doc),
 		RelDir:      relDir,
 		Dir:         dir,
 		Root:        root,
@@ -637,6 +639,7 @@ func readSkill(root, rootReal string, local bool, md, platform string) (Skill, e
 		Fields:      doc.fields,
 		Supported:   matchesPlatform(doc.fields, platform),
 	}
+	s.Description, s.NullDescription = listingDescription(doc)
 	if parts := strings.Split(relDir, "/"); len(parts) >= 2 {
 		s.Category = parts[0]
 	}

@@ -247,7 +247,7 @@ const listOutputSchema = `{
         "type": "object",
         "properties": {
           "name": {"type": "string"},
-          "description": {"type": "string"},
+          "description": {"type": ["string", "null"]},
           "category": {"type": ["string", "null"]}
         },
         "required": ["name", "description", "category"]
@@ -329,7 +329,7 @@ const viewOutputSchema = `{
 // listEntry is one skill in a skills_list result.
 type listEntry struct {
 	Name        string  `json:"name"`
-	Description string  `json:"description"`
+	Description *string `json:"description"`
 	Category    *string `json:"category"`
 }
 
@@ -349,7 +349,11 @@ func newListResult(skills []Skill, category string) listResult {
 		if category != "" && s.Category != category {
 			continue
 		}
-		e := listEntry{Name: s.Name, Description: s.Description}
+		e := listEntry{Name: s.Name}
+		if !s.NullDescription {
+			d := s.Description
+			e.Description = &d
+		}
 		if s.Category != "" {
 			c := s.Category
 			e.Category = &c
