@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,7 +94,7 @@ func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
 // CRLF and lone CR become LF. Bytes that are not UTF-8 are refused, not
 // replaced: a write from a lossy view would replace the user's bytes.
 func decode(data []byte) (string, bool) {
-	data = []byte(strings.TrimPrefix(string(data), "\uFEFF"))
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
 		return "", false
 	}
@@ -316,7 +317,7 @@ func (s *Store) backup(target, text string) string {
 
 func (s *Store) write(target string, entries []string) error {
 	if err := atomicfile.Write(s.Path(target), []byte(Render(entries)), atomicfile.Options{}); err != nil {
-		return fmt.Errorf("Failed to write memory file %s: %w", s.Path(target), err)
+		return fmt.Errorf("write memory file %s: %w", s.Path(target), err)
 	}
 	return nil
 }
