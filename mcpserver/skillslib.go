@@ -4,15 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 )
 
 // NewSkillsLibrary returns the skills library of a Hermes home: <home>/skills
-// plus config.yaml's skills.external_dirs (with ~ and $VARS expanded, and
-// relative paths taken from the home). The skills toolset and the skills
-// extension both serve it.
+// plus config.yaml's skills.external_dirs (one path or a list; blank
+// entries skipped, ~ and $VARS expanded, relative paths taken from the
+// home). The skills toolset and the skills extension both serve it.
 func NewSkillsLibrary(env Env) (*skills.Library, error) {
 	getenv := env.Getenv
 	if getenv == nil {
@@ -20,6 +21,9 @@ func NewSkillsLibrary(env Env) (*skills.Library, error) {
 	}
 	var external []string
 	for _, d := range env.Config.Skills.ExternalDirs {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
 		p, err := hermeshome.ExpandPath(d, getenv)
 		if err != nil {
 			return nil, fmt.Errorf("skills.external_dirs: %w", err)

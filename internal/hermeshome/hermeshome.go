@@ -88,9 +88,10 @@ func ExpandPath(p string, getenv func(string) string) (string, error) {
 type Config struct {
 	// Toolsets is Hermes' own toolset list; "kanban" in it marks an
 	// orchestrator profile.
-	Toolsets []string `yaml:"toolsets"`
+	Toolsets StringList `yaml:"toolsets"`
 	Skills   struct {
-		ExternalDirs []string `yaml:"external_dirs"`
+		// ExternalDirs may be one path or a list, as Hermes reads it.
+		ExternalDirs StringList `yaml:"external_dirs"`
 	} `yaml:"skills"`
 	// HermesTools configures hermes-tools-mcp itself. It is our own section:
 	// Hermes' top-level `toolsets` means something else (the agent's
@@ -99,6 +100,35 @@ type Config struct {
 		Toolsets     []string `yaml:"toolsets"`
 		ExcludeTools []string `yaml:"exclude_tools"`
 	} `yaml:"hermes_tools"`
+}
+
+// StringList is a config value Hermes reads as a list of strings but
+// also accepts as a single string (one item), as users write it. Items
+// that are not scalars are dropped, and so is a mapping or a null: Hermes
+// ignores those rather than failing, and so must a reader of the same file.
+type StringList []string
+
+// UnmarshalYAML accepts a scalar or a sequence of scalars.
+func (l *StringList) UnmarshalYAML(n *yaml.Node) error {
+	*l = nil
+	switch n.Kind {
+	case yaml.AliasNode:
+		return l.UnmarshalYAML(n.Alias)
+	case yaml.ScalarNode:
+		if n.Tag != "!!null" {
+			*l = StringList{n.Value}
+		}
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			if item.Kind == yaml.AliasNode {
+				item = item.Alias
+			}
+			if item.Kind == yaml.ScalarNode && item.Tag != "!!null" {
+				*l = append(*l, item.Value)
+			}
+		}
+	}
+	return nil
 }
 
 // LoadConfig reads <home>/config.yaml. A missing file is an empty config; a

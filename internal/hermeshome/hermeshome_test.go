@@ -73,8 +73,29 @@ unknown_future_key: 1
 			t.Errorf("cfg = %+v", cfg)
 		}
 	})
+	// Hermes reads a single string as a one-item list and ignores what is
+	// neither (a mapping, a null); a file it runs with must load here.
+	t.Run("one path or a list", func(t *testing.T) {
+		for body, want := range map[string]string{
+			"skills:\n  external_dirs: ~/shared-skills\n":                          "~/shared-skills",
+			"skills:\n  external_dirs: [a, \"b\", 3]\n":                            "a,b,3",
+			"skills:\n  external_dirs:\n    - a\n    - {x: 1}\n    - ~\n    - b\n": "a,b",
+			"skills:\n  external_dirs:\n":                                          "",
+			"skills:\n  external_dirs: {a: 1}\n":                                   "",
+			"dirs: &d [x, y]\nskills:\n  external_dirs: *d\n":                      "x,y",
+			"toolsets: kanban\n":                                                   "",
+		} {
+			cfg, err := LoadConfig(write(t, body))
+			if err != nil || strings.Join(cfg.Skills.ExternalDirs, ",") != want {
+				t.Errorf("%q: external_dirs %q, %v; want %q", body, cfg.Skills.ExternalDirs, err, want)
+			}
+		}
+		if cfg, err := LoadConfig(write(t, "toolsets: kanban\n")); err != nil || strings.Join(cfg.Toolsets, ",") != "kanban" {
+			t.Errorf("toolsets as one string: %q, %v", cfg.Toolsets, err)
+		}
+	})
 	t.Run("bad YAML names the file and line", func(t *testing.T) {
-		dir := write(t, "skills:\n  external_dirs: \"not a list\"\n")
+		dir := write(t, "hermes_tools:\n  toolsets: {not: a list}\n")
 		_, err := LoadConfig(dir)
 		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ConfigFile)) || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("err = %v", err)

@@ -1,13 +1,16 @@
 // Package memory serves Hermes' curated memory (tools/memory_tool.py) to
-// MCP clients as the `memory` toolset: one tool that adds, replaces,
-// removes and reads short entries in <HERMES_HOME>/memories/MEMORY.md (the
-// agent's notes) and USER.md (what it knows about the user).
+// MCP clients as the `memory` toolset: one tool that adds, replaces and
+// removes short entries in <HERMES_HOME>/memories/MEMORY.md (the agent's
+// notes) and USER.md (what it knows about the user), one at a time or as
+// an all-or-nothing batch, and (this server's addition) reads them.
 //
 // The files are Hermes' own: entries separated by a line holding only "§",
 // bounded by character limits from config.yaml, read by Hermes into the
 // system prompt of every new session. Writes take the same lock file
-// Hermes takes and replace the file atomically, so Hermes and any number
-// of MCP servers can write at once without losing an entry.
+// Hermes takes, refuse a file that would not survive a rewrite (the
+// original's drift rule), and replace the file atomically in the bytes
+// Hermes writes, so Hermes and any number of MCP servers can write at once
+// without losing an entry or each other's format.
 package memory
 
 import (
@@ -64,51 +67,99 @@ func Toolset(opts Options) tooldef.Toolset {
 	}
 }
 
-const description = "Save what is worth remembering across sessions in Hermes' persistent memory. target " +
-	"'memory' holds your own notes (facts about the environment, project conventions, tool quirks, lessons " +
-	"learned); target 'user' holds what you know about the user (preferences, habits, how they like to work). " +
-	"Entries are short and every one is loaded into future sessions, so keep them dense and lasting: no task " +
-	"progress, no secrets, nothing you can look up again. action 'add' appends content; 'replace' swaps the entry " +
-	"containing old_text for content; 'remove' deletes the entry containing old_text (old_text is a short phrase " +
-	"unique to one entry); 'read' shows the current entries. Each store has a character limit: when it is full, " +
-	"merge or drop entries before adding."
+// description is the original's, with a paragraph for this server's read
+// action: an MCP client sees saved memory only as it was when its session
+// started.
+const description = "Save durable facts to persistent memory that survive across sessions. Memory is " +
+	"injected into every future turn, so keep entries compact and high-signal.\n\n" +
+	"HOW: make ALL your changes in ONE call via an 'operations' array (each item: " +
+	"{action, content?, old_text?}). The batch applies atomically and the char limit is " +
+	"checked only on the FINAL result — so a single call can remove/replace stale entries " +
+	"to free room AND add new ones, even when an add alone would overflow. The response " +
+	"reports current/limit chars and confirms completion; one batch call finishes the " +
+	"update, so don't repeat it. Use the bare action/content/old_text fields only for a " +
+	"single lone change.\n\n" +
+	"WHEN: only for facts that apply to EVERY session regardless of task: who the user " +
+	"is, stable environment facts, standing conventions with no task home. Anything " +
+	"learned while doing a task (procedures, pitfalls, and the user's preferences and " +
+	"corrections for that kind of work) belongs in the task's skill via skill_manage, " +
+	"where it loads only when relevant; memory is injected into every turn and must " +
+	"stay small.\n\n" +
+	"IF FULL: an add is rejected with the current entries shown. Reissue as ONE batch that " +
+	"removes or shortens enough stale entries and adds the new one together.\n\n" +
+	"TARGETS: 'user' = who the user is (name, role, preferences, style). 'memory' = your " +
+	"notes (environment, conventions, tool quirks, lessons).\n\n" +
+	"SKIP: trivial/obvious info, easily re-discovered facts, raw data dumps, task progress, " +
+	"completed-work logs, temporary TODO state (use session_search for those). Reusable " +
+	"procedures belong in a skill, not memory.\n\n" +
+	"READ: action 'read' returns a store's current entries and changes nothing. Saved memory " +
+	"reaches you as it was when this session started; read before replacing or removing " +
+	"when you need the exact text of an entry."
 
+// inputSchema is the original's parameters, with "read" added to the
+// action enum; required is only target, as there.
 const inputSchema = `{
   "type": "object",
   "properties": {
     "action": {
       "type": "string",
       "enum": ["add", "replace", "remove", "read"],
-      "description": "add a new entry, replace or remove the entry containing old_text, or read the store."
+      "description": "The action to perform (single-op shape). Omit when using 'operations'. 'read' (an addition of this server) returns the current entries and changes nothing."
     },
     "target": {
       "type": "string",
       "enum": ["memory", "user"],
-      "description": "'memory' for your notes (MEMORY.md), 'user' for the user profile (USER.md)."
+      "description": "Which memory store: 'memory' for personal notes, 'user' for user profile."
     },
     "content": {
       "type": "string",
-      "description": "The entry text for add, or the new text for replace."
+      "description": "The entry content. Required for 'add' and 'replace'. For 'replace' it is the COMPLETE new entry text: the whole matched entry is overwritten, so include everything you want to keep. Alias: 'new_text' is also accepted (same full-entry meaning)."
     },
     "old_text": {
       "type": "string",
-      "description": "For replace and remove: a short phrase found in exactly one entry."
+      "description": "REQUIRED for 'replace' and 'remove' (single-op shape): a short unique substring IDENTIFYING the existing entry to modify -- it locates the entry, it is not spliced out. Omit only for 'add'."
+    },
+    "new_text": {
+      "type": "string",
+      "description": "Alias for 'content' (single-op shape): the COMPLETE new entry for 'replace', not a patch of old_text. If both are set, 'content' wins."
+    },
+    "operations": {
+      "type": "array",
+      "description": "Batch shape: a list of operations applied atomically in one call against the final char budget. Preferred when making multiple changes or consolidating to make room. Each item is {action, content?, old_text?}.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "action": {"type": "string", "enum": ["add", "replace", "remove"]},
+          "content": {"type": "string", "description": "Entry content for add/replace. For replace, the COMPLETE new entry (whole entry is overwritten). Alias: 'new_text'."},
+          "new_text": {"type": "string", "description": "Alias for 'content' in a batch op."},
+          "old_text": {"type": "string", "description": "Substring identifying the entry for replace/remove."}
+        },
+        "required": ["action"]
+      }
     }
   },
-  "required": ["action", "target"]
+  "required": ["target"]
 }`
 
+// outputSchema covers the two successful replies: a write's (done, note,
+// what it overwrote; no entries) and read's (the entries).
 const outputSchema = `{
   "type": "object",
   "properties": {
     "success": {"const": true},
+    "done": {"const": true},
     "target": {"enum": ["memory", "user"]},
-    "entries": {"type": "array", "items": {"type": "string"}},
     "usage": {"type": "string"},
     "entry_count": {"type": "integer", "minimum": 0},
-    "message": {"type": "string"}
+    "message": {"type": "string"},
+    "replaced_entry": {"type": "string"},
+    "removed_entry": {"type": "string"},
+    "replaced_entries": {"type": "object", "additionalProperties": {"type": "string"}},
+    "removed_entries": {"type": "object", "additionalProperties": {"type": "string"}},
+    "note": {"type": "string"},
+    "entries": {"type": "array", "items": {"type": "string"}}
   },
-  "required": ["success", "target", "entries", "usage", "entry_count", "message"]
+  "required": ["success", "target", "usage", "entry_count"]
 }`
 
 // settings are the memory keys of config.yaml.
@@ -157,82 +208,187 @@ func (k *kit) store(s settings) *Store {
 	}
 }
 
-type args struct {
-	Action  string `json:"action"`
-	Target  string `json:"target"`
-	Content string `json:"content"`
-	OldText string `json:"old_text"`
+// args are the call's arguments as given: the original tells an absent
+// argument from null (a null action reads "None" in its refusal, a null
+// content lets new_text stand in), so each is kept raw until read.
+type args map[string]json.RawMessage
+
+// str returns the argument as a string, whether it was a string, and
+// whether it was given at all (null counts as not given).
+func (a args) str(key string) (string, bool) {
+	raw, ok := a[key]
+	if !ok || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		// Not a string (the schema check lets none through); the
+		// original would fail on it as on a missing value.
+		return "", false
+	}
+	return s, true
 }
 
-func failure(msg string, extra map[string]any) tooldef.Result {
-	v := map[string]any{"success": false, "error": msg}
-	for k, x := range extra {
-		v[k] = x
+// truthy is Python's truth value of a JSON value, which is how the
+// original decides whether `operations` selects the batch shape: null,
+// false, 0, "", [] and {} do not.
+func truthy(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
 	}
-	return tooldef.Failure(v)
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// ops decodes a batch. An item that is null or not an object is an op
+// with no action, which the batch refuses by its position.
+func ops(raw json.RawMessage) ([]Op, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, false
+	}
+	out := make([]Op, len(items))
+	for i, item := range items {
+		var a args
+		if json.Unmarshal(item, &a) != nil {
+			continue
+		}
+		out[i].Action, _ = a.str("action")
+		out[i].Content, _ = a.str("content")
+		out[i].NewText, _ = a.str("new_text")
+		out[i].OldText, _ = a.str("old_text")
+	}
+	return out, true
 }
 
 func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
 	a, err := tooldef.DecodeArgs[args](raw)
 	if err != nil {
-		return failure(fmt.Sprintf("Invalid arguments: %v", err), nil), nil
+		return toolError(fmt.Sprintf("Invalid arguments: %v", err)).result(), nil
 	}
 	cfg, err := k.settings()
 	if err != nil {
 		return tooldef.Result{}, err
 	}
-	switch {
-	case a.Target == TargetMemory && !enabled(cfg.Memory.MemoryEnabled):
-		return failure("The 'memory' store is switched off (memory.memory_enabled: false in config.yaml).", nil), nil
-	case a.Target == TargetUser && !enabled(cfg.Memory.UserProfileEnabled):
-		return failure("The 'user' store is switched off (memory.user_profile_enabled: false in config.yaml).", nil), nil
-	case a.Target != TargetMemory && a.Target != TargetUser:
-		return failure(fmt.Sprintf("Invalid target '%s'. Use 'memory' or 'user'.", a.Target), nil), nil
-	}
 	st := k.store(cfg)
-	var out Outcome
-	switch a.Action {
-	case "read":
-		entries, err := st.Read(a.Target)
+
+	// The dispatch order is the original's: content falls back to
+	// new_text, a missing or null target is "memory", the target is
+	// checked, then operations (when truthy) win over action.
+	content, hasContent := a.str("content")
+	if !hasContent {
+		content, _ = a.str("new_text")
+	}
+	oldText, _ := a.str("old_text")
+	target, ok := a.str("target")
+	if !ok {
+		if _, given := a["target"]; given && string(a["target"]) != "null" {
+			target = string(a["target"]) // not a string: quoted as given
+		} else {
+			target = TargetMemory
+		}
+	}
+	if target != TargetMemory && target != TargetUser {
+		return failure(boundError(fmt.Sprintf("Invalid memory target '%s'. Use 'memory' or 'user'.", target))).result(), nil
+	}
+	on := enabled(cfg.Memory.MemoryEnabled)
+	if target == TargetUser {
+		on = enabled(cfg.Memory.UserProfileEnabled)
+	}
+	if !on {
+		return failure(fmt.Sprintf("Built-in %s writes are disabled in memory config.", fileName(target)),
+			field{"target", target}).result(), nil
+	}
+
+	if rawOps, given := a["operations"]; given && truthy(rawOps) {
+		list, ok := ops(rawOps)
+		if !ok {
+			return toolError("operations must be a list of {action, content?, old_text?} objects.").result(), nil
+		}
+		out, err := st.Batch(ctx, target, list)
 		if err != nil {
 			return tooldef.Result{}, err
 		}
-		out = Outcome{OK: true, Message: fmt.Sprintf("%d entries.", len(entries)), Entries: entries}
+		return out.result(), nil
+	}
+
+	action, ok := a.str("action")
+	if !ok {
+		if v, given := a["action"]; given && string(v) == "null" {
+			action = "None" // how the original prints a null action
+		}
+	}
+	var out Reply
+	switch action {
+	case "read":
+		return k.read(st, target), nil
 	case "add":
-		out, err = st.Add(ctx, a.Target, a.Content)
-	case "replace":
-		out, err = st.Replace(ctx, a.Target, a.OldText, a.Content)
-	case "remove":
-		out, err = st.Remove(ctx, a.Target, a.OldText)
+		if content == "" {
+			return toolError("Content is required for 'add' action.").result(), nil
+		}
+		out, err = st.Add(ctx, target, content)
+	case "replace", "remove":
+		if oldText == "" {
+			return k.needsOldText(st, target, action).result(), nil
+		}
+		if action == "remove" {
+			out, err = st.Remove(ctx, target, oldText)
+			break
+		}
+		if content == "" {
+			return toolError("content is required for 'replace' action.").result(), nil
+		}
+		out, err = st.Replace(ctx, target, oldText, content)
 	default:
-		return failure(fmt.Sprintf("Unknown action '%s'. Use add, replace, remove or read.", a.Action), nil), nil
+		return toolError(fmt.Sprintf("Unknown action '%s'. Use: add, replace, remove", action)).result(), nil
 	}
 	if err != nil {
 		return tooldef.Result{}, err
 	}
-	entries := out.Entries
-	if entries == nil {
-		entries = []string{}
+	return out.result(), nil
+}
+
+// needsOldText is the original's recoverable refusal of a replace or
+// remove without old_text: the entries come back so the model can pick
+// one and reissue the call.
+func (k *kit) needsOldText(st *Store, target, action string) Reply {
+	hint := ""
+	if action == "replace" {
+		hint = " For 'replace', content is the COMPLETE new entry -- the whole matched entry is overwritten, not just the old_text span."
 	}
-	if !out.OK {
-		extra := map[string]any{}
-		switch {
-		case out.Matches != nil:
-			extra["matches"] = out.Matches
-		case out.Backup != "":
-			extra["drift_backup"] = out.Backup
-		case out.Entries != nil:
-			extra["current_entries"] = entries
-			extra["usage"] = st.Usage(a.Target, entries)
-		}
-		return failure(out.Message, extra), nil
+	entries, _ := st.Read(target) // an unreadable store shows as empty here; the write refuses it
+	return failure(fmt.Sprintf("'%s' needs old_text -- a short unique substring of the entry to %s. None was "+
+		"provided. Reissue the %s with old_text set to part of one of the current_entries below.%s",
+		action, action, action, hint),
+		field{"current_entries", nonNil(entries)}, field{"usage", st.shortUsage(target, entries)})
+}
+
+// read answers this server's read action: the entries, which is the
+// point of reading, with the usage a write reports. A drifted file reads
+// as the original loads it; an unreadable one is refused with the cause.
+func (k *kit) read(st *Store, target string) tooldef.Result {
+	entries, err := st.Read(target)
+	if err != nil {
+		return failure(fmt.Sprintf("Could not read %s (%v). Nothing was changed; fix or move the file, then retry.",
+			fileName(target), err)).result()
 	}
-	return tooldef.OK(map[string]any{
-		"success":     true,
-		"target":      a.Target,
-		"entries":     entries,
-		"usage":       st.Usage(a.Target, entries),
-		"entry_count": len(entries),
-		"message":     out.Message,
-	}), nil
+	entries = nonNil(entries)
+	return Reply{OK: true, body: object{
+		{"success", true}, {"target", target}, {"usage", st.Usage(target, entries)},
+		{"entry_count", len(entries)}, {"entries", entries},
+	}}.result()
 }

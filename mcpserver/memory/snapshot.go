@@ -66,7 +66,15 @@ func Snapshot(home, configPath string) (string, error) {
 			errs = append(errs, fmt.Errorf("memory snapshot of %s: %w", st.Path(b.target), err))
 			continue
 		}
-		if block := st.block(b.target, b.title, Parse(string(data))); block != "" {
+		// Read as the original loads it: a BOM and CR line ends are
+		// taken in stride, a drifted file shows what parses, and text
+		// that is not UTF-8 counts as an empty store.
+		text, ok := decode(data)
+		if !ok {
+			errs = append(errs, fmt.Errorf("memory snapshot of %s: not valid UTF-8 text; left out", st.Path(b.target)))
+			continue
+		}
+		if block := st.block(b.target, b.title, dedupe(split(text))); block != "" {
 			blocks = append(blocks, block)
 		}
 	}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/filelock"
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // Delimiter separates entries in MEMORY.md and USER.md, as in Hermes.
@@ -32,6 +35,16 @@ const (
 	DefaultUserLimit   = 1375
 )
 
+// readLimit bounds what a store file may hold to be read for a write: far
+// above any character limit a store is given, far below what would cost
+// memory. A larger file is refused like an unreadable one, and kept.
+const readLimit = 8 << 20
+
+// ErrUnreadable is matched (errors.Is) by Read's error for a file that
+// exists but cannot be taken as a store: not valid UTF-8, not a regular
+// file, over the size bound, or an I/O error.
+var ErrUnreadable = errors.New("memory file exists but could not be read")
+
 // Store is the memory directory of one Hermes home. Every mutation re-reads
 // the file under an exclusive lock and replaces it atomically, so
 // concurrent writers in any process (Go or Python) never lose an entry and
@@ -47,10 +60,14 @@ type Store struct {
 
 // Path is the file that holds target.
 func (s *Store) Path(target string) string {
+	return filepath.Join(s.Dir, fileName(target))
+}
+
+func fileName(target string) string {
 	if target == TargetUser {
-		return filepath.Join(s.Dir, "USER.md")
+		return "USER.md"
 	}
-	return filepath.Join(s.Dir, "MEMORY.md")
+	return "MEMORY.md"
 }
 
 func (s *Store) limit(target string) int {
@@ -63,49 +80,132 @@ func (s *Store) limit(target string) int {
 	return DefaultMemoryLimit
 }
 
-// Parse splits a memory file into entries: trimmed, empties dropped and
-// duplicates removed (the first copy kept), as Hermes loads them.
-func Parse(text string) []string {
+// isPySpace is Python's str.isspace, which decides what the original's
+// strip() removes around entries: Unicode White_Space (Go's IsSpace) plus
+// the four ASCII information separators U+001C..U+001F. Stripping less than
+// the original would make a file it wrote look drifted to us, and stripping
+// more would change entries it keeps.
+func isPySpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
+
+func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
+
+// decode turns file bytes into the text the original parses: it reads
+// memory files as utf-8-sig in text mode, so a leading BOM is dropped and
+// CRLF and lone CR become LF. Bytes that are not UTF-8 are refused, not
+// replaced: a write from a lossy view would replace the user's bytes.
+func decode(data []byte) (string, bool) {
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if !utf8.Valid(data) {
+		return "", false
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	return strings.ReplaceAll(text, "\r", "\n"), true
+}
+
+// split is the original's parse: the text cut at every delimiter, each
+// part stripped, empty parts dropped. Duplicates are kept; the drift rule
+// compares against them.
+func split(text string) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, part := range strings.Split(text, Delimiter) {
-		part = strings.TrimSpace(part)
-		if part == "" || seen[part] {
-			continue
+		if part = pyStrip(part); part != "" {
+			out = append(out, part)
 		}
-		seen[part] = true
-		out = append(out, part)
 	}
 	return out
 }
 
-// Render is the file content for entries.
-func Render(entries []string) string {
-	if len(entries) == 0 {
-		return ""
+// dedupe keeps the first copy of each entry, as the original's reload does.
+func dedupe(entries []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
 	}
-	return strings.Join(entries, Delimiter) + "\n"
+	return out
 }
 
-// chars counts what the limit counts: characters of the joined entries.
-func chars(entries []string) int {
-	if len(entries) == 0 {
-		return 0
+// Parse splits decoded memory text into entries as Hermes loads them:
+// stripped, empties dropped, duplicates removed (the first copy kept). A
+// BOM and CR line ends are taken as the original takes them.
+func Parse(text string) []string {
+	if t, ok := decode([]byte(text)); ok {
+		text = t
 	}
-	return utf8.RuneCountInString(strings.Join(entries, Delimiter))
+	return dedupe(split(text))
+}
+
+// Render is the file content for entries, byte for byte what the original
+// writes: the entries joined by the delimiter, no final newline, and an
+// empty file for no entries.
+func Render(entries []string) string { return strings.Join(entries, Delimiter) }
+
+// chars counts what the limit counts: characters (code points, as Python
+// counts) of the joined entries.
+func chars(entries []string) int { return utf8.RuneCountInString(Render(entries)) }
+
+// drifted is the original's round-trip rule: a file is clean when it is
+// blank, or when its stripped text is exactly its parsed entries re-joined
+// and no entry is longer than the whole store may be. Anything else (padded
+// or empty entries, a stray delimiter, a paste) did not come from a memory
+// tool, and rewriting it would silently drop what the parse does not keep.
+func drifted(text string, limit int) bool {
+	stripped := pyStrip(text)
+	if stripped == "" {
+		return false
+	}
+	parsed := split(text)
+	if stripped != Render(parsed) {
+		return true
+	}
+	for _, e := range parsed {
+		if utf8.RuneCountInString(e) > limit {
+			return true
+		}
+	}
+	return false
+}
+
+// readText reads target's file and decodes it. A missing file (or a link
+// to nothing) is ("", nil): an empty store. Any other failure wraps
+// ErrUnreadable. Links are followed, as the original follows them, but
+// the file reached must be a regular file within the size bound, so a
+// FIFO planted there cannot hang the call.
+func (s *Store) readText(target string) (string, error) {
+	p := s.Path(target)
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrUnreadable, p, err)
+	}
+	data, err := safefile.ReadFile(filepath.Dir(real), real, readLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrUnreadable, p, err)
+	}
+	text, ok := decode(data)
+	if !ok {
+		return "", fmt.Errorf("%w: %s is not valid UTF-8 text", ErrUnreadable, p)
+	}
+	return text, nil
 }
 
 // Read returns the entries of target without locking: a reader sees either
-// the file before or after any replace.
+// the file before or after any replace. A drifted file reads normally; an
+// unreadable one is an error matching ErrUnreadable.
 func (s *Store) Read(target string) ([]string, error) {
-	data, err := os.ReadFile(s.Path(target))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	text, err := s.readText(target)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", s.Path(target), err)
+		return nil, err
 	}
-	return Parse(string(data)), nil
+	return dedupe(split(text)), nil
 }
 
 // lockPollInterval is how often a blocked writer retries the lock. Writes
@@ -126,192 +226,391 @@ func (s *Store) withLock(ctx context.Context, target string, fn func() error) er
 	return fn()
 }
 
-// Outcome is the result of one memory action. Failed outcomes carry the
-// message the model sees; Entries are the entries after the action (or the
-// current ones when it failed).
-type Outcome struct {
-	OK      bool
-	Message string
-	Entries []string
-	// Matches lists previews when old_text matched several entries.
-	Matches []string
-	// OverLimit marks a refusal for lack of space.
-	OverLimit bool
-	// Backup is the drift snapshot's path when the file was refused.
-	Backup string
+// change is what a mutation decided: either a reply to return as is
+// (a refusal, or a success that needs no write), or the new entries with
+// the success message and the reply fields that follow it.
+type change struct {
+	reply   *Reply
+	entries []string
+	message string
+	extras  []field
 }
 
-// Add appends content unless an identical entry exists or it would break
-// the limit.
-func (s *Store) Add(ctx context.Context, target, content string) (Outcome, error) {
-	content = strings.TrimSpace(content)
-	if content == "" {
-		return Outcome{Message: "Content cannot be empty."}, nil
-	}
-	if msg := scanThreats(content); msg != "" {
-		return Outcome{Message: msg}, nil
-	}
-	var out Outcome
+func answer(r Reply) change { return change{reply: &r} }
+
+// mutate is the skeleton every write shares, as the original's: lock,
+// read, refuse an unreadable file (even an append rewrites the whole
+// file), refuse drift unless skipDrift (an append loses nothing), then let
+// fn decide on the deduplicated entries and write what it returns.
+func (s *Store) mutate(ctx context.Context, target string, skipDrift bool, fn func(entries []string, limit int) change) (Reply, error) {
+	var out Reply
 	err := s.withLock(ctx, target, func() error {
-		entries, err := s.Read(target)
+		text, err := s.readText(target)
 		if err != nil {
-			return err
-		}
-		out.Entries = nonNil(entries)
-		for _, e := range entries {
-			if e == content {
-				out.OK, out.Message = true, "Entry already exists (no duplicate added)."
-				return nil
-			}
-		}
-		next := append(append([]string{}, entries...), content)
-		if total, limit := chars(next), s.limit(target); total > limit {
-			out.OverLimit = true
-			out.Message = fmt.Sprintf("Memory at %s/%s chars. Adding this entry (%d chars) would exceed the limit. "+
-				"Consolidate now: merge related entries with 'replace' or drop stale ones with 'remove' "+
-				"(current_entries lists them), then add again.",
-				commas(chars(entries)), commas(limit), utf8.RuneCountInString(content))
+			out = readFailed(target)
 			return nil
 		}
-		if err := s.write(target, next); err != nil {
+		limit := s.limit(target)
+		if !skipDrift && drifted(text, limit) {
+			out = s.driftRefusal(target, text)
+			return nil
+		}
+		c := fn(dedupe(split(text)), limit)
+		if c.reply != nil {
+			out = *c.reply
+			return nil
+		}
+		if err := s.write(target, c.entries); err != nil {
 			return err
 		}
-		out.OK, out.Message, out.Entries = true, "Entry added.", next
+		out = s.success(target, c.entries, c.message, c.extras...)
 		return nil
 	})
 	return out, err
 }
 
-// Replace swaps the one entry containing oldText for content.
-func (s *Store) Replace(ctx context.Context, target, oldText, content string) (Outcome, error) {
-	oldText, content = strings.TrimSpace(oldText), strings.TrimSpace(content)
-	if oldText == "" {
-		return Outcome{Message: "old_text cannot be empty."}, nil
-	}
-	if content == "" {
-		return Outcome{Message: "content cannot be empty for replace. Use 'remove' to delete entries."}, nil
-	}
-	if msg := scanThreats(content); msg != "" {
-		return Outcome{Message: msg}, nil
-	}
-	return s.edit(ctx, target, oldText, func(entries []string, i int) ([]string, *Outcome) {
-		next := append([]string{}, entries...)
-		next[i] = content
-		if total, limit := chars(next), s.limit(target); total > limit {
-			return nil, &Outcome{OverLimit: true, Entries: entries, Message: fmt.Sprintf(
-				"Replacement would put memory at %s/%s chars. Shorten the new content or remove other entries "+
-					"(current_entries lists them), then try again.", commas(total), commas(limit))}
-		}
-		return next, &Outcome{OK: true, Message: "Entry replaced."}
-	})
+func readFailed(target string) Reply {
+	return failure(fmt.Sprintf("Refusing to write %s: the file exists on disk but could not be read right now "+
+		"(temporarily locked by another program, a permission change, invalid/corrupt text encoding, or a "+
+		"filesystem error). Treating an unreadable file as empty and saving would wipe existing memory, so the "+
+		"write is refused. Nothing was changed — retry in a moment.", fileName(target)))
 }
 
-// Remove deletes the one entry containing oldText.
-func (s *Store) Remove(ctx context.Context, target, oldText string) (Outcome, error) {
-	oldText = strings.TrimSpace(oldText)
-	if oldText == "" {
-		return Outcome{Message: "old_text cannot be empty."}, nil
-	}
-	return s.edit(ctx, target, oldText, func(entries []string, i int) ([]string, *Outcome) {
-		next := append(append([]string{}, entries[:i]...), entries[i+1:]...)
-		return next, &Outcome{OK: true, Message: "Entry removed."}
-	})
+// driftRefusal saves text (the decoded, LF-normalised file) beside the
+// file and says how to resolve the drift; the file itself is not touched.
+func (s *Store) driftRefusal(target, text string) Reply {
+	backup := s.backup(target, text)
+	return failure(fmt.Sprintf("Refusing to write %s: file on disk has content that wouldn't round-trip through "+
+		"the memory tool (likely added by the patch tool, a shell append, a manual edit, or a concurrent session). "+
+		"A snapshot was saved to %s. Resolve the drift first — either rewrite the file as a clean §-delimited list "+
+		"of entries, or move the extra content out — then retry. This guard exists to prevent silent data loss "+
+		"(issue #26045).", fileName(target), backup),
+		field{"drift_backup", backup},
+		field{"remediation", "Open the .bak file, integrate the missing entries into the memory tool one at a time " +
+			"via memory(action=add, content=...), then remove or rewrite the original file to a clean state."})
 }
 
-// edit finds the entry matching oldText under the lock and lets change
-// produce the new list; a nil list means "refused, write nothing".
-func (s *Store) edit(ctx context.Context, target, oldText string, change func([]string, int) ([]string, *Outcome)) (Outcome, error) {
-	var out Outcome
-	err := s.withLock(ctx, target, func() error {
-		entries, err := s.Read(target)
-		if err != nil {
-			return err
-		}
-		out.Entries = nonNil(entries)
-		if backup, err := s.checkDrift(target, entries); err != nil || backup != "" {
-			if err == nil {
-				out.Backup = backup
-				out.Message = fmt.Sprintf("Refusing to rewrite %s: it holds an entry longer than the whole %d-character limit, "+
-					"which the memory tool never writes (a paste, a shell append or a manual edit). Rewriting the file "+
-					"would keep that text in the store without its being curated. A copy was saved to %s. Move the long text "+
-					"out of the file (or split it into short entries separated by lines holding only §), then retry.",
-					filepath.Base(s.Path(target)), s.limit(target), backup)
-			}
-			return err
-		}
-		var idx []int
-		distinct := map[string]bool{}
-		for i, e := range entries {
-			if strings.Contains(e, oldText) {
-				idx = append(idx, i)
-				distinct[e] = true
-			}
-		}
-		switch {
-		case len(idx) == 0:
-			out.Message = fmt.Sprintf("No entry matched '%s'. Pick a phrase that appears in exactly one of current_entries and retry.", oldText)
-			return nil
-		case len(distinct) > 1:
-			out.Message = fmt.Sprintf("Multiple entries matched '%s'. Be more specific.", oldText)
-			for _, i := range idx {
-				out.Matches = append(out.Matches, preview(entries[i], 80))
-			}
-			return nil
-		}
-		next, res := change(entries, idx[0])
-		if next == nil {
-			out = *res
-			return nil
-		}
-		if err := s.write(target, next); err != nil {
-			return err
-		}
-		out = *res
-		out.Entries = next
-		return nil
-	})
-	return out, err
-}
-
-// checkDrift snapshots and refuses a file that the tool could not have
-// written: an entry above the whole limit means text arrived another way.
-func (s *Store) checkDrift(target string, entries []string) (string, error) {
-	limit := s.limit(target)
-	for _, e := range entries {
-		if utf8.RuneCountInString(e) > limit {
-			now := time.Now
-			if s.Now != nil {
-				now = s.Now
-			}
-			backup := fmt.Sprintf("%s.bak.%d", s.Path(target), now().Unix())
-			data, err := os.ReadFile(s.Path(target))
-			if err != nil {
-				return "", fmt.Errorf("read %s: %w", s.Path(target), err)
-			}
-			if err := atomicfile.Write(backup, data, atomicfile.Options{}); err != nil {
-				return "", fmt.Errorf("save a copy of %s: %w", s.Path(target), err)
-			}
-			return backup, nil
-		}
+// backup writes <file>.bak.<unix seconds> in the memories directory and
+// returns its path, or the path marked as failed. The copy is made through
+// the directory itself and replaces whatever has that name: a link planted
+// there (by anyone who can write the directory) is replaced, not followed,
+// so the copy cannot be steered onto another file; and it is written to a
+// temporary file first, so no half copy is left.
+func (s *Store) backup(target, text string) string {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
 	}
-	return "", nil
+	name := fmt.Sprintf("%s.bak.%d", fileName(target), now().Unix())
+	shown := filepath.Join(s.Dir, name)
+	root, err := os.OpenRoot(s.Dir)
+	if err == nil {
+		// Owner-only: the copy holds the same private notes as the file.
+		err = atomicfile.WriteIn(root, name, []byte(text), 0o600, nil)
+		root.Close()
+	}
+	if err != nil {
+		return shown + " (BACKUP FAILED — file unchanged on disk)"
+	}
+	return shown
 }
 
 func (s *Store) write(target string, entries []string) error {
 	if err := atomicfile.Write(s.Path(target), []byte(Render(entries)), atomicfile.Options{}); err != nil {
-		return fmt.Errorf("save %s: %w", s.Path(target), err)
+		return fmt.Errorf("write memory file %s: %w", s.Path(target), err)
 	}
 	return nil
 }
 
-// Usage renders "<pct>% — <cur>/<limit> chars".
+// Add appends content unless an identical entry exists or it would break
+// the limit. It skips the drift check (appending never clobbers foreign
+// content) but, like every write, rewrites the whole file normalised.
+func (s *Store) Add(ctx context.Context, target, content string) (Reply, error) {
+	content = pyStrip(content)
+	if content == "" {
+		return failure("Content cannot be empty."), nil
+	}
+	if msg := scanThreats(content); msg != "" {
+		return failure(msg), nil
+	}
+	return s.mutate(ctx, target, true, func(entries []string, limit int) change {
+		for _, e := range entries {
+			if e == content {
+				return answer(s.success(target, entries, "Entry already exists (no duplicate added)."))
+			}
+		}
+		next := append(append([]string{}, entries...), content)
+		if chars(next) > limit {
+			return answer(s.withEntries(target, entries, fmt.Sprintf("Memory at %s/%s chars. Adding this entry (%d chars) "+
+				"would exceed the limit. Consolidate now: use 'replace' to merge overlapping entries into shorter ones "+
+				"or 'remove' stale or less important entries (see current_entries below), then retry this add — all "+
+				"in this turn.", commas(chars(entries)), commas(limit), utf8.RuneCountInString(content))))
+		}
+		return change{entries: next, message: "Entry added."}
+	})
+}
+
+// Replace overwrites the whole entry oldText selects with content: oldText
+// only locates the entry.
+func (s *Store) Replace(ctx context.Context, target, oldText, content string) (Reply, error) {
+	content = pyStrip(content)
+	if pyStrip(oldText) == "" {
+		return failure("old_text cannot be empty."), nil
+	}
+	if content == "" {
+		return failure("new_content cannot be empty. Use 'remove' to delete entries."), nil
+	}
+	if msg := scanThreats(content); msg != "" {
+		return failure(msg), nil
+	}
+	oldText = pyStrip(oldText)
+	return s.mutate(ctx, target, false, func(entries []string, limit int) change {
+		i, refusal := locate(entries, oldText, "replace")
+		if refusal != nil {
+			return answer(*refusal)
+		}
+		next := append([]string{}, entries...)
+		next[i] = content
+		if total := chars(next); total > limit {
+			return answer(s.withEntries(target, entries, fmt.Sprintf("Replacement would put memory at %s/%s chars. "+
+				"Shorten the new content, or 'remove' other stale or less important entries to make room (see "+
+				"current_entries below), then retry — all in this turn.", commas(total), commas(limit))))
+		}
+		return change{entries: next, message: "Entry replaced.", extras: []field{{"replaced_entry", entries[i]}}}
+	})
+}
+
+// Remove deletes the entry oldText selects.
+func (s *Store) Remove(ctx context.Context, target, oldText string) (Reply, error) {
+	oldText = pyStrip(oldText)
+	if oldText == "" {
+		return failure("old_text cannot be empty."), nil
+	}
+	return s.mutate(ctx, target, false, func(entries []string, limit int) change {
+		i, refusal := locate(entries, oldText, "remove")
+		if refusal != nil {
+			return answer(*refusal)
+		}
+		next := append(append([]string{}, entries[:i]...), entries[i+1:]...)
+		return change{entries: next, message: "Entry removed.", extras: []field{{"removed_entry", entries[i]}}}
+	})
+}
+
+// match finds the entry oldText selects: an entry equal to it wins
+// outright, so a short entry stays addressable when a longer one contains
+// it; otherwise the entries containing it, which must all be the same
+// text. It returns the index (-1 for none) and whether the match was
+// ambiguous.
+func match(entries []string, oldText string) (int, bool) {
+	var hits []int
+	for i, e := range entries {
+		if e == oldText {
+			hits = append(hits, i)
+		}
+	}
+	if hits == nil {
+		for i, e := range entries {
+			if strings.Contains(e, oldText) {
+				hits = append(hits, i)
+			}
+		}
+	}
+	if len(hits) == 0 {
+		return -1, false
+	}
+	for _, i := range hits[1:] {
+		if entries[i] != entries[hits[0]] {
+			return -1, true
+		}
+	}
+	return hits[0], false
+}
+
+// locate is match with the original's refusals for a single replace or
+// remove.
+func locate(entries []string, oldText, verb string) (int, *Reply) {
+	i, ambiguous := match(entries, oldText)
+	if ambiguous {
+		previews := []string{}
+		for _, e := range entries {
+			if strings.Contains(e, oldText) {
+				previews = append(previews, preview(e, 80))
+			}
+		}
+		r := failure(fmt.Sprintf("Multiple entries matched '%s'. Be more specific.", oldText), field{"matches", previews})
+		return -1, &r
+	}
+	if i < 0 {
+		r := failure(fmt.Sprintf("No entry matched '%s'. Check current_entries below and retry with the exact text "+
+			"of the entry you want to %s.", oldText, verb), field{"current_entries", nonNil(entries)})
+		return -1, &r
+	}
+	return i, nil
+}
+
+// Op is one operation of a batch. Content falls back to NewText when
+// empty, as the original reads `content or new_text`.
+type Op struct {
+	Action  string
+	Content string
+	NewText string
+	OldText string
+}
+
+// Batch applies ops in order to a working copy of the entries, each seeing
+// the earlier ones, and writes the result once, only when every op is
+// valid and the final result fits the limit (intermediate states may
+// exceed it, so one call can free room and add). A batch that would empty
+// a store that had entries is refused; single removes are the way to do
+// that deliberately.
+func (s *Store) Batch(ctx context.Context, target string, ops []Op) (Reply, error) {
+	if len(ops) == 0 {
+		return failure("operations list is empty."), nil
+	}
+	// Every add and replace is scanned before the file is touched: one
+	// poisoned op refuses the batch. The original scans only `content`;
+	// content given as new_text is scanned here too, since it is written
+	// the same way.
+	for i, op := range ops {
+		if op.Action != "add" && op.Action != "replace" {
+			continue
+		}
+		if msg := scanThreats(op.content()); op.content() != "" && msg != "" {
+			return failure(fmt.Sprintf("Operation %d: %s", i+1, msg)), nil
+		}
+	}
+	return s.mutate(ctx, target, false, func(entries []string, limit int) change {
+		abort := func(msg string) change {
+			return answer(failure(msg+" No operations were applied (batch is all-or-nothing).",
+				field{"usage", s.shortUsage(target, entries)}))
+		}
+		working := append([]string{}, entries...)
+		var replaced, removed indexed
+		for i, op := range ops {
+			prev, msg := applyOp(&working, op, i+1)
+			if msg != "" {
+				return abort(msg)
+			}
+			switch {
+			case prev == nil:
+			case op.Action == "replace":
+				replaced = append(replaced, indexedText{i + 1, *prev})
+			default:
+				removed = append(removed, indexedText{i + 1, *prev})
+			}
+		}
+		if len(entries) > 0 && len(working) == 0 {
+			return abort(fmt.Sprintf("Refusing to empty %s: this batch would remove every entry from a previously "+
+				"non-empty store. Keep at least one entry — merge overlapping entries into a shorter one instead of "+
+				"removing the last one. To delete the final entry deliberately, use single remove() calls.", fileName(target)))
+		}
+		if total := chars(working); total > limit {
+			return abort(fmt.Sprintf("After applying all %d operations, memory would be at %s/%s chars -- over the "+
+				"limit. Remove or shorten more entries in the same batch, then retry.", len(ops), commas(total), commas(limit)))
+		}
+		c := change{entries: working, message: fmt.Sprintf("Applied %d operation(s).", len(ops))}
+		if replaced != nil {
+			c.extras = append(c.extras, field{"replaced_entries", replaced})
+		}
+		if removed != nil {
+			c.extras = append(c.extras, field{"removed_entries", removed})
+		}
+		return c
+	})
+}
+
+func (op Op) content() string {
+	if op.Content != "" {
+		return op.Content
+	}
+	return op.NewText
+}
+
+// applyOp applies op (numbered n) to working. It returns the full text of
+// the entry a replace or remove overwrote, or the reason the batch stops.
+func applyOp(working *[]string, op Op, n int) (*string, string) {
+	action := op.Action
+	if action == "" {
+		action = "unknown"
+	}
+	pos := fmt.Sprintf("Operation %d (%s)", n, action)
+	content, oldText := pyStrip(op.content()), pyStrip(op.OldText)
+	switch op.Action {
+	case "add":
+		if content == "" {
+			return nil, pos + ": content is required."
+		}
+		for _, e := range *working {
+			if e == content {
+				return nil, "" // already there: an add is idempotent
+			}
+		}
+		*working = append(*working, content)
+		return nil, ""
+	case "replace", "remove":
+	default:
+		return nil, pos + ": unknown action. Use add, replace, or remove."
+	}
+	if oldText == "" {
+		return nil, pos + ": old_text is required."
+	}
+	if op.Action == "replace" && content == "" {
+		return nil, pos + ": content is required (use action='remove' to delete)."
+	}
+	i, ambiguous := match(*working, oldText)
+	if ambiguous {
+		return nil, fmt.Sprintf("%s: '%s' matched multiple distinct entries -- be more specific.", pos, oldText)
+	}
+	if i < 0 {
+		return nil, fmt.Sprintf("%s: no entry matched '%s'.", pos, oldText)
+	}
+	prev := (*working)[i]
+	if op.Action == "replace" {
+		(*working)[i] = content
+	} else {
+		*working = append((*working)[:i:i], (*working)[i+1:]...)
+	}
+	return &prev, ""
+}
+
+// success is the original's reply to a completed write: no entries (an
+// echo invites the model to find more to fix and repeat the call), the
+// usage, the message, what the write overwrote, and a note that it is
+// done.
+func (s *Store) success(target string, entries []string, message string, extras ...field) Reply {
+	r := Reply{OK: true, Message: message, body: object{
+		{"success", true}, {"done", true}, {"target", target},
+		{"usage", s.Usage(target, entries)}, {"entry_count", len(entries)},
+	}}
+	if message != "" {
+		r.body = append(r.body, field{"message", message})
+	}
+	r.body = append(r.body, extras...)
+	r.body = append(r.body, field{"note", "Write saved. This update is complete — do not repeat it."})
+	return r
+}
+
+// withEntries is a refusal that hands back the entries and the usage, so
+// the model can consolidate in the same turn.
+func (s *Store) withEntries(target string, entries []string, msg string) Reply {
+	return failure(msg, field{"current_entries", nonNil(entries)}, field{"usage", s.shortUsage(target, entries)})
+}
+
+// Usage renders "<pct>% — <cur>/<limit> chars", as success replies show it.
 func (s *Store) Usage(target string, entries []string) string {
 	cur, limit := chars(entries), s.limit(target)
 	pct := 0
 	if limit > 0 {
-		pct = min(100, cur*100/limit)
+		// In floating point, as the original computes it: 57/100 is 56%
+		// there, and the two must print the same.
+		pct = min(100, int(float64(cur)/float64(limit)*100))
 	}
 	return fmt.Sprintf("%d%% — %s/%s chars", pct, commas(cur), commas(limit))
+}
+
+// shortUsage renders "<cur>/<limit>", as refusals show it.
+func (s *Store) shortUsage(target string, entries []string) string {
+	return commas(chars(entries)) + "/" + commas(s.limit(target))
 }
 
 // commas formats n with thousands separators, as Hermes prints counts.

@@ -309,9 +309,12 @@ func skillName(fields map[string]any, dirName string) string {
 }
 
 // listingDescription is the frontmatter description, else the first body
-// line that is not a heading, capped at the original's limit.
-func listingDescription(doc document) string {
-	d := str(doc.fields["description"])
+// line that is not a heading, capped at the original's limit. null reports
+// an explicit `description: null` with no body line to stand in, which the
+// original lists as null rather than "".
+func listingDescription(doc document) (d string, null bool) {
+	v, given := doc.fields["description"]
+	d = str(v)
 	if d == "" {
 		for _, line := range strings.Split(strings.TrimSpace(doc.body), "\n") {
 			line = strings.TrimSpace(line)
@@ -321,10 +324,13 @@ func listingDescription(doc document) string {
 			}
 		}
 	}
+	if d == "" && given && v == nil {
+		return "", true
+	}
 	if utf8.RuneCountInString(d) > maxDescriptionLen {
 		d = truncateRunes(d, maxDescriptionLen-3) + "..."
 	}
-	return d
+	return d, false
 }
 
 // platformAliases maps the names skills use to the prefixes of Python's

@@ -20,6 +20,9 @@ import (
 type fixture struct {
 	home     string
 	external string
+	// sysRoot stands for "/" where the docker and s6 markers are looked
+	// up: empty, so the machine running the tests decides nothing.
+	sysRoot  string
 	env      map[string]string
 	commands map[string]bool
 }
@@ -30,11 +33,15 @@ func newFixture(t testing.TB) *fixture {
 	f := &fixture{
 		home:     filepath.Join(dir, "home"),
 		external: filepath.Join(dir, "external"),
+		sysRoot:  filepath.Join(dir, "sysroot"),
 		env:      map[string]string{},
 		commands: map[string]bool{},
 	}
 	copyTree(t, filepath.Join("testdata", "home"), f.home)
 	copyTree(t, filepath.Join("testdata", "external"), f.external)
+	if err := os.MkdirAll(f.sysRoot, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(f.home, ".env"), "# fixture secrets\nexport DOTENV_ONLY=\"from dotenv\"\nEMPTY_IN_DOTENV=\n")
 	return f
 }
@@ -44,6 +51,7 @@ func (f *fixture) options() Options {
 		Home:         f.home,
 		ExternalDirs: []string{f.external},
 		Platform:     "linux",
+		SystemRoot:   f.sysRoot,
 		LookupEnv: func(k string) (string, bool) {
 			v, ok := f.env[k]
 			return v, ok

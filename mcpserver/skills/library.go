@@ -84,6 +84,9 @@ type Skill struct {
 	// Description is the frontmatter description, else the first body line
 	// that is not a heading, at most 1024 characters.
 	Description string
+	// NullDescription is true when the frontmatter says `description: null`
+	// and no body line stands in: listed as null, as the original lists it.
+	NullDescription bool
 	// Category is the first directory under the root for skills nested two
 	// or more levels deep; "" otherwise.
 	Category string
@@ -105,6 +108,11 @@ type Skill struct {
 	Fields map[string]any
 	// Supported is false when `platforms` excludes this platform.
 	Supported bool
+	// Relevant is false when `environments` names only environments
+	// (kanban, docker, s6) that are not active here. Such a skill is not
+	// listed and claims no name, but Lookup still finds it: an explicit
+	// load always works.
+	Relevant bool
 	// Disabled is true when config.yaml lists the name under skills.disabled
 	// (or skills.platform_disabled for the current HERMES_PLATFORM).
 	Disabled bool
@@ -114,8 +122,8 @@ type Skill struct {
 }
 
 // Visible reports whether the skill is listed: supported here, enabled,
-// and not shadowed.
-func (s Skill) Visible() bool { return s.Supported && !s.Disabled && !s.Shadowed }
+// relevant here, and not shadowed.
+func (s Skill) Visible() bool { return s.Supported && !s.Disabled && s.Relevant && !s.Shadowed }
 
 // SkillFile is the absolute path of the skill's SKILL.md.
 func (s Skill) SkillFile() string { return filepath.Join(s.Dir, skillFile) }
@@ -140,6 +148,8 @@ type Library struct {
 	lookupEnv func(string) (string, bool)
 	lookPath  func(string) (string, error)
 	log       *slog.Logger
+	// containers reports the docker and s6 markers, detected once.
+	containers func() (docker, s6 bool)
 
 	current atomic.Pointer[snapshot]
 	rescan  sync.Mutex // one rebuild at a time; readers never wait on it
@@ -216,6 +226,11 @@ func NewLibrary(opts Options) *Library {
 	if l.lookPath == nil {
 		l.lookPath = exec.LookPath
 	}
+	root := opts.SystemRoot
+	if root == "" {
+		root = string(filepath.Separator)
+	}
+	l.containers = sync.OnceValues(func() (bool, bool) { return containerMarkers(root) })
 	l.roots = []string{filepath.Clean(l.local)}
 	for _, d := range opts.ExternalDirs {
 		if d == "" {
@@ -482,18 +497,18 @@ func (l *Library) snapshot(ctx context.Context) (*snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	platformEnv := l.platformEnv()
+	key := scanKey{platform: l.platformEnv(), kanbanEnv: l.kanbanFromEnv()}
 	snap := l.current.Load()
-	if snap != nil && snap.fresh(platformEnv) {
+	if snap != nil && snap.fresh(key) {
 		return snap, nil
 	}
 	l.rescan.Lock()
 	defer l.rescan.Unlock()
 	// Another caller may have rebuilt while this one waited.
-	if cur := l.current.Load(); cur != snap && cur.fresh(platformEnv) {
+	if cur := l.current.Load(); cur != snap && cur.fresh(key) {
 		return cur, nil
 	}
-	next, err := l.scan(ctx, platformEnv)
+	next, err := l.scan(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -550,9 +565,11 @@ func (l *Library) platformEnv() string {
 // scan builds a fresh index. Every stat is taken before the read it
 // guards, so a write racing the scan leaves a stale stamp and the next call
 // rescans rather than trusting a torn result.
-func (l *Library) scan(ctx context.Context, platformEnv string) (*snapshot, error) {
-	snap := newSnapshot(platformEnv)
-	disabled := l.readDisabled(snap, platformEnv)
+func (l *Library) scan(ctx context.Context, key scanKey) (*snapshot, error) {
+	snap := newSnapshot(key)
+	cfg := l.readConfig(snap, key.platform)
+	env := environment{kanban: key.kanbanEnv || cfg.kanbanProfile}
+	env.docker, env.s6 = l.containers()
 
 	w := &walker{ctx: ctx, snap: snap, visited: map[string]bool{}}
 	seen := map[string]bool{}
@@ -573,8 +590,9 @@ func (l *Library) scan(ctx context.Context, platformEnv string) (*snapshot, erro
 				}
 				continue
 			}
-			s.Disabled = disabled[s.Name]
-			if s.Supported && !s.Disabled {
+			s.Disabled = cfg.disabled[s.Name]
+			s.Relevant = matchesEnvironment(s.Fields, env)
+			if s.Supported && !s.Disabled && s.Relevant {
 				s.Shadowed = seen[s.Name]
 				seen[s.Name] = true
 			}
@@ -613,7 +631,6 @@ func readSkill(root, rootReal string, local bool, md, platform string) (Skill, e
 	relDir = filepath.ToSlash(relDir)
 	s := Skill{
 		Name:        truncateRunes(skillName(doc.fields, filepath.Base(dir)), maxNameLen),
-		Description: listingDescription(doc),
 		RelDir:      relDir,
 		Dir:         dir,
 		Root:        root,
@@ -622,6 +639,7 @@ func readSkill(root, rootReal string, local bool, md, platform string) (Skill, e
 		Fields:      doc.fields,
 		Supported:   matchesPlatform(doc.fields, platform),
 	}
+	s.Description, s.NullDescription = listingDescription(doc)
 	if parts := strings.Split(relDir, "/"); len(parts) >= 2 {
 		s.Category = parts[0]
 	}

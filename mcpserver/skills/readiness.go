@@ -127,7 +127,9 @@ func requiredEnv(fields map[string]any) []envRequirement {
 		optional                        bool
 	}
 	var entries []entry
-	for _, item := range asList(fields["required_environment_variables"]) {
+	// A mapping is one declaration and a list holds several; a bare
+	// string is ignored, as the original ignores it.
+	for _, item := range dictList(fields["required_environment_variables"]) {
 		switch x := item.(type) {
 		case string:
 			entries = append(entries, entry{name: x})
@@ -147,7 +149,7 @@ func requiredEnv(fields map[string]any) []envRequirement {
 				requiredFor: str(x["required_for"]), optional: truthy(x["optional"])})
 		}
 	}
-	for _, item := range asList(setup["collect_secrets"]) {
+	for _, item := range dictList(setup["collect_secrets"]) {
 		if x, ok := item.(map[string]any); ok {
 			url := str(x["provider_url"])
 			if url == "" {
@@ -213,6 +215,19 @@ func credentialFiles(fields map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// dictList treats a single mapping as a one-item list and anything but a
+// mapping or a list as no items.
+func dictList(v any) []any {
+	switch x := v.(type) {
+	case map[string]any:
+		return []any{x}
+	case []any:
+		return x
+	default:
+		return nil
+	}
 }
 
 // asList treats a single mapping or scalar as a one-item list.

@@ -36,6 +36,9 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// LookPath finds required commands (nil: exec.LookPath).
 	LookPath func(string) (string, error)
+	// SystemRoot is where the docker and s6 markers that `environments:`
+	// tags are judged by are looked up ("" means "/"; tests set it).
+	SystemRoot string
 	// Logger receives warnings: skills refused by the confinement rule
 	// (once each), and a watch bound reached; nil discards them.
 	Logger *slog.Logger
@@ -46,8 +49,12 @@ type Options struct {
 const ToolsetName = "skills"
 
 // EnvVars returns the environment variables the toolset reads: the
-// messaging platform, which selects skills.platform_disabled.
-func EnvVars() []string { return []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM"} }
+// messaging platform, which selects skills.platform_disabled, and the
+// kanban worker's variables, which decide whether kanban-tagged skills are
+// offered.
+func EnvVars() []string {
+	return []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM", envKanbanTask, envKanbanBoard, envDelegatedChild}
+}
 
 // Toolset returns the skills toolset over a new Library.
 func Toolset(opts Options) tooldef.Toolset {
@@ -240,7 +247,7 @@ const listOutputSchema = `{
         "type": "object",
         "properties": {
           "name": {"type": "string"},
-          "description": {"type": "string"},
+          "description": {"type": ["string", "null"]},
           "category": {"type": ["string", "null"]}
         },
         "required": ["name", "description", "category"]
@@ -322,7 +329,7 @@ const viewOutputSchema = `{
 // listEntry is one skill in a skills_list result.
 type listEntry struct {
 	Name        string  `json:"name"`
-	Description string  `json:"description"`
+	Description *string `json:"description"`
 	Category    *string `json:"category"`
 }
 
@@ -342,7 +349,11 @@ func newListResult(skills []Skill, category string) listResult {
 		if category != "" && s.Category != category {
 			continue
 		}
-		e := listEntry{Name: s.Name, Description: s.Description}
+		e := listEntry{Name: s.Name}
+		if !s.NullDescription {
+			d := s.Description
+			e.Description = &d
+		}
 		if s.Category != "" {
 			c := s.Category
 			e.Category = &c

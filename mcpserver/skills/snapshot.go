@@ -39,7 +39,7 @@ type snapshot struct {
 	problems     []Problem // what the walk found and refused, in walk order
 	visible      []Skill   // the listing: visible skills sorted by (category, name)
 	localMissing bool      // <home>/skills did not exist
-	platformEnv  string    // HERMES_PLATFORM the disabled set was computed for
+	key          scanKey   // the environment the index was built for
 
 	// watch covers the directories walked (and so the SKILL.md files in
 	// them); stamps cover everything it does not: config.yaml, missing
@@ -63,8 +63,8 @@ type snapshot struct {
 // watchEnabled lets tests exercise the stat-only fallback on Linux.
 var watchEnabled = true
 
-func newSnapshot(platformEnv string) *snapshot {
-	s := &snapshot{platformEnv: platformEnv}
+func newSnapshot(key scanKey) *snapshot {
+	s := &snapshot{key: key}
 	if watchEnabled {
 		s.watch = newDirWatch()
 	}
@@ -138,9 +138,10 @@ func (s *snapshot) stamp(p string) {
 	}
 }
 
-// fresh reports whether nothing the index was built from has changed.
-func (s *snapshot) fresh(platformEnv string) bool {
-	if s == nil || s.racy || s.stale.Load() || s.platformEnv != platformEnv {
+// fresh reports whether nothing the index was built from has changed:
+// not the files it stamped, and not the environment variables it read.
+func (s *snapshot) fresh(key scanKey) bool {
+	if s == nil || s.racy || s.stale.Load() || s.key != key {
 		return false
 	}
 	for i := range s.stamps {
@@ -162,21 +163,33 @@ func statPath(p string) stamp {
 	return stamp{exists: true, mtime: fi.ModTime().UnixNano(), size: fi.Size(), isDir: fi.IsDir()}
 }
 
-// readDisabled returns the skill names config.yaml disables: skills.disabled
-// plus skills.platform_disabled.<platform> when a messaging platform is
-// set. config.yaml is shared with the Python Hermes, which owns these keys;
-// a file that does not parse disables nothing, as there.
-func (l *Library) readDisabled(snap *snapshot, platformEnv string) map[string]bool {
+// listingConfig is what config.yaml says about the listing.
+type listingConfig struct {
+	// disabled are the skill names disabled here.
+	disabled map[string]bool
+	// kanbanProfile is "kanban" in the top-level toolsets: the profile
+	// routes kanban work, which makes kanban-tagged skills relevant.
+	kanbanProfile bool
+}
+
+// readConfig reads the listing's settings from config.yaml: the names
+// skills.disabled disables, plus skills.platform_disabled.<platform> when a
+// messaging platform is set, and whether the profile has the kanban
+// toolset. config.yaml is shared with the Python Hermes, which owns these
+// keys; a file that does not parse disables nothing and enables nothing,
+// as there.
+func (l *Library) readConfig(snap *snapshot, platformEnv string) listingConfig {
 	cfgPath := filepath.Join(l.home, "config.yaml")
 	snap.stamp(cfgPath)
 	var cfg struct {
-		Skills struct {
+		Toolsets any `yaml:"toolsets"`
+		Skills   struct {
 			Disabled         any            `yaml:"disabled"`
 			PlatformDisabled map[string]any `yaml:"platform_disabled"`
 		} `yaml:"skills"`
 	}
 	if err := hermeshome.DecodeFile(cfgPath, &cfg); err != nil {
-		return nil
+		return listingConfig{}
 	}
 	out := map[string]bool{}
 	add := func(v any) {
@@ -190,7 +203,7 @@ func (l *Library) readDisabled(snap *snapshot, platformEnv string) map[string]bo
 	if platformEnv != "" {
 		add(cfg.Skills.PlatformDisabled[platformEnv])
 	}
-	return out
+	return listingConfig{disabled: out, kanbanProfile: profileHasKanban(cfg.Toolsets)}
 }
 
 // configNames reads a list setting that `hermes config set` may have stored

@@ -119,8 +119,8 @@ func (l *Library) handleView(ctx context.Context, raw json.RawMessage) (tooldef.
 			"readiness_status", statusUnsupported), nil
 	}
 	if s.Disabled {
-		return failure(fmt.Sprintf("Skill '%s' is disabled in %s (skills.disabled). Enable it with `hermes skills`, or read its files directly on disk.",
-			s.Name, filepath.Join(l.home, "config.yaml"))), nil
+		return failure(fmt.Sprintf("Skill '%s' is disabled. Enable it with `hermes skills` or inspect the files directly on disk.",
+			skillName(doc.fields, filepath.Base(s.Dir)))), nil
 	}
 	if args.FilePath != "" {
 		return l.viewFile(s, name, args.FilePath), nil

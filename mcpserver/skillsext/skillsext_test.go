@@ -726,3 +726,38 @@ func TestLimits(t *testing.T) {
 		t.Errorf("files-at has %d resources, want %d", n, MaxResourcesPerSkill)
 	}
 }
+
+// A skill tagged for an environment that is not active here is not in the
+// catalog (it is not offered), and is once the environment is: the
+// catalog is the skills_list view.
+func TestCatalogHonoursEnvironments(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for rel, content := range map[string]string{
+		"skills/everywhere/SKILL.md": skillMD("everywhere", "No tags."),
+		"skills/board/SKILL.md":      skillMD("board", "For kanban work.", "environments: [kanban]", ""),
+	} {
+		p := filepath.Join(home, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	env := map[string]string{}
+	lib := skills.NewLibrary(skills.Options{Home: home, Platform: "linux", SystemRoot: t.TempDir(),
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	x := New(Options{Library: lib})
+	uris := func() []string {
+		all, _ := listAll(t, x)
+		var out []string
+		for _, s := range all {
+			out = append(out, s.URI)
+		}
+		return out
+	}
+	if got := uris(); !slices.Equal(got, []string{"skill://everywhere/SKILL.md"}) {
+		t.Errorf("kanban off: catalog %q", got)
+	}
+	env["HERMES_KANBAN_TASK"] = "t_1"
+	if got := uris(); !slices.Equal(got, []string{"skill://board/SKILL.md", "skill://everywhere/SKILL.md"}) {
+		t.Errorf("kanban on: catalog %q", got)
+	}
+}
