@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/filelock"
+	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/internal/safefile"
 )
 
@@ -80,15 +80,6 @@ func (s *Store) limit(target string) int {
 	return DefaultMemoryLimit
 }
 
-// isPySpace is Python's str.isspace, which decides what the original's
-// strip() removes around entries: Unicode White_Space (Go's IsSpace) plus
-// the four ASCII information separators U+001C..U+001F. Stripping less than
-// the original would make a file it wrote look drifted to us, and stripping
-// more would change entries it keeps.
-func isPySpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
-
-func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
-
 // decode turns file bytes into the text the original parses: it reads
 // memory files as utf-8-sig in text mode, so a leading BOM is dropped and
 // CRLF and lone CR become LF. Bytes that are not UTF-8 are refused, not
@@ -108,7 +99,7 @@ func decode(data []byte) (string, bool) {
 func split(text string) []string {
 	var out []string
 	for _, part := range strings.Split(text, Delimiter) {
-		if part = pyStrip(part); part != "" {
+		if part = pystr.Strip(part); part != "" {
 			out = append(out, part)
 		}
 	}
@@ -153,7 +144,7 @@ func chars(entries []string) int { return utf8.RuneCountInString(Render(entries)
 // or empty entries, a stray delimiter, a paste) did not come from a memory
 // tool, and rewriting it would silently drop what the parse does not keep.
 func drifted(text string, limit int) bool {
-	stripped := pyStrip(text)
+	stripped := pystr.Strip(text)
 	if stripped == "" {
 		return false
 	}
@@ -326,7 +317,7 @@ func (s *Store) write(target string, entries []string) error {
 // the limit. It skips the drift check (appending never clobbers foreign
 // content) but, like every write, rewrites the whole file normalised.
 func (s *Store) Add(ctx context.Context, target, content string) (Reply, error) {
-	content = pyStrip(content)
+	content = pystr.Strip(content)
 	if content == "" {
 		return failure("Content cannot be empty."), nil
 	}
@@ -353,8 +344,8 @@ func (s *Store) Add(ctx context.Context, target, content string) (Reply, error) 
 // Replace overwrites the whole entry oldText selects with content: oldText
 // only locates the entry.
 func (s *Store) Replace(ctx context.Context, target, oldText, content string) (Reply, error) {
-	content = pyStrip(content)
-	if pyStrip(oldText) == "" {
+	content = pystr.Strip(content)
+	if pystr.Strip(oldText) == "" {
 		return failure("old_text cannot be empty."), nil
 	}
 	if content == "" {
@@ -363,7 +354,7 @@ func (s *Store) Replace(ctx context.Context, target, oldText, content string) (R
 	if msg := scanThreats(content); msg != "" {
 		return failure(msg), nil
 	}
-	oldText = pyStrip(oldText)
+	oldText = pystr.Strip(oldText)
 	return s.mutate(ctx, target, false, func(entries []string, limit int) change {
 		i, refusal := locate(entries, oldText, "replace")
 		if refusal != nil {
@@ -382,7 +373,7 @@ func (s *Store) Replace(ctx context.Context, target, oldText, content string) (R
 
 // Remove deletes the entry oldText selects.
 func (s *Store) Remove(ctx context.Context, target, oldText string) (Reply, error) {
-	oldText = pyStrip(oldText)
+	oldText = pystr.Strip(oldText)
 	if oldText == "" {
 		return failure("old_text cannot be empty."), nil
 	}
@@ -534,7 +525,7 @@ func applyOp(working *[]string, op Op, n int) (*string, string) {
 		action = "unknown"
 	}
 	pos := fmt.Sprintf("Operation %d (%s)", n, action)
-	content, oldText := pyStrip(op.content()), pyStrip(op.OldText)
+	content, oldText := pystr.Strip(op.content()), pystr.Strip(op.OldText)
 	switch op.Action {
 	case "add":
 		if content == "" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hermes-go/hermes/internal/hermesenv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,9 +53,14 @@ func (f *fixture) options() Options {
 		ExternalDirs: []string{f.external},
 		Platform:     "linux",
 		SystemRoot:   f.sysRoot,
+		// What hermes-tools-mcp hands the library: the test's environment
+		// with the home's .env loaded over it.
 		LookupEnv: func(k string) (string, bool) {
-			v, ok := f.env[k]
-			return v, ok
+			var environ []string
+			for name, v := range f.env {
+				environ = append(environ, name+"="+v)
+			}
+			return hermesenv.Load(f.home, environ).LookupEnv(k)
 		},
 		LookPath: func(c string) (string, error) {
 			if f.commands[c] {

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/safefile"
 )
 
@@ -221,7 +222,9 @@ func NewLibrary(opts Options) *Library {
 		l.log = slog.New(slog.DiscardHandler)
 	}
 	if l.lookupEnv == nil {
-		l.lookupEnv = os.LookupEnv
+		// The environment as the Python Hermes sees it: the home's .env
+		// over the process's.
+		l.lookupEnv = hermesenv.Load(opts.Home, os.Environ()).LookupEnv
 	}
 	if l.lookPath == nil {
 		l.lookPath = exec.LookPath

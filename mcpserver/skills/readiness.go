@@ -1,8 +1,6 @@
 package skills
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,9 +47,8 @@ func (l *Library) readiness(fields map[string]any) readiness {
 	}
 	var missing []string
 	if len(r.RequiredEnvironmentVariables) > 0 {
-		dotenv := readDotEnv(filepath.Join(l.home, ".env"))
 		for _, e := range r.RequiredEnvironmentVariables {
-			if e.Optional || l.envSet(e.Name, dotenv) {
+			if e.Optional || l.envSet(e.Name) {
 				continue
 			}
 			r.MissingRequiredEnvironmentVariables = append(r.MissingRequiredEnvironmentVariables, e.Name)
@@ -91,10 +88,7 @@ func (l *Library) readiness(fields map[string]any) readiness {
 // envSet follows the original: a variable in <home>/.env counts by its value
 // there (Hermes loads that file into the sessions that run skills), anything
 // else by the process environment. Empty means unset.
-func (l *Library) envSet(name string, dotenv map[string]string) bool {
-	if v, ok := dotenv[name]; ok {
-		return v != ""
-	}
+func (l *Library) envSet(name string) bool {
 	v, ok := l.lookupEnv(name)
 	return ok && v != ""
 }
@@ -240,39 +234,4 @@ func asList(v any) []any {
 	default:
 		return []any{x}
 	}
-}
-
-// readDotEnv reads KEY=VALUE lines the way dotenv files are commonly
-// written: comments, blank lines and an `export ` prefix are allowed, and a
-// value may be quoted. A missing or unreadable file is empty.
-func readDotEnv(p string) map[string]string {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
-	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		line = strings.TrimPrefix(line, "export ")
-		key, val, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		key = strings.TrimSpace(key)
-		val = strings.TrimSpace(val)
-		switch {
-		case len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0]:
-			val = val[1 : len(val)-1]
-		default:
-			if i := strings.Index(val, " #"); i >= 0 {
-				val = strings.TrimSpace(val[:i])
-			}
-		}
-		out[key] = val
-	}
-	return out
 }

@@ -32,7 +32,8 @@ type Options struct {
 	// Platform is "linux", "macos" or "windows", matched against a skill's
 	// `platforms`; empty means the platform this binary runs on.
 	Platform string
-	// LookupEnv reports required environment variables (nil: os.LookupEnv).
+	// LookupEnv reports required environment variables (nil: the process
+	// environment with the home's .env over it, as the original sees it).
 	LookupEnv func(string) (string, bool)
 	// LookPath finds required commands (nil: exec.LookPath).
 	LookPath func(string) (string, error)
