@@ -93,6 +93,12 @@ $(NPM_NS_STAMP): $(NPM_NS_DIR)/package.json $(NPM_NS_DIR)/package-lock.json
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.ci/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	@# Build output is never committed: no tracked file may be a compiled
+	@# program (ELF, Mach-O or PE by its first bytes).
+	@bins=$$(git ls-files -z 2>/dev/null | xargs -0 -r sh -c 'for f; do [ -f "$$f" ] || continue; \
+	    m=$$(head -c 4 "$$f" | od -An -tx1 | tr -d " \n"); \
+	    case "$$m" in 7f454c46|cffaedfe|cefaedfe|feedface|feedfacf|cafebabe|4d5a*) echo "$$f";; esac; done' sh); \
+	  if [ -n "$$bins" ]; then echo "compiled programs are tracked in git (git rm --cached them; .gitignore covers build output):"; echo "$$bins"; exit 1; fi
 	$(GO) vet ./...
 	@# Users run the binaries on macOS and Windows too (Claude Desktop):
 	@# every package must build there, whatever this machine is.
