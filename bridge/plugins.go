@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/pystr"
 )
 
 // DefaultMarketplace is the marketplace assumed for a plugin whose
@@ -90,7 +92,7 @@ func parsePluginList(raw json.RawMessage) ([]Plugin, error) {
 			if json.Unmarshal(praw, &p) != nil {
 				continue
 			}
-			if p.Name == "" || !truthy(p.Installed) || !available(p.Availability) {
+			if p.Name == "" || !pystr.TruthyJSON(p.Installed) || !available(p.Availability) {
 				continue
 			}
 			k := key{p.Name, market}
@@ -106,27 +108,6 @@ func parsePluginList(raw json.RawMessage) ([]Plugin, error) {
 		}
 	}
 	return out, nil
-}
-
-// truthy mirrors Python's bool() on a decoded JSON value.
-func truthy(raw json.RawMessage) bool {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch x := v.(type) {
-	case bool:
-		return x
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return false // null
 }
 
 // available accepts a missing, null or empty availability, or AVAILABLE in

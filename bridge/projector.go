@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/chatmsg"
+	"github.com/hermes-go/hermes/internal/pystr"
 )
 
 // The transcript shape the Projector writes codex's items in, shared with
@@ -359,7 +360,7 @@ func (p *Projector) projectItem(w *wireItem, raw json.RawMessage) Projection {
 		server, tool := orDefault(deref(w.Server), "mcp"), orDefault(deref(w.Tool), "unknown")
 		var content string
 		switch {
-		case jsonTruthy(w.Error):
+		case pystr.TruthyJSON(w.Error):
 			content = "[error] " + truncateRunes(pyDumpsRaw(w.Error), maxToolErrorChars)
 		case !jsonNull(w.Result):
 			content = truncateRunes(pyDumpsRaw(w.Result), maxToolResultChars)
@@ -472,29 +473,6 @@ func stringList(raw json.RawMessage) []string {
 func jsonNull(raw json.RawMessage) bool {
 	s := strings.TrimSpace(string(raw))
 	return s == "" || s == "null"
-}
-
-// jsonTruthy applies Python truthiness to a JSON value: null, false, 0, ""
-// and empty containers are false.
-func jsonTruthy(raw json.RawMessage) bool {
-	switch strings.TrimSpace(string(raw)) {
-	case "", "null", "false", "0", `""`, "{}", "[]":
-		return false
-	}
-	v, err := decodeAny(raw)
-	if err != nil {
-		return true
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		return len(x) > 0
-	case []any:
-		return len(x) > 0
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
-	}
-	return true
 }
 
 // pyBool renders a JSON boolean the way Python's str() does, for the

@@ -41,3 +41,14 @@ func TestStrip(t *testing.T) {
 		}
 	}
 }
+
+func TestTruthyJSON(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`null`: false, `false`: false, `0`: false, `0.0`: false, `""`: false, `[]`: false, `{}`: false, ``: false, `{`: false,
+		`true`: true, `1`: true, `-2.5`: true, `"x"`: true, `" "`: true, `[0]`: true, `{"a":null}`: true, `1e400`: true,
+	} {
+		if got := TruthyJSON([]byte(raw)); got != want {
+			t.Errorf("TruthyJSON(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}

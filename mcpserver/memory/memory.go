@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -229,31 +230,6 @@ func (a args) str(key string) (string, bool) {
 	return s, true
 }
 
-// truthy is Python's truth value of a JSON value, which is how the
-// original decides whether `operations` selects the batch shape: null,
-// false, 0, "", [] and {} do not.
-func truthy(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
 // ops decodes a batch. An item that is null or not an object is an op
 // with no action, which the batch refuses by its position.
 func ops(raw json.RawMessage) ([]Op, bool) {
@@ -314,7 +290,7 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 			field{"target", target}).result(), nil
 	}
 
-	if rawOps, given := a["operations"]; given && truthy(rawOps) {
+	if rawOps, given := a["operations"]; given && pystr.TruthyJSON(rawOps) {
 		list, ok := ops(rawOps)
 		if !ok {
 			return toolError("operations must be a list of {action, content?, old_text?} objects.").result(), nil

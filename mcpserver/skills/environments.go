@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/internal/safefile"
 )
 
@@ -50,7 +51,7 @@ func (e environment) active(tag string) bool {
 // tag.
 func matchesEnvironment(fields map[string]any, env environment) bool {
 	v := fields["environments"]
-	if !truthy(v) {
+	if !pystr.Truthy(v) {
 		return true
 	}
 	list, ok := v.([]any)

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/internal/pystr"
 )
 
 // Limits the original applies to what a listing shows (Anthropic's
@@ -234,29 +236,6 @@ func str(v any) string {
 	}
 }
 
-// truthy mirrors Python truthiness for frontmatter values, which is how the
-// original decides whether an optional field is present.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case string:
-		return x != ""
-	case bool:
-		return x
-	case int:
-		return x != 0
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	default:
-		return true
-	}
-}
-
 // stringList accepts a YAML list, a single string, or a "[a, b]" / "a, b"
 // string — all forms found in real skills.
 func stringList(v any) []string {
@@ -265,7 +244,7 @@ func stringList(v any) []string {
 	case nil:
 	case []any:
 		for _, e := range x {
-			if truthy(e) {
+			if pystr.Truthy(e) {
 				out = append(out, strings.TrimSpace(str(e)))
 			}
 		}
@@ -294,7 +273,7 @@ func hermesMeta(fields map[string]any) map[string]any {
 // listField reads tags / related_skills: metadata.hermes wins, the top-level
 // key is the older spelling.
 func listField(fields map[string]any, key string) []string {
-	if v := hermesMeta(fields)[key]; truthy(v) {
+	if v := hermesMeta(fields)[key]; pystr.Truthy(v) {
 		return stringList(v)
 	}
 	return stringList(fields[key])
@@ -345,7 +324,7 @@ var platformAliases = map[string]string{
 // sys.platform-style name). No platforms means every platform.
 func matchesPlatform(fields map[string]any, current string) bool {
 	v := fields["platforms"]
-	if !truthy(v) {
+	if !pystr.Truthy(v) {
 		return true
 	}
 	list, ok := v.([]any)

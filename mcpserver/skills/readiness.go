@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/envref"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/pystr"
 )
 
 // readiness is the part of a skill_view result that says whether the skill
@@ -140,7 +141,7 @@ func requiredEnv(fields map[string]any) []envRequirement {
 				name = str(x["env_var"])
 			}
 			entries = append(entries, entry{name: name, prompt: str(x["prompt"]), help: help,
-				requiredFor: str(x["required_for"]), optional: truthy(x["optional"])})
+				requiredFor: str(x["required_for"]), optional: pystr.Truthy(x["optional"])})
 		}
 	}
 	for _, item := range dictList(setup["collect_secrets"]) {

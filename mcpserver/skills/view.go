@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/internal/safefile"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
@@ -144,7 +145,7 @@ func (l *Library) handleView(ctx context.Context, raw json.RawMessage) (tooldef.
 		h := usageHint
 		res.UsageHint = &h
 	}
-	if v := doc.fields["compatibility"]; truthy(v) {
+	if v := doc.fields["compatibility"]; pystr.Truthy(v) {
 		res.Compatibility = v
 	}
 	if md, ok := doc.fields["metadata"].(map[string]any); ok {
