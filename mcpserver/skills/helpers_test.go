@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/hermes-go/hermes/internal/hermesenv"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
