@@ -342,3 +342,26 @@ func TestUpgradeClearsDuplicateTitles(t *testing.T) {
 		t.Errorf("title kept by %v; steps %v", titles, out.Steps)
 	}
 }
+
+// A file without full-text indexes (Hermes could not load FTS5 when it
+// wrote it) gets the current layout, filled from messages.
+func TestUpgradeCreatesMissingIndexes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	statetest.OursV16(t, path)
+	db := statetest.OpenRaw(t, path)
+	for _, q := range []string{"DROP TRIGGER messages_fts_insert", "DROP TRIGGER messages_fts_delete", "DROP TRIGGER messages_fts_update",
+		"DROP TABLE messages_fts", "DROP TABLE messages_fts_trigram"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := upgrade(t, path, ""); out.To != 30 || out.LegacyFTS {
+		t.Fatalf("outcome %+v", out)
+	}
+	var layout string
+	if err := db.QueryRow("SELECT value FROM state_meta WHERE key = 'fts_storage_version'").Scan(&layout); err != nil || layout != "3" {
+		t.Errorf("fts_storage_version %q (%v)", layout, err)
+	}
+	statetest.Check(t, path, statetest.Expect{Version: 30,
+		Search: map[string][]string{statetest.WordOurs: {statetest.SessOurs}, statetest.WordV16Hermes: {statetest.SessV16Hermes}}})
+}

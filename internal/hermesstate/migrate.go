@@ -623,6 +623,9 @@ func fullText(ctx context.Context, tx *sql.Tx, ours bool, out *Outcome) error {
 				return fmt.Errorf("build the full-text indexes: %w", err)
 			}
 		}
+		if err := setMeta(ctx, tx, MetaFTSStorageVersion, fmt.Sprint(FTSStorageVersion)); err != nil {
+			return err
+		}
 		out.Steps = append(out.Steps, "full-text indexes created")
 	}
 	return nil
