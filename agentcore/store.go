@@ -25,6 +25,13 @@ type Store interface {
 	CreateSession(ctx context.Context, s SessionMeta) error
 	AppendMessages(ctx context.Context, sessionID string, msgs []Message) error
 	SetCodexThread(ctx context.Context, sessionID, threadID string) error
+	// LoadSession returns the session to resume; its ID may differ from
+	// sessionID when the conversation went on in another session (Hermes'
+	// context compression continues it in a child).
 	LoadSession(ctx context.Context, sessionID string) (SessionMeta, []Message, error)
+	// ReopenSession marks a resumed session live again; EndSession records
+	// that a conversation ended (the first reason is kept).
+	ReopenSession(ctx context.Context, sessionID string) error
+	EndSession(ctx context.Context, sessionID, reason string) error
 	Close() error
 }

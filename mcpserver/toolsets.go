@@ -130,7 +130,7 @@ func inventory() []toolsetEntry {
 			return memory.Toolset(memory.Options{Home: b.env.Home})
 		}},
 		{sessions.EnvVars, func(b *building) tooldef.Toolset {
-			return sessions.Toolset(sessions.Options{Home: b.env.Home, Getenv: b.getenv})
+			return sessions.Toolset(sessions.Options{Home: b.env.Home, Getenv: b.getenv, Logger: b.env.Logger})
 		}},
 		{todo.EnvVars, func(b *building) tooldef.Toolset {
 			return todo.Toolset(todo.Options{Home: b.env.Home, Getenv: b.getenv})

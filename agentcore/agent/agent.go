@@ -53,6 +53,10 @@ const (
 	RuntimeCodex  = runtimecfg.CodexAppServer
 )
 
+// storeEndReason is the end_reason a conversation closed here gets, the
+// one Hermes' own CLI records.
+const storeEndReason = "cli_close"
+
 // Source is the SessionMeta.Source of conversations started here.
 const Source = "cli"
 
@@ -219,6 +223,13 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 		meta, msgs, err := opts.Store.LoadSession(ctx, opts.SessionID)
 		if err != nil {
 			return nil, fmt.Errorf("resume session %s: %w", opts.SessionID, err)
+		}
+		if meta.ID != "" && meta.ID != opts.SessionID {
+			c.notice(fmt.Sprintf("session %s was compressed by Hermes and goes on in session %s; continuing there", opts.SessionID, meta.ID))
+			c.meta.ID = meta.ID
+		}
+		if err := opts.Store.ReopenSession(ctx, c.meta.ID); err != nil {
+			c.notice(fmt.Sprintf("session %s could not be marked live again: %v", c.meta.ID, err))
 		}
 		if meta.Runtime != "" && meta.Runtime != c.meta.Runtime {
 			c.notice(fmt.Sprintf("session %s ran on the %s runtime; it continues on %s (the configured runtime)", meta.ID, meta.Runtime, c.meta.Runtime))
@@ -798,6 +809,15 @@ func (c *Conversation) Close() error {
 			if err := sub.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("close sub-agent MCP clients: %w", err))
 			}
+		}
+		if c.store != nil {
+			// Recorded as Hermes' CLI records a chat it closes; a later
+			// --resume reopens it. The Store is the caller's, still open.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if err := c.store.EndSession(ctx, c.meta.ID, storeEndReason); err != nil {
+				errs = append(errs, fmt.Errorf("record the end of session %s: %w", c.meta.ID, err))
+			}
+			cancel()
 		}
 		c.closeErr = errors.Join(errs...)
 	})

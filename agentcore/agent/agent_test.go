@@ -21,11 +21,12 @@ type memStore struct {
 	mu       sync.Mutex
 	sessions map[string]agentcore.SessionMeta
 	msgs     map[string][]agentcore.Message
+	ended    map[string]string
 	failAdd  error
 }
 
 func newMemStore() *memStore {
-	return &memStore{sessions: map[string]agentcore.SessionMeta{}, msgs: map[string][]agentcore.Message{}}
+	return &memStore{sessions: map[string]agentcore.SessionMeta{}, msgs: map[string][]agentcore.Message{}, ended: map[string]string{}}
 }
 
 func (s *memStore) CreateSession(_ context.Context, m agentcore.SessionMeta) error {
@@ -62,6 +63,22 @@ func (s *memStore) LoadSession(_ context.Context, id string) (agentcore.SessionM
 		return m, nil, errors.New("no such session")
 	}
 	return m, append([]agentcore.Message(nil), s.msgs[id]...), nil
+}
+
+func (s *memStore) ReopenSession(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended[id] = ""
+	return nil
+}
+
+func (s *memStore) EndSession(_ context.Context, id, reason string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended[id] == "" {
+		s.ended[id] = reason
+	}
+	return nil
 }
 
 func (s *memStore) Close() error { return nil }

@@ -1,27 +1,37 @@
 // Package statedb persists hermes conversations into <HERMES_HOME>/state.db,
-// the SQLite database the Python Hermes keeps its sessions in
-// (hermes_state.py, SCHEMA_VERSION 16), so that sessions written here are
-// listed, searched (session_search) and resumed by either program.
+// the SQLite database the Python Hermes keeps its sessions in, so that
+// sessions written here are listed, searched (session_search) and resumed
+// by either program.
 //
-// The file is shared: Hermes may be writing it at the same time. So the
-// store uses WAL and a busy timeout, keeps every transaction short (one per
-// call, the write lock taken at BEGIN), creates the v16 schema only when the
-// file is new, and refuses — without changing a byte — a file whose schema
-// is newer, older or not Hermes' at all.
+// The layout followed is Hermes' at SCHEMA_VERSION 30 (FTS storage layout
+// 3), from internal/hermesstate:
+//   - a missing state.db is created as Hermes creates one: mode 0600, under
+//     an exclusive lock on state.db.quarantine.lock, with every table,
+//     index, view and trigger and the provenance rows of a fresh store; a
+//     failed creation leaves no file behind.
+//   - an existing file at schema 16 to 29 is brought to 30 in one
+//     transaction the way Hermes' own open does (hermesstate.Upgrade),
+//     which also repairs the files earlier releases of this program wrote.
+//   - a file at 30 is used as it is; a newer one too (Hermes only adds
+//     columns and tables), with a note saying so.
+//
+// The journal mode of an existing file is never changed, the header's
+// application_id never rewritten, and nothing is written to the full-text
+// indexes: Hermes' triggers on messages maintain them.
 //
 // Where things live (see also the SetCodexThread comment):
-//   - sessions: id, source, model, title, started_at, billing_provider
-//     (SessionMeta.Provider) and the message_count / tool_call_count
-//     counters Hermes keeps up to date on every append.
-//   - messages: one row per transcript entry as hermes_state.append_message
+//   - sessions: id, source and created_source ("cli"), model,
+//     billing_provider (SessionMeta.Provider), title with title_source,
+//     started_at, profile_name (the Hermes profile owning the file),
+//     ended_at/end_reason, last_activity_at and the message_count /
+//     tool_call_count counters Hermes keeps on every append.
+//   - messages: one row per transcript entry as Hermes' append_message
 //     writes it: role, content (NULL on a tool-calling assistant message
 //     without text), tool_calls as the OpenAI JSON list, tool_call_id,
 //     tool_name (the called function, on tool results), reasoning,
-//     timestamp (epoch seconds, REAL). The FTS5 indexes are fed the way the
-//     file's schema says: by its triggers, or by explicit inserts when the
-//     file has the index tables but no triggers.
+//     timestamp (epoch seconds, REAL), active = 1.
 //   - state_meta: the key "hermes-go:session:<id>" holds a small JSON
-//     record with what v16 has no column for: the runtime and the codex
+//     record with what Hermes has no column for: the runtime and the codex
 //     thread id.
 package statedb
 
@@ -33,73 +43,110 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hermes-go/hermes/agentcore"
+	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermesstate"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 )
 
-// SchemaVersion is the hermes_state.py schema this store writes.
+// SchemaVersion is the Hermes schema this store creates and brings older
+// files to.
 const SchemaVersion = hermesstate.SchemaVersion
-
-var schemaSQL = hermesstate.SchemaV16
 
 // metaKeyPrefix namespaces our state_meta keys so they can never collide
 // with the keys Hermes itself keeps there.
 const metaKeyPrefix = "hermes-go:session:"
 
-// ErrNotFound is wrapped when a session id is not in state.db.
-var ErrNotFound = errors.New("session not found")
+// EndReason is the end_reason of a conversation that ended here, the one
+// Hermes' own CLI records when it closes.
+const EndReason = "cli_close"
+
+var (
+	// ErrNotFound is wrapped when a session id is not in state.db.
+	ErrNotFound = errors.New("session not found")
+	// ErrCompressed is wrapped when a write targets a session Hermes
+	// closed by compressing it: the conversation goes on in its
+	// continuation, which LoadSession returns.
+	ErrCompressed = errors.New("session was closed by context compression")
+)
 
 // Options configure Open.
 type Options struct {
-	// BusyTimeout bounds a wait on another writer's lock (Hermes');
-	// zero means sqlitestore.DefaultBusyTimeout.
+	// BusyTimeout bounds a wait on another writer's lock (Hermes'), and on
+	// the lock Hermes holds while it creates state.db; zero means
+	// sqlitestore.DefaultBusyTimeout.
 	BusyTimeout time.Duration
 	// Now stamps sessions and messages; nil means time.Now.
 	Now func() time.Time
+	// ReadOnly opens an existing state.db for listing only: nothing is
+	// created, upgraded or written.
+	ReadOnly bool
+	// NativeHome is the platform's default Hermes home (~/.hermes), which
+	// decides the profile new sessions belong to; empty means
+	// $HOME/.hermes.
+	NativeHome string
 }
 
 // Store is an open state.db. It is safe for concurrent use; calls are
 // serialised on one connection, each in its own short transaction.
 type Store struct {
-	db  *sqlitestore.DB
-	now func() time.Time
-	// explicitFTS lists the FTS tables this store must feed itself
-	// because the file has no triggers doing it.
-	explicitFTS []string
-	hasActive   bool
+	db      *sqlitestore.DB
+	now     func() time.Time
+	profile string
+	// has lists the optional columns the file has: Hermes builds of
+	// schema 30 differ in a few, and only those present are written.
+	has   map[string]bool
+	notes []string
 }
 
 var _ agentcore.Store = (*Store)(nil)
 
-// Open opens (creating when missing) hermesHome/state.db and checks that it
-// is a Hermes v16 state database before anything is written.
+// Open opens (creating when missing) hermesHome/state.db, bringing an older
+// Hermes schema forward, before anything is written.
 func Open(ctx context.Context, hermesHome string, opts Options) (*Store, error) {
 	if strings.TrimSpace(hermesHome) == "" {
 		return nil, errors.New("statedb: HERMES_HOME is empty; set HERMES_HOME (default ~/.hermes) so state.db has a place")
 	}
 	path := filepath.Join(hermesHome, "state.db")
-	// WAL stays off until the schema check passed: switching rewrites the
-	// file header, and a file we refuse must stay untouched.
-	db, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Create: true, BusyTimeout: opts.BusyTimeout, MaxConns: 1})
-	if err != nil {
-		return nil, fmt.Errorf("statedb: %w", err)
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = sqlitestore.DefaultBusyTimeout
 	}
-	s := &Store{db: db, now: opts.Now}
+	s := &Store{now: opts.Now, has: map[string]bool{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if err := s.prepare(ctx); err != nil {
-		db.Close()
+	native := opts.NativeHome
+	if native == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			native = filepath.Join(home, ".hermes")
+		}
+	}
+	s.profile = hermesstate.OwnProfile(hermesHome, native)
+
+	if !opts.ReadOnly {
+		if err := createIfMissing(ctx, path, busy, s.now); err != nil {
+			return nil, fmt.Errorf("statedb: %w", err)
+		}
+	}
+	db, err := sqlitestore.Open(ctx, path, sqlitestore.Options{ReadOnly: opts.ReadOnly, BusyTimeout: busy, MaxConns: 1})
+	if err != nil {
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
-	if err := db.EnableWAL(ctx); err != nil {
+	// An idle connection is closed: while any process holds state.db
+	// open, Hermes defers repairing a damaged full-text index.
+	db.SetConnMaxIdleTime(5 * time.Second)
+	s.db = db
+	if err := s.prepare(ctx, hermesHome, busy, opts.ReadOnly); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
@@ -109,118 +156,236 @@ func Open(ctx context.Context, hermesHome string, opts Options) (*Store, error) 
 // Close releases the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// prepare creates the schema in an empty file or checks an existing one,
-// inside one write transaction so a Hermes starting at the same moment
-// cannot create its schema between our look and our create.
-func (s *Store) prepare(ctx context.Context) error {
-	return s.db.Tx(ctx, "prepare state.db", func(tx *sql.Tx) error {
-		tables, err := sqlitestore.Tables(ctx, tx)
-		if err != nil {
-			return s.db.Explain("read the schema", err)
-		}
-		if len(tables) == 0 {
-			if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-				return s.db.Explain("create the v16 schema", err)
+// Notes are one-line remarks about the file for the user: a schema newer
+// than this build's, an upgrade or repair done while opening.
+func (s *Store) Notes() []string { return append([]string(nil), s.notes...) }
+
+// Path is the state.db path.
+func (s *Store) Path() string { return s.db.Path }
+
+// createIfMissing creates state.db as Hermes does when there is none (or
+// only an empty file): under Hermes' creation lock, the file made
+// exclusively with mode 0600, the whole layout in one transaction, and the
+// file removed again if any of it fails.
+func createIfMissing(ctx context.Context, path string, busy time.Duration, now func() time.Time) error {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+		return nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("check %s: %w", path, err)
+	}
+	lctx, cancel := context.WithTimeout(ctx, busy)
+	defer cancel()
+	lock, err := filelock.Acquire(lctx, path+".quarantine.lock", filelock.Options{Holder: "a Hermes process creating state.db"})
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.Size() > 0:
+		return nil // created while we waited
+	case err == nil:
+		// An empty state.db nobody is creating (we hold the lock): Hermes
+		// moves it aside with its journals and starts afresh.
+		stamp := fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			if err := os.Rename(path+suffix, path+".zeroed-"+stamp+".bak"+suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("move the empty %s aside: %w", path+suffix, err)
 			}
-			s.hasActive = true
-			return nil
 		}
-		return s.check(ctx, tx, tables)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("check %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	f.Close()
+	if err := layOut(ctx, path, busy, now()); err != nil {
+		// Only what the failed creation made goes: the file and any
+		// journal SQLite left (regular files; anything else is not ours).
+		os.Remove(path)
+		for _, suffix := range []string{"-journal", "-wal", "-shm"} {
+			if fi, err := os.Lstat(path + suffix); err == nil && fi.Mode().IsRegular() {
+				os.Remove(path + suffix)
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+func layOut(ctx context.Context, path string, busy time.Duration, now time.Time) error {
+	db, err := sqlitestore.Open(ctx, path, sqlitestore.Options{BusyTimeout: busy, MaxConns: 1})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.Tx(ctx, "create state.db", func(tx *sql.Tx) error {
+		if err := hermesstate.Create(ctx, tx, hermesstate.CreateOptions{Now: now, SetApplicationID: true}); err != nil {
+			return db.Explain("create the Hermes schema", err)
+		}
+		return nil
 	})
 }
 
-// writes are the columns this store fills; a v16 file lacking one cannot
-// hold what we write.
-var writes = map[string][]string{
-	"sessions":   {"id", "source", "model", "billing_provider", "title", "started_at", "message_count", "tool_call_count"},
-	"messages":   {"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "reasoning", "timestamp"},
-	"state_meta": {"key", "value"},
-}
-
-func (s *Store) check(ctx context.Context, tx *sql.Tx, tables map[string]bool) error {
+// prepare checks the file is Hermes' and brings it forward when it is
+// older; an unfinished store (schema_version without its row: a Hermes
+// creating it, or one that died doing so) is waited for under Hermes'
+// creation lock and finished as Hermes would finish it.
+func (s *Store) prepare(ctx context.Context, home string, busy time.Duration, readOnly bool) error {
 	p := s.db.Path
-	if !tables["schema_version"] || !tables["sessions"] || !tables["messages"] {
-		return sqlitestore.SchemaError(p, "not a Hermes state database (it lacks schema_version, sessions or messages); it was left untouched",
-			"check HERMES_HOME: hermes only writes the state.db Hermes keeps there; move the foreign file aside to start a fresh one")
+	st, err := hermesstate.Inspect(ctx, s.db)
+	if err != nil {
+		return s.db.Explain("read the schema", err)
 	}
-	var version sql.NullInt64
-	if err := tx.QueryRowContext(ctx, "SELECT MAX(version) FROM schema_version").Scan(&version); err != nil {
-		return s.db.Explain("read the schema version", err)
+	if !st.HasVersion && (st.Empty() || st.IsHermes()) && !readOnly {
+		if err := s.finish(ctx, busy); err != nil {
+			return err
+		}
+		if st, err = hermesstate.Inspect(ctx, s.db); err != nil {
+			return s.db.Explain("read the schema", err)
+		}
 	}
 	switch {
-	case version.Int64 > SchemaVersion:
+	case !st.IsHermes() || !st.IsTable("schema_version") || !st.IsTable("state_meta"):
+		return sqlitestore.SchemaError(p, "not a Hermes state database (it lacks schema_version, sessions, messages or state_meta); it was left untouched",
+			"check HERMES_HOME: hermes only writes the state.db Hermes keeps there; move the foreign file aside to start a fresh one")
+	case !st.HasVersion:
+		return sqlitestore.SchemaError(p, "state.db is still being created (schema_version has no row); it was left untouched",
+			"retry in a moment; if it stays so, start the Python Hermes once so it finishes the file")
+	case st.Version < hermesstate.OldestVersion:
 		return sqlitestore.SchemaError(p,
-			fmt.Sprintf("state.db is at schema version %d, newer than the version %d this build writes; it was left untouched", version.Int64, SchemaVersion),
-			"update hermes to a release that knows this Hermes version (sessions are not saved until then)")
-	case version.Int64 < SchemaVersion:
-		return sqlitestore.SchemaError(p,
-			fmt.Sprintf("state.db is at schema version %d, older than the version %d this build writes; it was left untouched", version.Int64, SchemaVersion),
-			"start the Python Hermes once so it upgrades state.db; this program never migrates it")
+			fmt.Sprintf("state.db is at schema version %d, older than %d, the oldest this build opens; it was left untouched", st.Version, hermesstate.OldestVersion),
+			"start the Python Hermes once so it upgrades state.db")
 	}
+	if st.NeedsUpgrade() && !readOnly {
+		var out hermesstate.Outcome
+		err := s.db.Tx(ctx, "upgrade state.db", func(tx *sql.Tx) error {
+			var err error
+			out, err = hermesstate.Upgrade(ctx, tx, hermesstate.UpgradeOptions{Home: home})
+			if err != nil {
+				return s.db.Explain("bring state.db forward", err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		s.noteUpgrade(out)
+		if st, err = hermesstate.Inspect(ctx, s.db); err != nil {
+			return s.db.Explain("read the schema", err)
+		}
+	}
+	if st.Version > SchemaVersion {
+		s.notes = append(s.notes, fmt.Sprintf("state.db is at Hermes schema version %d, newer than %d, the one this build follows; it is used as it is (Hermes only adds columns and tables)", st.Version, SchemaVersion))
+	}
+	return s.checkColumns(ctx, readOnly)
+}
+
+// finish completes a store that has no schema_version row, once whoever
+// creates it (holding Hermes' creation lock) is done.
+func (s *Store) finish(ctx context.Context, busy time.Duration) error {
+	lctx, cancel := context.WithTimeout(ctx, busy)
+	defer cancel()
+	lock, err := filelock.Acquire(lctx, s.db.Path+".quarantine.lock", filelock.Options{Holder: "a Hermes process creating state.db"})
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	return s.db.Tx(ctx, "finish state.db", func(tx *sql.Tx) error {
+		st, err := hermesstate.Inspect(ctx, tx)
+		if err != nil {
+			return s.db.Explain("read the schema", err)
+		}
+		if st.HasVersion || !(st.Empty() || st.IsHermes()) {
+			return nil
+		}
+		// Another process may hold the file open: its application_id is
+		// left for Hermes to set.
+		if err := hermesstate.Create(ctx, tx, hermesstate.CreateOptions{Now: s.now()}); err != nil {
+			return s.db.Explain("finish the Hermes schema", err)
+		}
+		s.notes = append(s.notes, "state.db had an unfinished schema (no schema_version row); it was finished as Hermes finishes it")
+		return nil
+	})
+}
+
+func (s *Store) noteUpgrade(out hermesstate.Outcome) {
+	if !out.Changed() {
+		return
+	}
+	var what []string
+	if out.To != out.From {
+		what = append(what, fmt.Sprintf("brought from Hermes schema %d to %d as Hermes does", out.From, out.To))
+	}
+	what = append(what, out.Repaired...)
+	if out.HeldBack != "" {
+		what = append(what, "kept at schema "+fmt.Sprint(out.To)+": "+out.HeldBack)
+	}
+	for _, step := range out.Steps {
+		if strings.HasPrefix(step, "detached the CJK index") {
+			what = append(what, step)
+		}
+	}
+	if len(what) > 0 {
+		s.notes = append(s.notes, "state.db "+strings.Join(what, "; "))
+	}
+	for _, w := range out.Warnings {
+		s.notes = append(s.notes, "state.db: "+w)
+	}
+}
+
+// Columns this store writes or reads. required ones must exist; optional
+// ones are written only where the file has them.
+var (
+	required = map[string][]string{
+		"sessions":   {"id", "source", "model", "model_config", "billing_provider", "title", "started_at", "ended_at", "end_reason", "parent_session_id", "message_count", "tool_call_count"},
+		"messages":   {"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "reasoning", "timestamp", "active"},
+		"state_meta": {"key", "value"},
+	}
+	optional = map[string][]string{
+		"sessions": {"profile_name", "created_source", "title_source", "last_activity_at", "archived", "session_key"},
+	}
+)
+
+func (s *Store) checkColumns(ctx context.Context, readOnly bool) error {
+	p := s.db.Path
 	for _, table := range []string{"sessions", "messages", "state_meta"} {
-		cols, err := sqlitestore.Columns(ctx, tx, table)
+		cols, err := sqlitestore.Columns(ctx, s.db, table)
 		if err != nil {
 			return s.db.Explain("read the columns of "+table, err)
 		}
+		filled := map[string]bool{}
 		var missing []string
-		for _, c := range writes[table] {
+		for _, c := range required[table] {
+			filled[c] = true
 			if _, ok := cols[c]; !ok {
 				missing = append(missing, c)
 			}
 		}
-		// A NOT NULL column without a default that we do not fill would
-		// make every insert fail: that is a schema we do not know.
-		filled := map[string]bool{}
-		for _, c := range writes[table] {
+		for _, c := range optional[table] {
 			filled[c] = true
+			_, s.has[c] = cols[c]
 		}
+		// A NOT NULL column without a default that we do not fill would
+		// make every insert fail: that is a layout we do not know.
 		var unknown []string
-		for name, c := range cols {
-			if c.NotNull && !c.HasDefault && !c.PrimaryKey && !filled[name] {
-				unknown = append(unknown, name)
+		if !readOnly {
+			for name, c := range cols {
+				if c.NotNull && !c.HasDefault && !c.PrimaryKey && !filled[name] {
+					unknown = append(unknown, name)
+				}
 			}
 		}
 		if len(missing)+len(unknown) > 0 {
 			sort.Strings(missing)
 			sort.Strings(unknown)
 			return sqlitestore.SchemaError(p,
-				fmt.Sprintf("table %s does not match schema version %d (missing: %s; required columns unknown here: %s); it was left untouched",
-					table, SchemaVersion, strings.Join(missing, ", "), strings.Join(unknown, ", ")),
-				"start the Python Hermes once so it repairs state.db, or move the file aside")
+				fmt.Sprintf("table %s cannot hold what hermes writes (missing: %s; required columns unknown here: %s)",
+					table, strings.Join(missing, ", "), strings.Join(unknown, ", ")),
+				"start the Python Hermes once so it repairs state.db, or update hermes")
 		}
-		if table == "messages" {
-			_, s.hasActive = cols["active"]
-		}
-	}
-	if !tables["messages_fts"] {
-		return sqlitestore.SchemaError(p, "state.db has no full-text index (messages_fts); it was left untouched",
-			"start the Python Hermes once so it builds the index")
-	}
-	for _, fts := range []string{"messages_fts", "messages_fts_trigram"} {
-		if !tables[fts] {
-			continue
-		}
-		var triggers int
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'messages'
-			AND upper(sql) LIKE '%AFTER INSERT%' AND (upper(sql) LIKE ? OR upper(sql) LIKE ?)`,
-			"%INSERT INTO "+strings.ToUpper(fts)+"(%", "%INSERT INTO "+strings.ToUpper(fts)+" (%").Scan(&triggers)
-		if err != nil {
-			return s.db.Explain("read the triggers", err)
-		}
-		if triggers > 0 {
-			continue
-		}
-		// No trigger feeds this index, so Hermes inserts explicitly; do
-		// the same, which needs the plain one-column layout.
-		cols, err := sqlitestore.Columns(ctx, tx, fts)
-		if err != nil {
-			return s.db.Explain("read the columns of "+fts, err)
-		}
-		if _, ok := cols["content"]; !ok || len(cols) != 1 {
-			return sqlitestore.SchemaError(p, fmt.Sprintf("the full-text index %s has a layout this build does not know; it was left untouched", fts),
-				"update hermes to a release that knows this Hermes version")
-		}
-		s.explicitFTS = append(s.explicitFTS, fts)
 	}
 	return nil
 }
@@ -240,8 +405,8 @@ func fromEpoch(f float64) time.Time {
 	return time.Unix(int64(sec), int64(math.Round(frac*1e9)))
 }
 
-// sideRecord is what state_meta keeps for a session: the facts v16 has no
-// column for.
+// sideRecord is what state_meta keeps for a session: the facts Hermes has
+// no column for.
 type sideRecord struct {
 	Runtime       string `json:"runtime,omitempty"`
 	CodexThreadID string `json:"codex_thread_id,omitempty"`
@@ -254,9 +419,37 @@ func nullIfEmpty(v string) any {
 	return v
 }
 
+// maxTitle is the longest title Hermes keeps, in characters.
+const maxTitle = 100
+
+// cleanTitle is a title as Hermes stores one: control, zero-width and
+// direction-changing characters removed, whitespace runs collapsed, at
+// most maxTitle characters.
+func cleanTitle(t string) string {
+	t = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return ' '
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r):
+			return -1
+		}
+		return r
+	}, t)
+	t = strings.Join(strings.Fields(t), " ")
+	if r := []rune(t); len(r) > maxTitle {
+		t = strings.TrimSpace(string(r[:maxTitle]))
+	}
+	return t
+}
+
 // CreateSession records a new session. Creating one that already exists
-// leaves it as it is, as Hermes' create_session (INSERT OR IGNORE) does;
-// resume a session with LoadSession.
+// leaves it as it is, as Hermes' create_session does with what an earlier
+// writer set; resume a session with LoadSession.
+//
+// A title is Hermes-unique: when another session has it, this one is
+// titled "<title> #2" (#3, ...), the numbering Hermes gives a lineage. It
+// is recorded as typed by the user (title_source "user"), so Hermes'
+// automatic titler never replaces it.
 func (s *Store) CreateSession(ctx context.Context, m agentcore.SessionMeta) error {
 	if strings.TrimSpace(m.ID) == "" {
 		return errors.New("statedb: create session: empty session id; generate one with statedb.NewSessionID")
@@ -270,19 +463,72 @@ func (s *Store) CreateSession(ctx context.Context, m agentcore.SessionMeta) erro
 		source = "cli"
 	}
 	return s.db.Tx(ctx, "create session "+m.ID, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (id, source, model, billing_provider, title, started_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, m.ID, source, nullIfEmpty(m.Model), nullIfEmpty(m.Provider), nullIfEmpty(m.Title), epoch(started))
-		if err != nil {
-			return s.db.Explain("create session "+m.ID, err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		var one int
+		err := tx.QueryRowContext(ctx, "SELECT 1 FROM sessions WHERE id = ?", m.ID).Scan(&one)
+		if err == nil {
 			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return s.db.Explain("look up session "+m.ID, err)
+		}
+		title, err := s.freeTitle(ctx, tx, cleanTitle(m.Title))
+		if err != nil {
+			return err
+		}
+		cols := []string{"id", "source", "model", "billing_provider", "title", "started_at"}
+		args := []any{m.ID, source, nullIfEmpty(m.Model), nullIfEmpty(m.Provider), nullIfEmpty(title), epoch(started)}
+		for _, c := range []struct {
+			col string
+			val any
+		}{{"created_source", source}, {"profile_name", nullIfEmpty(s.profile)}, {"title_source", titleSource(title)}} {
+			if s.has[c.col] {
+				cols = append(cols, c.col)
+				args = append(args, c.val)
+			}
+		}
+		q := "INSERT INTO sessions (" + strings.Join(cols, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(cols)-1) + ")"
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return s.db.Explain("create session "+m.ID, err)
 		}
 		if m.Runtime == "" && m.CodexThreadID == "" {
 			return nil
 		}
 		return s.putSide(ctx, tx, m.ID, sideRecord{Runtime: m.Runtime, CodexThreadID: m.CodexThreadID})
 	})
+}
+
+func titleSource(title string) any {
+	if title == "" {
+		return nil
+	}
+	return "user"
+}
+
+// freeTitle is title, or the first "<title> #N" no session has.
+func (s *Store) freeTitle(ctx context.Context, tx *sql.Tx, title string) (string, error) {
+	if title == "" {
+		return "", nil
+	}
+	for n := 1; n < 10000; n++ {
+		cand := title
+		if n > 1 {
+			suffix := fmt.Sprintf(" #%d", n)
+			r := []rune(title)
+			if len(r)+len([]rune(suffix)) > maxTitle {
+				r = r[:maxTitle-len([]rune(suffix))]
+			}
+			cand = strings.TrimSpace(string(r)) + suffix
+		}
+		var one int
+		err := tx.QueryRowContext(ctx, "SELECT 1 FROM sessions WHERE title = ?", cand).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return cand, nil
+		}
+		if err != nil {
+			return "", s.db.Explain("look up the title "+cand, err)
+		}
+	}
+	return "", nil
 }
 
 // querier is a *sql.DB or *sql.Tx.
@@ -318,14 +564,24 @@ func (s *Store) putSide(ctx context.Context, tx *sql.Tx, id string, rec sideReco
 	return nil
 }
 
-func (s *Store) exists(ctx context.Context, tx querier, id string) error {
-	var one int
-	err := tx.QueryRowContext(ctx, "SELECT 1 FROM sessions WHERE id = ?", id).Scan(&one)
+func (s *Store) notFound(id string) error {
+	return fmt.Errorf("no session %s in %s (%w); pick an id from `hermes sessions list`", id, s.db.Path, ErrNotFound)
+}
+
+// writable looks a session up for a write: it must exist and must not be a
+// session Hermes closed by compressing it, whose conversation goes on in a
+// continuation (Hermes refuses such writes too).
+func (s *Store) writable(ctx context.Context, tx querier, id string) error {
+	var reason sql.NullString
+	err := tx.QueryRowContext(ctx, "SELECT end_reason FROM sessions WHERE id = ?", id).Scan(&reason)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("no session %s in %s (%w); pick an id from `hermes sessions list`", id, s.db.Path, ErrNotFound)
+		return s.notFound(id)
 	}
 	if err != nil {
 		return s.db.Explain("look up session "+id, err)
+	}
+	if reason.String == "compression" {
+		return fmt.Errorf("session %s in %s was closed by Hermes' context compression (%w); resume it to continue in its continuation", id, s.db.Path, ErrCompressed)
 	}
 	return nil
 }
@@ -333,17 +589,20 @@ func (s *Store) exists(ctx context.Context, tx querier, id string) error {
 // SetCodexThread stores the codex thread backing a session, so a resumed
 // conversation continues it with thread/resume.
 //
-// Hermes' v16 schema has no column for it: the original keeps its
+// Hermes' schema has no column for it: the original keeps its
 // CodexAppServerSession (and so the thread id) in memory only, for the
 // life of the agent, and starts a new thread after a restart. Rather than
 // alter Hermes' tables, the id goes into state_meta — Hermes' own key/value
-// table — under a key namespaced to this program. Hermes ignores it, a
-// newer Hermes migrating its tables keeps it, and nothing of Hermes'
-// changes shape. An empty threadID forgets the thread.
+// table — under a key namespaced to this program. Hermes ignores it and
+// keeps it, and nothing of Hermes' changes shape. An empty threadID
+// forgets the thread.
 func (s *Store) SetCodexThread(ctx context.Context, sessionID, threadID string) error {
 	return s.db.Tx(ctx, "set the codex thread of "+sessionID, func(tx *sql.Tx) error {
-		if err := s.exists(ctx, tx, sessionID); err != nil {
-			return err
+		var one int
+		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM sessions WHERE id = ?", sessionID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return s.notFound(sessionID)
+		} else if err != nil {
+			return s.db.Explain("look up session "+sessionID, err)
 		}
 		rec, err := s.getSide(ctx, tx, sessionID)
 		if err != nil {
@@ -368,19 +627,21 @@ func toolNames(into map[string]string, calls []agentcore.ToolCall) {
 }
 
 // AppendMessages appends msgs, in order, after what the session already
-// holds; pass each turn's new messages once. One transaction per call.
+// holds; pass each turn's new messages once. One transaction per call: the
+// rows, the counters and last_activity_at, as Hermes keeps them.
 func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []agentcore.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	now := epoch(s.now())
 	return s.db.Tx(ctx, "append messages to "+sessionID, func(tx *sql.Tx) error {
-		if err := s.exists(ctx, tx, sessionID); err != nil {
+		if err := s.writable(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		names := map[string]string{}
 		looked := false
 		calls := 0
+		last := now
 		for i, m := range msgs {
 			if m.Role == "" {
 				return fmt.Errorf("statedb: append to %s: message %d has no role; set Role to user, assistant or tool", sessionID, i)
@@ -413,40 +674,28 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []age
 			}
 			// Messages of one batch share a clock reading; a microsecond
 			// apart keeps ORDER BY timestamp the insertion order.
-			ts := now + float64(i)*1e-6
-			res, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, reasoning, timestamp)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				sessionID, m.Role, content, nullIfEmpty(m.ToolCallID), callsJSON, toolName, nullIfEmpty(m.Reasoning), ts)
-			if err != nil {
+			last = now + float64(i)*1e-6
+			// active = 1 explicitly, as Hermes writes it: a column its
+			// reconciliation added may lack the default.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, reasoning, timestamp, active)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+				sessionID, m.Role, content, nullIfEmpty(m.ToolCallID), callsJSON, toolName, nullIfEmpty(m.Reasoning), last); err != nil {
 				return s.db.Explain("append a message to "+sessionID, err)
 			}
-			if len(s.explicitFTS) > 0 {
-				id, err := res.LastInsertId()
-				if err != nil {
-					return s.db.Explain("index a message of "+sessionID, err)
-				}
-				// The same text the v16 triggers index.
-				text := m.Content + " " + strOf(toolName) + " " + strOf(callsJSON)
-				for _, fts := range s.explicitFTS {
-					if _, err := tx.ExecContext(ctx, "INSERT INTO "+fts+" (rowid, content) VALUES (?, ?)", id, text); err != nil {
-						return s.db.Explain("index a message of "+sessionID, err)
-					}
-				}
-			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?,
-			tool_call_count = COALESCE(tool_call_count, 0) + ? WHERE id = ?`, len(msgs), calls, sessionID); err != nil {
+		q := "UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?, tool_call_count = COALESCE(tool_call_count, 0) + ?"
+		args := []any{len(msgs), calls}
+		if s.has["last_activity_at"] {
+			// Hermes' recent lists order by it: a long conversation stays
+			// recent while it goes on.
+			q += ", last_activity_at = MAX(COALESCE(last_activity_at, 0), ?)"
+			args = append(args, last)
+		}
+		if _, err := tx.ExecContext(ctx, q+" WHERE id = ?", append(args, sessionID)...); err != nil {
 			return s.db.Explain("count the messages of "+sessionID, err)
 		}
 		return nil
 	})
-}
-
-func strOf(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return ""
 }
 
 // recentToolNames reads the tool calls of the session's latest assistant
@@ -475,60 +724,175 @@ func (s *Store) recentToolNames(ctx context.Context, tx *sql.Tx, sessionID strin
 	return s.db.Explain("read the tool calls of "+sessionID, rows.Err())
 }
 
-// LoadSession returns a session's metadata and its transcript in order,
-// for resuming it. Messages Hermes marked inactive (rewound) are left out,
-// as are roles a chat transcript cannot carry (system entries: the system
-// prompt is rebuilt for every run).
-func (s *Store) LoadSession(ctx context.Context, sessionID string) (agentcore.SessionMeta, []agentcore.Message, error) {
-	// A plain read, no transaction: under WAL it never waits for Hermes'
-	// writer, and a message appended between the two reads is harmless.
-	var meta agentcore.SessionMeta
-	var source, model, provider, title sql.NullString
-	var started sql.NullFloat64
-	err := s.db.QueryRowContext(ctx, "SELECT source, model, billing_provider, title, started_at FROM sessions WHERE id = ?", sessionID).
-		Scan(&source, &model, &provider, &title, &started)
-	if errors.Is(err, sql.ErrNoRows) {
-		return meta, nil, s.exists(ctx, s.db, sessionID)
+// EndSession records that a conversation ended: ended_at and end_reason,
+// only if it has not ended already (Hermes keeps the first reason).
+func (s *Store) EndSession(ctx context.Context, sessionID, reason string) error {
+	if reason == "" {
+		reason = EndReason
 	}
-	if err != nil {
+	return s.db.Tx(ctx, "end session "+sessionID, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL", epoch(s.now()), reason, sessionID)
+		if err != nil {
+			return s.db.Explain("end session "+sessionID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			var one int
+			if err := tx.QueryRowContext(ctx, "SELECT 1 FROM sessions WHERE id = ?", sessionID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+				return s.notFound(sessionID)
+			}
+		}
+		return nil
+	})
+}
+
+// resetReasons are the end reasons of a deliberate conversation boundary
+// in Hermes (a /new, a daily or idle reset).
+var resetReasons = []any{"session_reset", "session_switch", "idle", "daily", "suspended", "resume_pending_expired"}
+
+// jsonField reads a key of a model_config column that may hold anything.
+func jsonField(col, key string) string {
+	return fmt.Sprintf("json_extract(CASE WHEN json_valid(%s) THEN %s ELSE '{}' END, '$.%s')", col, col, key)
+}
+
+// ReopenSession clears ended_at and end_reason of a session being resumed,
+// as Hermes' reopen_session does: first the children that a reset boundary
+// of this session started carry that in a _reset_from marker, so they stay
+// separate conversations once the parent is live again. A session closed
+// by compression is never reopened (its continuation is the live one).
+func (s *Store) ReopenSession(ctx context.Context, sessionID string) error {
+	return s.db.Tx(ctx, "reopen session "+sessionID, func(tx *sql.Tx) error {
+		if err := s.writable(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		if s.has["session_key"] {
+			ph := "?" + strings.Repeat(", ?", len(resetReasons)-1)
+			q := `UPDATE sessions AS child SET model_config = json_set(CASE WHEN json_valid(child.model_config) THEN child.model_config ELSE '{}' END, '$._reset_from', child.parent_session_id)
+				WHERE child.parent_session_id = ? AND ` + jsonField("child.model_config", "_reset_from") + ` IS NULL
+				AND ` + jsonField("child.model_config", "_branched_from") + ` IS NULL
+				AND ` + jsonField("child.model_config", "_delegate_from") + ` IS NULL
+				AND COALESCE(child.source, '') != 'tool'
+				AND child.started_at >= (SELECT p.started_at FROM sessions p WHERE p.id = child.parent_session_id)
+				AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = child.parent_session_id AND p.end_reason IN (` + ph + `)
+					AND child.session_key IS NOT NULL AND child.session_key != '' AND child.session_key = p.session_key)`
+			if _, err := tx.ExecContext(ctx, q, append([]any{sessionID}, resetReasons...)...); err != nil {
+				return s.db.Explain("mark the reset children of "+sessionID, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?", sessionID); err != nil {
+			return s.db.Explain("reopen session "+sessionID, err)
+		}
+		return nil
+	})
+}
+
+// continuation follows Hermes' compression chain from id to the session
+// the conversation goes on in: while a session was closed by compression,
+// its continuation child (not a branch, delegate, reset or tool child of
+// it), preferring one itself compressed, then a live one, then the most
+// recently active.
+func (s *Store) continuation(ctx context.Context, id string) (string, error) {
+	activity := "child.started_at"
+	if s.has["last_activity_at"] {
+		activity = "COALESCE(child.last_activity_at, child.started_at)"
+	}
+	q := `SELECT child.id FROM sessions parent JOIN sessions child ON child.parent_session_id = parent.id
+		WHERE parent.id = ? AND parent.end_reason = 'compression'
+		AND COALESCE(` + jsonField("child.model_config", "_branched_from") + `, '') != ?
+		AND COALESCE(` + jsonField("child.model_config", "_delegate_from") + `, '') != ?
+		AND COALESCE(` + jsonField("child.model_config", "_reset_from") + `, '') != ?
+		AND COALESCE(child.source, '') != 'tool'
+		ORDER BY CASE WHEN child.end_reason = 'compression' THEN 0 WHEN child.ended_at IS NULL THEN 1 ELSE 2 END,
+			` + activity + ` DESC, child.started_at DESC, child.id DESC
+		LIMIT 1`
+	cur := id
+	seen := map[string]bool{cur: true}
+	for range 100 {
+		var child string
+		err := s.db.QueryRowContext(ctx, q, cur, cur, cur, cur).Scan(&child)
+		if errors.Is(err, sql.ErrNoRows) {
+			return cur, nil
+		}
+		if err != nil {
+			return "", s.db.Explain("follow the compression chain of "+id, err)
+		}
+		if seen[child] {
+			return cur, nil
+		}
+		seen[child] = true
+		cur = child
+	}
+	return cur, nil
+}
+
+// LoadSession returns a session's metadata and its transcript in order,
+// for resuming it. When Hermes closed the session by compressing it, the
+// conversation goes on in its continuation: that session is returned
+// (SessionMeta.ID names it), with its transcript, which starts with
+// Hermes' summary of what came before. Messages Hermes hid (rewound, or
+// archived by an in-place compaction) are left out, as are roles a chat
+// transcript cannot carry (system entries: the system prompt is rebuilt
+// for every run). Content Hermes stored as a list of parts is loaded as
+// its text.
+func (s *Store) LoadSession(ctx context.Context, sessionID string) (agentcore.SessionMeta, []agentcore.Message, error) {
+	// Plain reads, no transaction: a message appended between them is
+	// harmless.
+	var meta agentcore.SessionMeta
+	var asked sql.NullString
+	if err := s.db.QueryRowContext(ctx, "SELECT title FROM sessions WHERE id = ?", sessionID).Scan(&asked); errors.Is(err, sql.ErrNoRows) {
+		return meta, nil, s.notFound(sessionID)
+	} else if err != nil {
 		return meta, nil, s.db.Explain("load session "+sessionID, err)
 	}
-	meta = agentcore.SessionMeta{ID: sessionID, Source: source.String, Model: model.String, Provider: provider.String,
+	id, err := s.continuation(ctx, sessionID)
+	if err != nil {
+		return meta, nil, err
+	}
+	var source, model, provider, title sql.NullString
+	var started sql.NullFloat64
+	if err := s.db.QueryRowContext(ctx, "SELECT source, model, billing_provider, title, started_at FROM sessions WHERE id = ?", id).
+		Scan(&source, &model, &provider, &title, &started); err != nil {
+		return meta, nil, s.db.Explain("load session "+id, err)
+	}
+	if !title.Valid || title.String == "" {
+		title = asked
+	}
+	meta = agentcore.SessionMeta{ID: id, Source: source.String, Model: model.String, Provider: provider.String,
 		Title: title.String, StartedAt: fromEpoch(started.Float64)}
-	rec, err := s.getSide(ctx, s.db, sessionID)
+	rec, err := s.getSide(ctx, s.db, id)
 	if err != nil {
 		return agentcore.SessionMeta{}, nil, err
 	}
+	if rec == (sideRecord{}) && id != sessionID {
+		if rec, err = s.getSide(ctx, s.db, sessionID); err != nil {
+			return agentcore.SessionMeta{}, nil, err
+		}
+	}
 	meta.Runtime, meta.CodexThreadID = rec.Runtime, rec.CodexThreadID
 
-	active := ""
-	if s.hasActive {
-		active = " AND COALESCE(active, 1) = 1"
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, role, content, tool_call_id, tool_calls, reasoning FROM messages
-		WHERE session_id = ? AND role IN ('user', 'assistant', 'tool')`+active+" ORDER BY id", sessionID)
+		WHERE session_id = ? AND role IN ('user', 'assistant', 'tool') AND COALESCE(active, 1) = 1 ORDER BY id`, id)
 	if err != nil {
-		return agentcore.SessionMeta{}, nil, s.db.Explain("load the messages of "+sessionID, err)
+		return agentcore.SessionMeta{}, nil, s.db.Explain("load the messages of "+id, err)
 	}
 	defer rows.Close()
 	var msgs []agentcore.Message
 	for rows.Next() {
-		var id int64
+		var mid int64
 		var role string
 		var content, callID, calls, reasoning sql.NullString
-		if err := rows.Scan(&id, &role, &content, &callID, &calls, &reasoning); err != nil {
-			return agentcore.SessionMeta{}, nil, s.db.Explain("load the messages of "+sessionID, err)
+		if err := rows.Scan(&mid, &role, &content, &callID, &calls, &reasoning); err != nil {
+			return agentcore.SessionMeta{}, nil, s.db.Explain("load the messages of "+id, err)
 		}
-		m := agentcore.Message{Role: role, Content: content.String, ToolCallID: callID.String, Reasoning: reasoning.String}
+		m := agentcore.Message{Role: role, Content: hermesstate.ContentText(content.String), ToolCallID: callID.String, Reasoning: reasoning.String}
 		if strings.TrimSpace(calls.String) != "" {
 			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
-				return agentcore.SessionMeta{}, nil, fmt.Errorf("statedb: message %d of session %s in %s has unreadable tool_calls (%w); the session cannot be resumed as is, start a new one", id, sessionID, s.db.Path, err)
+				return agentcore.SessionMeta{}, nil, fmt.Errorf("statedb: message %d of session %s in %s has unreadable tool_calls (%w); the session cannot be resumed as is, start a new one", mid, id, s.db.Path, err)
 			}
 		}
 		msgs = append(msgs, m)
 	}
 	if err := rows.Err(); err != nil {
-		return agentcore.SessionMeta{}, nil, s.db.Explain("load the messages of "+sessionID, err)
+		return agentcore.SessionMeta{}, nil, s.db.Explain("load the messages of "+id, err)
 	}
 	return meta, msgs, nil
 }
@@ -543,13 +907,21 @@ type SessionSummary struct {
 	Messages  int
 }
 
-// ListSessions returns the most recent sessions first, at most limit
-// (0 means all). message_count is Hermes' own counter, kept by both
-// programs.
+// ListSessions returns sessions most recently active first (Hermes'
+// last_activity_at, else their start), at most limit (0 means all).
+// Archived sessions are left out, as Hermes' own lists leave them out.
+// message_count is Hermes' own counter, kept by both programs.
 func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, error) {
+	where, recency := "", "s.started_at"
+	if s.has["archived"] {
+		where = " WHERE COALESCE(s.archived, 0) = 0"
+	}
+	if s.has["last_activity_at"] {
+		recency = "COALESCE(s.last_activity_at, s.started_at)"
+	}
 	q := `SELECT s.id, s.title, s.source, s.model, s.started_at, COALESCE(s.message_count, 0), m.value
-		FROM sessions s LEFT JOIN state_meta m ON m.key = ? || s.id
-		ORDER BY s.started_at DESC, s.id DESC`
+		FROM sessions s LEFT JOIN state_meta m ON m.key = ? || s.id` + where + `
+		ORDER BY ` + recency + ` DESC, s.started_at DESC, s.id DESC`
 	args := []any{metaKeyPrefix}
 	if limit > 0 {
 		q += " LIMIT ?"

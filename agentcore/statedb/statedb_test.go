@@ -10,16 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
-
-	"github.com/hermes-go/hermes/internal/hermesstate"
 
 	_ "modernc.org/sqlite"
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/statedb"
+	"github.com/hermes-go/hermes/internal/filelock"
+	"github.com/hermes-go/hermes/internal/hermesstate"
+	"github.com/hermes-go/hermes/internal/hermesstate/statetest"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/mcpserver/sessions"
 )
@@ -36,6 +39,9 @@ func conversation() []agentcore.Message {
 
 func open(t *testing.T, home string, opts statedb.Options) *statedb.Store {
 	t.Helper()
+	if opts.NativeHome == "" {
+		opts.NativeHome = filepath.Join(t.TempDir(), ".hermes")
+	}
 	s, err := statedb.Open(context.Background(), home, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -95,14 +101,19 @@ func TestRoundTripAndResume(t *testing.T) {
 		t.Fatalf("meta:\n got %+v\nwant %+v", gotMeta, meta)
 	}
 
-	// The rows are what hermes_state.append_message writes.
-	db := rawDB(t, filepath.Join(home, "state.db"))
+	// The rows are what Hermes' append_message writes.
+	path := filepath.Join(home, "state.db")
+	db := rawDB(t, path)
 	var count, calls int
-	if err := db.QueryRow("SELECT message_count, tool_call_count FROM sessions WHERE id = ?", id).Scan(&count, &calls); err != nil {
+	var profile, created, titleSource sql.NullString
+	var lastActivity sql.NullFloat64
+	if err := db.QueryRow("SELECT message_count, tool_call_count, profile_name, created_source, title_source, last_activity_at FROM sessions WHERE id = ?", id).
+		Scan(&count, &calls, &profile, &created, &titleSource, &lastActivity); err != nil {
 		t.Fatal(err)
 	}
-	if count != 4 || calls != 1 {
-		t.Fatalf("counters %d/%d, want 4/1", count, calls)
+	if count != 4 || calls != 1 || profile.String != "default" || created.String != "cli" || titleSource.String != "user" ||
+		lastActivity.Float64 < float64(clock.Unix()) {
+		t.Fatalf("session row: counters %d/%d profile %v created_source %v title_source %v last_activity_at %v", count, calls, profile, created, titleSource, lastActivity)
 	}
 	var content sql.NullString
 	var toolCalls, toolName, callID sql.NullString
@@ -118,14 +129,13 @@ func TestRoundTripAndResume(t *testing.T) {
 	if toolName.String != "terminal" || callID.String != "call_1" {
 		t.Fatalf("tool row: tool_name %q tool_call_id %q", toolName.String, callID.String)
 	}
-	var mode string
-	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
-		t.Fatalf("journal mode %q (%v), want wal", mode, err)
-	}
 
 	// Resume in a new process: the codex thread and the transcript are
 	// back, and the conversation continues after them.
 	if err := s.SetCodexThread(ctx, id, "thr_123"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndSession(ctx, id, ""); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -136,6 +146,9 @@ func TestRoundTripAndResume(t *testing.T) {
 	}
 	if gotMeta.CodexThreadID != "thr_123" || gotMeta.Runtime != "native" || len(got) != 4 {
 		t.Fatalf("resumed meta %+v, %d messages", gotMeta, len(got))
+	}
+	if err := s2.ReopenSession(ctx, id); err != nil {
+		t.Fatal(err)
 	}
 	more := []agentcore.Message{{Role: "user", Content: "restart it"}, {Role: "assistant", Content: "Restarted."}}
 	if err := s2.AppendMessages(ctx, id, more); err != nil {
@@ -157,6 +170,12 @@ func TestRoundTripAndResume(t *testing.T) {
 	if !strings.Contains(side, `"codex_thread_id":"thr_123"`) {
 		t.Fatalf("state_meta record %s", side)
 	}
+	s2.Close()
+
+	// A home where only this program ran passes Hermes' checks.
+	statetest.Check(t, path, statetest.Expect{Version: 30, Exact: true, Fresh: true,
+		Search:  map[string][]string{"crashlooping": {id}, "terminal": {id}, "restart": {id}},
+		Counted: []string{id}, Active: []string{id}})
 }
 
 func TestErrors(t *testing.T) {
@@ -171,6 +190,9 @@ func TestErrors(t *testing.T) {
 	if err := s.SetCodexThread(ctx, "nope", "t"); !errors.Is(err, statedb.ErrNotFound) {
 		t.Fatalf("thread for unknown session: %v", err)
 	}
+	if err := s.EndSession(ctx, "nope", ""); !errors.Is(err, statedb.ErrNotFound) {
+		t.Fatalf("end unknown session: %v", err)
+	}
 	if err := s.CreateSession(ctx, agentcore.SessionMeta{}); err == nil || !strings.Contains(err.Error(), "NewSessionID") {
 		t.Fatalf("empty id: %v", err)
 	}
@@ -179,57 +201,210 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// hermesFile builds a state.db the way Hermes' tests do, from the schema
-// reconstruction the session_search reader is tested against, edited by
-// edit.
-func hermesFile(t *testing.T, edit func(string) string) string {
+// fixtureHome builds a home whose state.db is made by build.
+func fixtureHome(t *testing.T, build func(testing.TB, string)) (home, path string) {
 	t.Helper()
-	schema := []byte(hermesstate.SchemaV16)
-	home := t.TempDir()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(edit(string(schema))); err != nil {
-		t.Fatal(err)
-	}
-	return home
+	home = t.TempDir()
+	path = filepath.Join(home, "state.db")
+	build(t, path)
+	return home, path
 }
 
-func TestExistingHermesFile(t *testing.T) {
+// Every kind of state.db this program meets is opened, read and written,
+// and afterwards passes Hermes' checks: files Hermes wrote at 30 and 31,
+// and files of earlier releases of ours at 16, which are repaired.
+func TestExistingFiles(t *testing.T) {
 	ctx := context.Background()
-	withoutTriggers := func(s string) string { return s[:strings.Index(s, "CREATE TRIGGER")] }
-	for name, edit := range map[string]func(string) string{
-		"triggers":    func(s string) string { return s },
-		"no triggers": withoutTriggers,
-	} {
-		t.Run(name, func(t *testing.T) {
-			home := hermesFile(t, edit)
+	theirs := map[string][]string{
+		statetest.WordMain:      {statetest.SessMain},
+		statetest.WordChain:     {statetest.SessCompressed, statetest.SessContinuation},
+		statetest.WordCompacted: {statetest.SessCompacted},
+		statetest.WordArchived:  {statetest.SessArchived},
+	}
+	tests := []struct {
+		name    string
+		build   func(testing.TB, string)
+		legacy  bool
+		read    string // an existing session to load
+		note    string
+		extra   map[string][]string
+		search  map[string][]string
+		counted []string
+	}{
+		{name: "Hermes v30", build: statetest.OriginalV30, read: statetest.SessMain, search: theirs},
+		{name: "Hermes v31", build: statetest.V31, read: statetest.SessMain, search: theirs, extra: statetest.V31Columns,
+			note: "schema version 31, newer than 30"},
+		{name: "ours v16", build: statetest.OursV16, legacy: true, read: statetest.SessOurs, note: "brought from Hermes schema 16 to 30",
+			search: map[string][]string{statetest.WordOurs: {statetest.SessOurs}, statetest.WordV16Hermes: {statetest.SessV16Hermes}}},
+		{name: "ours v16 after Hermes tried it", build: statetest.OursV16AfterHermes, legacy: true, read: statetest.SessOurs,
+			note: "compression_locks recreated", search: map[string][]string{statetest.WordOurs: {statetest.SessOurs}}},
+		{name: "ours v16 with Hermes' trigram triggers", build: statetest.OursV16WithHermesTriggers, legacy: true, read: statetest.SessOurs,
+			note: "full-text triggers replaced", search: map[string][]string{statetest.WordOurs: {statetest.SessOurs}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, path := fixtureHome(t, tt.build)
+			var appBefore int64
+			if err := rawDB(t, path).QueryRow("PRAGMA application_id").Scan(&appBefore); err != nil {
+				t.Fatal(err)
+			}
+			modeBefore := journalMode(t, path)
 			s := open(t, home, statedb.Options{})
-			if err := s.CreateSession(ctx, agentcore.SessionMeta{ID: "s1", Source: "cli"}); err != nil {
+			if notes := strings.Join(s.Notes(), "\n"); tt.note != "" && !strings.Contains(notes, tt.note) {
+				t.Errorf("notes %q lack %q", notes, tt.note)
+			}
+			if _, msgs, err := s.LoadSession(ctx, tt.read); err != nil || len(msgs) == 0 {
+				t.Fatalf("load %s: %d messages, %v", tt.read, len(msgs), err)
+			}
+			id := statedb.NewSessionID(time.Now())
+			if err := s.CreateSession(ctx, agentcore.SessionMeta{ID: id, Source: "cli", Model: "gpt-5", Title: "Our chat"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.AppendMessages(ctx, "s1", conversation()); err != nil {
+			if err := s.AppendMessages(ctx, id, conversation()); err != nil {
 				t.Fatal(err)
 			}
-			// Indexed exactly once, whichever way the file feeds FTS.
-			db := rawDB(t, filepath.Join(home, "state.db"))
-			for q, want := range map[string]int{
-				"SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'crashlooping'":              2,
-				"SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'terminal'":                  2, // the call and the result's tool_name
-				"SELECT count(*) FROM messages_fts_trigram WHERE messages_fts_trigram MATCH 'CrashLoop'": 3,
-			} {
-				var n int
-				if err := db.QueryRow(q).Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				if n != want {
-					t.Errorf("%s = %d, want %d", q, n, want)
-				}
+			if err := s.AppendMessages(ctx, id, []agentcore.Message{{Role: "user", Content: "and the wallaby service?"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.EndSession(ctx, id, ""); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+
+			search := map[string][]string{"crashlooping": {id}, "wallaby": {id}}
+			for k, v := range tt.search {
+				search[k] = append(search[k], v...)
+			}
+			statetest.Check(t, path, statetest.Expect{Version: 30, LegacyFTS: tt.legacy, Search: search,
+				Counted: []string{id}, Active: []string{id}, ExtraColumns: tt.extra})
+
+			db := rawDB(t, path)
+			var appAfter int64
+			if err := db.QueryRow("PRAGMA application_id").Scan(&appAfter); err != nil || appAfter != appBefore {
+				t.Errorf("application_id %d, was %d (%v)", appAfter, appBefore, err)
+			}
+			if mode := journalMode(t, path); mode != modeBefore {
+				t.Errorf("journal mode %s, was %s", mode, modeBefore)
+			}
+			var reason string
+			if err := db.QueryRow("SELECT end_reason FROM sessions WHERE id = ?", id).Scan(&reason); err != nil || reason != statedb.EndReason {
+				t.Errorf("end_reason %q (%v)", reason, err)
 			}
 		})
 	}
+}
+
+func journalMode(t *testing.T, path string) string {
+	t.Helper()
+	// The header says it: bytes 18 and 19 are 2 for WAL, 1 for rollback.
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		t.Fatal(err)
+	}
+	if h[18] == 2 {
+		return "wal"
+	}
+	return "rollback"
+}
+
+// The journal mode of an existing file is its owner's choice; a new file
+// is created in rollback mode, as Hermes creates one on the SQLite builds
+// with the WAL-reset bug it ships with.
+func TestJournalModeKept(t *testing.T) {
+	for _, mode := range []string{"WAL", "DELETE"} {
+		t.Run(mode, func(t *testing.T) {
+			home, path := fixtureHome(t, statetest.OriginalV30)
+			if _, err := rawDB(t, path).Exec("PRAGMA journal_mode=" + mode); err != nil {
+				t.Fatal(err)
+			}
+			want := journalMode(t, path)
+			s := open(t, home, statedb.Options{})
+			if err := s.CreateSession(context.Background(), agentcore.SessionMeta{ID: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			if got := journalMode(t, path); got != want {
+				t.Errorf("journal mode %s, was %s", got, want)
+			}
+		})
+	}
+	home := t.TempDir()
+	open(t, home, statedb.Options{}).Close()
+	if got := journalMode(t, filepath.Join(home, "state.db")); got != "rollback" {
+		t.Errorf("new file journal mode %s", got)
+	}
+}
+
+// A new state.db is created as Hermes creates one: mode 0600, the whole
+// layout at once, under Hermes' creation lock.
+func TestCreateLikeHermes(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	path := filepath.Join(home, "state.db")
+	lock, err := filelock.Acquire(ctx, path+".quarantine.lock", filelock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := statedb.Open(ctx, home, statedb.Options{BusyTimeout: 200 * time.Millisecond}); err == nil || !strings.Contains(err.Error(), "quarantine.lock") {
+		t.Fatalf("Open while Hermes creates the file: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("state.db created while the lock was held: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		s, err := statedb.Open(ctx, home, statedb.Options{BusyTimeout: 10 * time.Second})
+		if err == nil {
+			s.Close()
+		}
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	lock.Release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if mode := statetest.FileMode(t, path); mode != 0o600 {
+		t.Errorf("state.db mode %v, want 0600", mode)
+	}
+	statetest.Check(t, path, statetest.Expect{Version: 30, Exact: true, Fresh: true})
+}
+
+// A failed creation leaves no state.db behind (Hermes would quarantine an
+// empty one), and an empty state.db found under the lock is moved aside.
+func TestCreateFailureAndEmptyFile(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	path := filepath.Join(home, "state.db")
+	if err := syscall.Mkfifo(path+"-journal", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := statedb.Open(ctx, home, statedb.Options{}); err == nil {
+		t.Fatal("created state.db beside a FIFO journal")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed creation left %s: %v", path, err)
+	}
+	if fi, err := os.Lstat(path + "-journal"); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was touched: %v %v", fi, err)
+	}
+
+	home = t.TempDir()
+	path = filepath.Join(home, "state.db")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open(t, home, statedb.Options{}).Close()
+	aside, _ := filepath.Glob(path + ".zeroed-*.bak")
+	if len(aside) != 1 {
+		t.Fatalf("empty state.db not moved aside: %v", aside)
+	}
+	statetest.Check(t, path, statetest.Expect{Version: 30, Exact: true, Fresh: true})
 }
 
 func fileState(t *testing.T, home string) []byte {
@@ -245,36 +420,203 @@ func fileState(t *testing.T, home string) []byte {
 }
 
 func TestRefusesForeignSchemasUntouched(t *testing.T) {
+	sqlFile := func(ddl string) func(testing.TB, string) {
+		return func(t testing.TB, path string) {
+			db, err := sql.Open("sqlite", "file:"+path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(ddl); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	v31With := func(edit func(string) string) func(testing.TB, string) {
+		return func(t testing.TB, path string) {
+			statetest.V31(t, path)
+			db, err := sql.Open("sqlite", "file:"+path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			db.SetMaxOpenConns(1)
+			var ddl string
+			if err := db.QueryRow("SELECT sql FROM sqlite_master WHERE name = 'messages'").Scan(&ddl); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"PRAGMA writable_schema = ON", "UPDATE sqlite_master SET sql = ? WHERE name = 'messages'", "PRAGMA writable_schema = OFF"} {
+				var args []any
+				if strings.Contains(q, "?") {
+					args = []any{edit(ddl)}
+				}
+				if _, err := db.Exec(q, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
 	tests := map[string]struct {
-		edit func(string) string
-		want string
+		build func(testing.TB, string)
+		want  string
 	}{
-		"newer": {func(s string) string { return strings.Replace(s, "VALUES (16)", "VALUES (17)", 1) }, "newer than the version 16"},
-		"older": {func(s string) string { return strings.Replace(s, "VALUES (16)", "VALUES (15)", 1) }, "start the Python Hermes once"},
-		"foreign": {func(string) string {
-			return "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'x');"
-		},
-			"not a Hermes state database"},
-		"unknown required column": {func(s string) string {
-			return strings.Replace(s, "    archived INTEGER DEFAULT 0\n", "    archived INTEGER DEFAULT 0,\n    tenant TEXT NOT NULL\n", 1)
-		}, "tenant"},
-		"missing column": {func(s string) string { return strings.Replace(s, "    tool_call_id TEXT,\n", "", 1) }, "missing: tool_call_id"},
+		"older": {func(t testing.TB, p string) {
+			statetest.OursV16(t, p)
+			sqlFile("UPDATE schema_version SET version = 15")(t, p)
+		}, "older than 16"},
+		"foreign": {sqlFile("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'x');"), "not a Hermes state database"},
+		"unknown required column": {v31With(func(s string) string {
+			return strings.Replace(s, "    tool_call_uid TEXT\n", "    tool_call_uid TEXT,\n    tenant TEXT NOT NULL\n", 1)
+		}), "tenant"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			home := hermesFile(t, tt.edit)
+			home, _ := fixtureHome(t, tt.build)
 			before := fileState(t, home)
 			_, err := statedb.Open(context.Background(), home, statedb.Options{})
 			if err == nil || !sqlitestore.IsKind(err, sqlitestore.Schema) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Open = %v, want a schema error mentioning %q", err, tt.want)
 			}
-			if !strings.Contains(err.Error(), "left untouched") {
-				t.Errorf("error does not say the file was left alone: %v", err)
-			}
 			if !bytes.Equal(before, fileState(t, home)) {
 				t.Fatal("the refused file was changed")
 			}
 		})
+	}
+}
+
+// Resuming a session Hermes closed by compressing it continues in its live
+// continuation; appending to the closed one is refused, as Hermes refuses.
+func TestResumeCompressedSession(t *testing.T) {
+	ctx := context.Background()
+	home, _ := fixtureHome(t, statetest.OriginalV30)
+	s := open(t, home, statedb.Options{})
+	meta, msgs, err := s.LoadSession(ctx, statetest.SessCompressed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.ID != statetest.SessContinuation || len(msgs) != 3 || !strings.HasPrefix(msgs[0].Content, "[CONTEXT COMPACTION]") {
+		t.Fatalf("resumed %s with %+v", meta.ID, msgs)
+	}
+	if err := s.AppendMessages(ctx, statetest.SessCompressed, []agentcore.Message{{Role: "user", Content: "x"}}); !errors.Is(err, statedb.ErrCompressed) {
+		t.Fatalf("append to the compressed session: %v", err)
+	}
+	if err := s.ReopenSession(ctx, statetest.SessCompressed); !errors.Is(err, statedb.ErrCompressed) {
+		t.Fatalf("reopen the compressed session: %v", err)
+	}
+	if err := s.AppendMessages(ctx, meta.ID, []agentcore.Message{{Role: "user", Content: "resume the pangolin work"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// What Hermes hides stays hidden when a session is loaded, and content it
+// stored as a list of parts comes back as its text.
+func TestLoadHermesContent(t *testing.T) {
+	ctx := context.Background()
+	home, _ := fixtureHome(t, statetest.OriginalV30)
+	s := open(t, home, statedb.Options{})
+	_, msgs, err := s.LoadSession(ctx, statetest.SessMain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(msgs, func(m agentcore.Message) bool { return m.Content == statetest.MultimodalText }) {
+		t.Errorf("the list-of-parts message is not its text: %+v", msgs)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "\x00") {
+			t.Errorf("raw JSON content loaded: %q", m.Content)
+		}
+	}
+	for id, word := range map[string]string{statetest.SessRewound: statetest.WordRewound, statetest.SessCompacted: statetest.WordCompacted} {
+		_, msgs, err := s.LoadSession(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if strings.Contains(m.Content, word) {
+				t.Errorf("session %s loaded a hidden row: %q", id, m.Content)
+			}
+		}
+		if len(msgs) == 0 {
+			t.Errorf("session %s loaded nothing", id)
+		}
+	}
+}
+
+// EndSession keeps the first reason; ReopenSession clears it, first
+// marking the children a reset of the session started, as Hermes does.
+func TestEndAndReopen(t *testing.T) {
+	ctx := context.Background()
+	home, path := fixtureHome(t, statetest.OriginalV30)
+	o := statetest.OpenOriginal(t, path)
+	o.CreateSession(statetest.Session{ID: "gw_parent", Source: "telegram", StartedAt: statetest.BaseTime})
+	o.CreateSession(statetest.Session{ID: "gw_child", Source: "telegram", Parent: "gw_parent", StartedAt: statetest.BaseTime + 60})
+	if _, err := o.DB.Exec("UPDATE sessions SET session_key = 'agent:main:telegram:dm:7' WHERE id IN ('gw_parent', 'gw_child')"); err != nil {
+		t.Fatal(err)
+	}
+	o.EndSession("gw_parent", "session_reset", statetest.BaseTime+30)
+	s := open(t, home, statedb.Options{})
+	if err := s.EndSession(ctx, "gw_parent", "cli_close"); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	var reason sql.NullString
+	if err := db.QueryRow("SELECT end_reason FROM sessions WHERE id = 'gw_parent'").Scan(&reason); err != nil || reason.String != "session_reset" {
+		t.Fatalf("end_reason %v (%v): the first reason must win", reason, err)
+	}
+	if err := s.ReopenSession(ctx, "gw_parent"); err != nil {
+		t.Fatal(err)
+	}
+	var ended sql.NullFloat64
+	var childConfig sql.NullString
+	if err := db.QueryRow("SELECT ended_at, end_reason, (SELECT model_config FROM sessions WHERE id = 'gw_child') FROM sessions WHERE id = 'gw_parent'").
+		Scan(&ended, &reason, &childConfig); err != nil {
+		t.Fatal(err)
+	}
+	if ended.Valid || reason.Valid || !strings.Contains(childConfig.String, `"_reset_from":"gw_parent"`) {
+		t.Fatalf("after reopen: ended_at %v end_reason %v child model_config %v", ended, reason, childConfig)
+	}
+}
+
+// A title another session has gets Hermes' lineage numbering.
+func TestTitles(t *testing.T) {
+	ctx := context.Background()
+	home, path := fixtureHome(t, statetest.OriginalV30)
+	s := open(t, home, statedb.Options{})
+	for _, id := range []string{"t1", "t2"} {
+		if err := s.CreateSession(ctx, agentcore.SessionMeta{ID: id, Title: "Deploying the\tbilling\u200b service"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := rawDB(t, path)
+	for id, want := range map[string]string{"t1": "Deploying the billing service #2", "t2": "Deploying the billing service #3"} {
+		var title, source string
+		if err := db.QueryRow("SELECT title, title_source FROM sessions WHERE id = ?", id).Scan(&title, &source); err != nil || title != want || source != "user" {
+			t.Errorf("%s: title %q source %q (%v), want %q", id, title, source, err, want)
+		}
+	}
+}
+
+// The CJK index's triggers need a tokenizer only Hermes loads: the store
+// detaches them as Hermes does, and can then write.
+func TestCJKIndexDetached(t *testing.T) {
+	ctx := context.Background()
+	home, path := fixtureHome(t, func(t testing.TB, p string) {
+		statetest.OriginalV30(t, p)
+		statetest.WithCJKIndex(t, p)
+	})
+	s := open(t, home, statedb.Options{})
+	if !strings.Contains(strings.Join(s.Notes(), "\n"), "CJK") {
+		t.Errorf("notes %q do not mention the CJK index", s.Notes())
+	}
+	if err := s.CreateSession(ctx, agentcore.SessionMeta{ID: "cjk"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendMessages(ctx, "cjk", []agentcore.Message{{Role: "user", Content: "你好"}}); err != nil {
+		t.Fatal(err)
+	}
+	var stale string
+	if err := rawDB(t, path).QueryRow("SELECT value FROM state_meta WHERE key = 'fts_cjk_stale'").Scan(&stale); err != nil || stale != "1" {
+		t.Errorf("fts_cjk_stale %q (%v)", stale, err)
 	}
 }
 
@@ -361,7 +703,7 @@ func TestConcurrentWriter(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		for i := 0; i < 50; i++ {
-			if _, err := other.Exec("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('theirs', 'user', ?, ?)", fmt.Sprint("hermes ", i), float64(i)); err != nil {
+			if _, err := other.Exec("INSERT INTO messages (session_id, role, content, timestamp, active) VALUES ('theirs', 'user', ?, ?, 1)", fmt.Sprint("hermes ", i), float64(i)); err != nil {
 				done <- err
 				return
 			}
@@ -397,9 +739,10 @@ func TestConcurrentWriter(t *testing.T) {
 	}
 }
 
-// TestListSessions lists this program's sessions beside one the Python
-// Hermes wrote straight into the table: newest first, with the runtime
-// only where this program recorded it and the message count kept.
+// TestListSessions lists this program's sessions beside ones the Python
+// Hermes wrote straight into the table: most recently active first, with
+// the runtime only where this program recorded it, the message count kept,
+// archived sessions left out. Listing opens the file read-only.
 func TestListSessions(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
@@ -418,11 +761,19 @@ func TestListSessions(t *testing.T) {
 			}
 		}
 	}
-	db := rawDB(t, filepath.Join(home, "state.db"))
-	if _, err := db.Exec(`INSERT INTO sessions (id, source, model, started_at, message_count, title) VALUES ('py', 'telegram', 'm3', ?, 7, 'from python')`,
-		float64(clock.Add(time.Hour).Unix())); err != nil {
-		t.Fatal(err)
+	s.Close()
+	path := filepath.Join(home, "state.db")
+	db := rawDB(t, path)
+	for _, q := range []string{
+		`INSERT INTO sessions (id, source, model, started_at, message_count, title) VALUES ('py', 'telegram', 'm3', 1772359200, 7, 'from python')`,
+		`INSERT INTO sessions (id, source, model, started_at, message_count, title, archived) VALUES ('gone', 'cli', 'm4', 1772362800, 2, 'archived', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
+	before := fileState(t, home)
+	ro := open(t, home, statedb.Options{ReadOnly: true})
 	for _, tc := range []struct {
 		limit int
 		want  []string
@@ -430,7 +781,7 @@ func TestListSessions(t *testing.T) {
 		{0, []string{"s-new||cli|m2|codex|0", "py|from python|telegram|m3||7", "s-old|first|cli|m1|native|4"}},
 		{2, []string{"s-new||cli|m2|codex|0", "py|from python|telegram|m3||7"}},
 	} {
-		got, err := s.ListSessions(ctx, tc.limit)
+		got, err := ro.ListSessions(ctx, tc.limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,4 +793,32 @@ func TestListSessions(t *testing.T) {
 			t.Errorf("limit %d: got %q, want %q", tc.limit, lines, tc.want)
 		}
 	}
+	if err := ro.CreateSession(ctx, agentcore.SessionMeta{ID: "w"}); err == nil {
+		t.Error("a read-only store wrote")
+	}
+	ro.Close()
+	if !bytes.Equal(before, fileState(t, home)) {
+		t.Error("listing changed state.db")
+	}
 }
+
+// A newer Hermes schema is read and written (the columns used exist) and
+// left at its version; listing it read-only says so too.
+func TestNewerSchemaUsedAsIs(t *testing.T) {
+	home, path := fixtureHome(t, statetest.V31)
+	ro := open(t, home, statedb.Options{ReadOnly: true})
+	if notes := ro.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "31") {
+		t.Errorf("notes %q", notes)
+	}
+	ro.Close()
+	s := open(t, home, statedb.Options{})
+	if err := s.CreateSession(context.Background(), agentcore.SessionMeta{ID: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	if err := rawDB(t, path).QueryRow("SELECT version FROM schema_version").Scan(&v); err != nil || v != 31 {
+		t.Errorf("version %d (%v)", v, err)
+	}
+}
+
+var _ = hermesstate.SchemaVersion

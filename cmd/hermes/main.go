@@ -317,6 +317,9 @@ func runDeps(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		case err != nil:
 			fmt.Fprintf(errw, "⚠ this chat will not be saved: %v\n", err)
 		default:
+			for _, note := range store.Notes() {
+				fmt.Fprintf(errw, "⚠ %s\n", note)
+			}
 			c.store = store
 			defer store.Close()
 		}

@@ -226,12 +226,16 @@ func runSessions(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		}
 		return exitOK
 	}
-	store, err := statedb.Open(ctx, home, statedb.Options{})
+	// Listing reads: it neither creates nor upgrades the file.
+	store, err := statedb.Open(ctx, home, statedb.Options{ReadOnly: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes sessions list: %v\n", err)
 		return exitFailure
 	}
 	defer store.Close()
+	for _, note := range store.Notes() {
+		fmt.Fprintf(stderr, "note: %s\n", note)
+	}
 	list, err := store.ListSessions(ctx, *limit)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes sessions list: %v\n", err)

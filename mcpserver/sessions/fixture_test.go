@@ -2,6 +2,7 @@ package sessions_test
 
 import (
 	"database/sql"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/hermesstate"
+	"github.com/hermes-go/hermes/internal/hermesstate/statetest"
 
 	_ "modernc.org/sqlite"
 )
@@ -87,95 +88,91 @@ var filler = []string{"alpha", "build", "cache", "debug", "error", "feature", "g
 	"json", "kernel", "latency", "metric", "network", "option", "parser", "query", "router", "schema",
 	"thread", "update", "vector", "worker", "yaml", "zone", "pipeline", "release", "review", "test", "plan"}
 
-// buildStateDB writes a Hermes v16 state.db at path: the known sessions plus
-// bulk sessions of bulkMsgs messages each. wal chooses the journal mode
-// Hermes runs with; the committed registry fixture uses rollback so that
-// reading it leaves no -wal/-shm files behind.
+// buildStateDB writes a state.db at path as Hermes (schema 30) writes one:
+// a fresh store, then the known sessions plus bulk sessions of bulkMsgs
+// messages each, through Hermes' own statements. wal chooses the journal
+// mode Hermes runs with; the committed registry fixture uses rollback so
+// that reading it leaves no -wal/-shm files behind.
 func buildStateDB(t testing.TB, path string, bulkSessions, bulkMsgs int, wal bool) {
 	t.Helper()
-	ddl := []byte(hermesstate.SchemaV16)
-	os.Remove(path)
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
+	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+		os.Remove(path + suffix)
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	mode := "DELETE"
+	statetest.Fresh(t, path)
+	o := statetest.OpenOriginal(t, path)
 	if wal {
-		mode = "WAL"
-	}
-	if _, err := db.Exec("PRAGMA journal_mode=" + mode); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(string(ddl)); err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addSession := func(s fixtureSession) {
-		var parent, reason any
-		if s.parent != "" {
-			parent = s.parent
-		}
-		if s.endReason != "" {
-			reason = s.endReason
-		}
-		var title any
-		if s.title != "" {
-			title = s.title
-		}
-		ended := s.started + 1800
-		if _, err := tx.Exec(`INSERT INTO sessions (id, source, model, title, parent_session_id, started_at, ended_at, end_reason, message_count)
-			VALUES (?, ?, 'gpt-5', ?, ?, ?, ?, ?, ?)`, s.id, s.source, title, parent, s.started, ended, reason, len(s.msgs)); err != nil {
+		if _, err := o.DB.Exec("PRAGMA journal_mode=WAL"); err != nil {
 			t.Fatal(err)
 		}
-		for i, m := range s.msgs {
-			var name, calls any
-			if m.toolName != "" {
-				name = m.toolName
-			}
-			if m.toolCalls != "" {
-				calls = m.toolCalls
-			}
-			active := 1
-			if m.inactive {
-				active = 0
-			}
-			if _, err := tx.Exec(`INSERT INTO messages (session_id, role, content, tool_name, tool_calls, timestamp, active) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				s.id, m.role, m.content, name, calls, s.started+float64(i*30), active); err != nil {
+	}
+	o.Tx(func(tx *sql.Tx) {
+		exec := func(q string, args ...any) {
+			t.Helper()
+			if _, err := tx.Exec(q, args...); err != nil {
 				t.Fatal(err)
 			}
 		}
-	}
-	for _, s := range knownSessions() {
-		addSession(s)
-	}
-	rng := rand.New(rand.NewSource(7))
-	for i := 0; i < bulkSessions; i++ {
-		s := fixtureSession{id: fmt.Sprintf("bulk_%05d", i), source: []string{"cli", "telegram", "cron", "discord"}[i%4],
-			title: fmt.Sprintf("Topic %d", i%97), started: baseTime - float64(i+1)*7200}
-		for j := 0; j < bulkMsgs; j++ {
-			words := make([]string, 8+rng.Intn(24))
-			for w := range words {
-				words[w] = filler[rng.Intn(len(filler))]
+		addSession := func(s fixtureSession) {
+			cfg := ""
+			if s.source == "subagent" && s.parent != "" {
+				cfg = `{"_delegate_from": "` + s.parent + `"}`
 			}
-			if j%10 == 3 {
-				words = append(words, fmt.Sprintf("ticket%d", i))
+			o.CreateSessionTx(tx, statetest.Session{ID: s.id, Source: s.source, Model: "gpt-5", Parent: s.parent, ModelConfig: cfg, StartedAt: s.started})
+			if s.title != "" {
+				exec("UPDATE sessions SET title = ?, title_source = 'user' WHERE id = ?", s.title, s.id)
 			}
-			role := "user"
-			if j%2 == 1 {
-				role = "assistant"
+			for i, m := range s.msgs {
+				msg := statetest.Msg{Role: m.role, ToolName: m.toolName, Timestamp: s.started + float64(i*30)}
+				if m.content != "" || m.toolCalls == "" {
+					msg.Content = m.content
+				}
+				if m.toolCalls != "" {
+					if err := json.Unmarshal([]byte(m.toolCalls), &msg.ToolCalls); err != nil {
+						t.Fatal(err)
+					}
+				}
+				id := o.AppendMessageTx(tx, s.id, msg)
+				if m.inactive {
+					// Rewound, as Hermes' /undo leaves a row.
+					exec("UPDATE messages SET active = 0, compacted = 0 WHERE id = ?", id)
+					exec("UPDATE sessions SET message_count = message_count - 1, rewind_count = rewind_count + 1 WHERE id = ?", s.id)
+				}
 			}
-			s.msgs = append(s.msgs, fixtureMsg{role: role, content: strings.Join(words, " ")})
+			if s.endReason != "" {
+				o.EndSessionTx(tx, s.id, s.endReason, s.started+1800)
+			} else {
+				exec("UPDATE sessions SET ended_at = ? WHERE id = ?", s.started+1800, s.id)
+			}
 		}
-		addSession(s)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+		for _, s := range knownSessions() {
+			addSession(s)
+		}
+		rng := rand.New(rand.NewSource(7))
+		for i := 0; i < bulkSessions; i++ {
+			// Titles are unique in Hermes; a lineage numbers its repeats.
+			title := fmt.Sprintf("Topic %d", i%97)
+			if i >= 97 {
+				title += fmt.Sprintf(" #%d", i/97+1)
+			}
+			s := fixtureSession{id: fmt.Sprintf("bulk_%05d", i), source: []string{"cli", "telegram", "cron", "discord"}[i%4],
+				title: title, started: baseTime - float64(i+1)*7200}
+			for j := 0; j < bulkMsgs; j++ {
+				words := make([]string, 8+rng.Intn(24))
+				for w := range words {
+					words[w] = filler[rng.Intn(len(filler))]
+				}
+				if j%10 == 3 {
+					words = append(words, fmt.Sprintf("ticket%d", i))
+				}
+				role := "user"
+				if j%2 == 1 {
+					role = "assistant"
+				}
+				s.msgs = append(s.msgs, fixtureMsg{role: role, content: strings.Join(words, " ")})
+			}
+			addSession(s)
+		}
+	})
 }
 
 // TestMain removes the databases shared between tests and benchmarks.

@@ -23,9 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,18 +60,28 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Location renders "when" fields; nil means time.Local, as Hermes.
 	Location *time.Location
+	// Logger receives notes about the file (a newer Hermes schema than
+	// this build follows); nil discards them.
+	Logger *slog.Logger
 }
 
 type kit struct {
 	opts   Options
 	getenv func(string) string
 	loc    *time.Location
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	noted map[string]bool // notes already logged, once each
 }
 
 // Toolset returns the session_search toolset. It does no I/O: state.db is
 // opened by each call.
 func Toolset(opts Options) tooldef.Toolset {
-	k := &kit{opts: opts, getenv: opts.Getenv, loc: opts.Location}
+	k := &kit{opts: opts, getenv: opts.Getenv, loc: opts.Location, log: opts.Logger, noted: map[string]bool{}}
+	if k.log == nil {
+		k.log = slog.New(slog.DiscardHandler)
+	}
 	if k.getenv == nil {
 		k.getenv = os.Getenv
 	}
@@ -155,6 +167,15 @@ func (k *kit) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 		return tooldef.Result{}, fmt.Errorf("session_search: %w", err)
 	}
 	defer db.Close()
+	if note := db.Note(); note != "" {
+		k.mu.Lock()
+		first := !k.noted[note]
+		k.noted[note] = true
+		k.mu.Unlock()
+		if first {
+			k.log.Info(note)
+		}
+	}
 
 	sid := strings.TrimSpace(a.SessionID)
 	switch {
@@ -291,6 +312,11 @@ func (k *kit) discover(ctx context.Context, db *DB, query string, roles []string
 	if err != nil {
 		return tooldef.Result{}, fmt.Errorf("session_search: %w", err)
 	}
+	// Scheduled runs answer the same questions every night; as in Hermes,
+	// they come after every conversation the user had.
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		return cmpBool(a.Session.Source == "cron", b.Session.Source == "cron")
+	})
 	roots := map[string]string{}
 	current := strings.TrimSpace(k.getenv(sessionIDEnv))
 	currentRoot := ""
@@ -382,6 +408,16 @@ func (k *kit) discover(ctx context.Context, db *DB, query string, roles []string
 		out["message"] = "No matching sessions found."
 	}
 	return tooldef.OK(out), nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func (k *kit) scroll(ctx context.Context, db *DB, sid string, anchor int64, window int) (tooldef.Result, error) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/hermes-go/hermes/internal/hermesstate/statetest"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/mcpserver/sessions"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
@@ -392,27 +393,28 @@ func TestNeverWrites(t *testing.T) {
 
 func TestSchemaChecks(t *testing.T) {
 	tests := []struct {
-		name, sql, want string
-		kind            sqlitestore.Kind
+		name  string
+		build func(t *testing.T, path string)
+		want  string
+		kind  sqlitestore.Kind
 	}{
-		{"newer", "UPDATE schema_version SET version = 17", "schema version 17, newer than the version 16", sqlitestore.Schema},
-		{"older", "ALTER TABLE messages DROP COLUMN tool_name", "messages lacks column(s) tool_name", sqlitestore.Schema},
-		{"no index", "DROP TABLE messages_fts", "no full-text index", sqlitestore.Schema},
-		{"foreign", "DROP TABLE schema_version", "not a Hermes state database", sqlitestore.Schema},
+		{"older", func(t *testing.T, path string) {
+			buildStateDB(t, path, 0, 0, false)
+			execOn(t, path, "UPDATE schema_version SET version = 15")
+		}, "schema version 15, older than 16", sqlitestore.Schema},
+		{"missing column", func(t *testing.T, path string) {
+			execOn(t, path, strings.Replace(statetest.OursV16DDL(), "    tool_name TEXT,\n", "", 1))
+		}, "messages lacks column(s) tool_name", sqlitestore.Schema},
+		{"foreign", func(t *testing.T, path string) {
+			buildStateDB(t, path, 0, 0, false)
+			execOn(t, path, "DROP TABLE schema_version")
+		}, "not a Hermes state database", sqlitestore.Schema},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
 			path := filepath.Join(home, "state.db")
-			buildStateDB(t, path, 0, 0, false)
-			db, _ := sql.Open("sqlite", path)
-			if tt.name == "older" {
-				db.Exec("DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_update")
-			}
-			if _, err := db.Exec(tt.sql); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
+			tt.build(t, path)
 			_, _, err := newHarness(t, home, nil).callErr(map[string]any{"query": "billing"})
 			if !sqlitestore.IsKind(err, tt.kind) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
 				t.Errorf("err = %v, want %q", err, tt.want)
@@ -427,6 +429,18 @@ func TestSchemaChecks(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+func execOn(t *testing.T, path, q string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(q); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func fileSum(t *testing.T, p string) [32]byte {

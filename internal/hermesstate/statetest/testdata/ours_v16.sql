@@ -1,7 +1,8 @@
--- The state.db schema at Hermes SCHEMA_VERSION 16 (hermes_state.py),
--- reconstructed from its column lists: what the agent creates when state.db
--- does not exist yet, and what the session_search tests build. An existing
--- file is never altered.
+-- The state.db earlier releases of this project created (schema version 16,
+-- reconstructed from Hermes' column lists of that time). Kept as a test
+-- fixture: such files exist on users' disks, and Hermes at schema 30 cannot
+-- open them (compression_locks lacks expires_at) nor write them once it adds
+-- its own trigram triggers (one trigger here feeds both indexes).
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 INSERT INTO schema_version (version) VALUES (16);
 
