@@ -349,7 +349,7 @@ func dataSteps(ctx context.Context, tx *sql.Tx, st State, opts UpgradeOptions, o
 		if err := setMeta(ctx, tx, MetaOptimizeAvailable, "1"); err != nil {
 			return err
 		}
-		out.Steps = append(out.Steps, "v23: inline full-text indexes kept; `hermes sessions optimize-storage` offered")
+		out.Steps = append(out.Steps, "v23: inline full-text indexes kept (the Python Hermes converts them with its sessions optimize-storage command)")
 	}
 	if v < 25 {
 		n, err := dedupeSystemPrompts(ctx, tx)
