@@ -101,12 +101,14 @@ func (k *kit) handleShow(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 }
 
 type listArgs struct {
-	Assignee        string `json:"assignee"`
-	Status          string `json:"status"`
-	Tenant          string `json:"tenant"`
-	IncludeArchived bool   `json:"include_archived"`
-	Limit           *int   `json:"limit"`
-	Board           string `json:"board"`
+	// Assignee absent lists every assignee; present, it must name a
+	// profile ("" is refused, as in Hermes).
+	Assignee        *string `json:"assignee"`
+	Status          string  `json:"status"`
+	Tenant          string  `json:"tenant"`
+	IncludeArchived bool    `json:"include_archived"`
+	Limit           *int    `json:"limit"`
+	Board           string  `json:"board"`
 }
 
 func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
@@ -123,6 +125,11 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	}
 	if limit > listMaxLimit {
 		return fail("limit must be <= %d", listMaxLimit), nil
+	}
+	if a.Assignee != nil {
+		if _, err := NormalizeProfileName(*a.Assignee); err != nil {
+			return fail("kanban_list: %v", err), nil
+		}
 	}
 	b, res, done, err := k.open(ctx, toolList, a.Board, updateBoard)
 	if done || err != nil {

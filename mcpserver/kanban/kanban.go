@@ -145,7 +145,7 @@ func Toolset(opts Options) tooldef.Toolset {
 			tool(toolBlock, "Block a kanban task", blockDescription, blockInput, okTaskRunOutput, ending, k.handleBlock, k.checkWorker),
 			tool(toolHeartbeat, "Kanban heartbeat", heartbeatDescription, heartbeatInput, heartbeatOutput, additive, k.handleHeartbeat, k.checkWorker),
 			tool(toolComment, "Comment on a kanban task", commentDescription, commentInput, commentOutput, additive, k.handleComment, k.checkWorker),
-			tool(toolCreate, "Create a kanban task", createDescription, createInput, statusOutput, additive, k.handleCreate, k.checkWorker),
+			tool(toolCreate, "Create a kanban task", createDescription, createInput, createOutput, additive, k.handleCreate, k.checkWorker),
 			tool(toolUnblock, "Unblock a kanban task", unblockDescription, unblockInput, statusOutput, settles, k.handleUnblock, k.checkOrchestrator),
 			tool(toolLink, "Link kanban tasks", linkDescription, linkInput, linkOutput, settles, k.handleLink, k.checkWorker),
 			tool(toolRequestReview, "Request review of a kanban task", requestReviewDescription, requestReviewInput, statusOutput, ending, k.handleRequestReview, k.checkWorker),

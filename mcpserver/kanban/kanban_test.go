@@ -251,6 +251,10 @@ func TestLifecycle(t *testing.T) {
 func TestReviewHandoff(t *testing.T) {
 	home := t.TempDir()
 	ctx := context.Background()
+	// The reviewer must be an installed profile.
+	if err := os.MkdirAll(filepath.Join(home, "profiles", "qa"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	orch := newHarness(t, home, map[string]string{"HERMES_PROFILE": "lead"})
 	id := orch.ok("kanban_create", obj{"title": "Build it", "assignee": "coder"})["task_id"].(string)
 	b := openBoard(t, filepath.Join(home, "kanban.db"))

@@ -126,7 +126,7 @@ const createInput = `{
     },
     "tenant": {
       "type": "string",
-      "description": "Project namespace for the task; defaults to HERMES_TENANT when set."
+      "description": "Project namespace for the task; defaults to HERMES_TENANT when set, else to the tenant of the first parent that has one."
     },
     "priority": {
       "type": "integer",
@@ -135,7 +135,7 @@ const createInput = `{
     "workspace_kind": {
       "type": "string",
       "enum": ["scratch", "dir", "worktree"],
-      "description": "Where the worker runs: a fresh scratch directory (default), a shared directory ('dir', needs an absolute workspace_path), or a git worktree. A worker creating a task without these inherits its own workspace."
+      "description": "Where the worker runs: a fresh scratch directory (default, also for a task a worker creates), a shared directory ('dir', needs an absolute workspace_path), or a git worktree."
     },
     "workspace_path": {
       "type": "string",
@@ -263,8 +263,30 @@ const statusOutput = `{
 
 const linkOutput = `{
   "type": "object",
-  "properties": {"ok": {"const": true}, "parent_id": {"type": "string"}, "child_id": {"type": "string"}},
-  "required": ["ok", "parent_id", "child_id"]
+  "properties": {
+    "ok": {"const": true},
+    "parent_id": {"type": "string"},
+    "child_id": {"type": "string"},
+    "gated": {"type": "boolean", "description": "The child was ready and now waits in todo for this parent."},
+    "gated_by": {"type": "string"}
+  },
+  "required": ["ok", "parent_id", "child_id", "gated"]
+}`
+
+const createOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "status": {"type": "string"},
+    "workspace_kind": {"type": "string"},
+    "workspace_path": ` + nullableString + `,
+    "project_id": ` + nullableString + `,
+    "gated": {"type": "boolean", "description": "The task waits in todo for an unfinished parent."},
+    "gated_by": {"type": "string", "description": "The parent it waits for."},
+    "subscribed": {"type": "boolean"}
+  },
+  "required": ["ok", "task_id", "status", "workspace_kind", "workspace_path", "project_id", "gated", "subscribed"]
 }`
 
 const requestChangesOutput = `{
