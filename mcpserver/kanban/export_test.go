@@ -32,3 +32,6 @@ func WorkerRuleTools() []string {
 	}
 	return out
 }
+
+// ParsePyList exposes the reader of Python list literals to the tests.
+var ParsePyList = parsePyList

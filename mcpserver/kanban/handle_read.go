@@ -131,7 +131,13 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 			return fail("kanban_list: %v", err), nil
 		}
 	}
-	b, res, done, err := k.open(ctx, toolList, a.Board, updateBoard)
+	// A delegate_task descendant reads the board as it is: it may not
+	// write, not even the promotions below.
+	mode := updateBoard
+	if k.delegated() {
+		mode = readBoard
+	}
+	b, res, done, err := k.open(ctx, toolList, a.Board, mode)
 	if done || err != nil {
 		return res, err
 	}
@@ -141,8 +147,10 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		defer b.Close()
 		// Dependencies that cleared since the dispatcher's last tick show
 		// as ready at once, as in the CLI.
-		if promoted, err = b.RecomputeReady(ctx); err != nil {
-			return finish(toolList, err)
+		if mode == updateBoard {
+			if promoted, err = b.RecomputeReady(ctx); err != nil {
+				return finish(toolList, err)
+			}
 		}
 		if tasks, err = b.ListTasks(ctx, Filter{Assignee: a.Assignee, Status: a.Status, Tenant: a.Tenant, IncludeArchived: a.IncludeArchived, Limit: limit + 1}); err != nil {
 			return finish(toolList, err)

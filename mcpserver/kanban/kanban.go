@@ -10,9 +10,10 @@
 // Board exposes the same operations to Go callers (a dispatcher, tests).
 //
 // Gating follows the original: a dispatcher-spawned worker
-// (HERMES_KANBAN_TASK set) sees every tool but kanban_list and
-// kanban_unblock; a profile with "kanban" in config.yaml's toolsets (an
-// orchestrator) sees all of them; anyone else sees none. A worker's
+// (HERMES_KANBAN_TASK set, outside a delegate_task descendant) sees every
+// tool but kanban_list and kanban_unblock; a profile with "kanban" in
+// config.yaml's toolsets or in a platform_toolsets list (an orchestrator)
+// sees all of them; anyone else sees none. A worker's
 // authority is its own task: every call it makes passes one check
 // (authorize, authority.go) of every task id it names against one rule
 // table, stricter than the original, which let a worker link, comment on
@@ -46,6 +47,9 @@ const (
 	toolLink           = "kanban_link"
 	toolRequestReview  = "kanban_request_review"
 	toolRequestChanges = "kanban_request_changes"
+	toolAttach         = "kanban_attach"
+	toolAttachURL      = "kanban_attach_url"
+	toolAttachments    = "kanban_attachments"
 )
 
 // Environment variables the toolset reads. The dispatcher sets the
@@ -62,6 +66,7 @@ const (
 	envProfile         = "HERMES_PROFILE"
 	envTenant          = "HERMES_TENANT"
 	envSessionID       = "HERMES_SESSION_ID"
+	envDelegatedChild  = "HERMES_DELEGATED_CHILD_CONTEXT"
 )
 
 // EnvVars returns the environment variables the toolset reads, a fresh
@@ -70,7 +75,7 @@ func EnvVars() []string {
 	return []string{
 		envTask, envRunID, envClaimLock, envClaimTTLSeconds,
 		envDB, envBoard, envHome,
-		envProfile, envTenant, envSessionID,
+		envProfile, envTenant, envSessionID, envDelegatedChild,
 	}
 }
 
