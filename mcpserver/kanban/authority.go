@@ -141,6 +141,17 @@ func workerRules() map[string]toolRule {
 		// worker's own.
 		toolRequestReview:  {args: with(map[string]access{"task_id": accessChange, "summary": notATask, "reviewer": notATask, "metadata": notATask})},
 		toolRequestChanges: {args: with(map[string]access{"task_id": accessChange, "reason": notATask})},
+		// A file lands in the task's directory and its worker's prompt:
+		// a worker attaches to its own task only, as in Hermes.
+		toolAttach: {args: with(map[string]access{
+			"task_id": accessChange, "filename": notATask, "content_base64": notATask, "content_type": notATask,
+		})},
+		toolAttachURL: {args: with(map[string]access{
+			"task_id": accessChange, "url": notATask, "filename": notATask, "content_type": notATask,
+		})},
+		// Listing reads, like kanban_show (Hermes lets a worker list any
+		// task's files; here the reach of kanban_show applies).
+		toolAttachments: {args: with(map[string]access{"task_id": accessRead})},
 	}
 }
 

@@ -35,3 +35,9 @@ func WorkerRuleTools() []string {
 
 // ParsePyList exposes the reader of Python list literals to the tests.
 var ParsePyList = parsePyList
+
+// PyB64Decode exposes Python's strict base64 decoding to the tests.
+var PyB64Decode = pyB64Decode
+
+// SafeAttachmentName exposes Hermes' attachment name rule to the tests.
+var SafeAttachmentName = safeAttachmentName

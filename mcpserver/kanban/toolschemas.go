@@ -409,3 +409,84 @@ const listOutput = `{
   },
   "required": ["tasks", "count", "limit", "truncated", "next_limit", "promoted"]
 }`
+
+// The attach tools' parameters and their descriptions are Hermes'
+// (tools/kanban_tools_schemas.py), task_id and board aside.
+
+const attachInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "filename": {
+      "type": "string",
+      "description": "File name to store it under (e.g. 'report.pdf'). Directory components are stripped; only the leaf is kept."
+    },
+    "content_base64": {"type": "string", "description": "The file contents, base64-encoded. Max 25 MB decoded."},
+    "content_type": {"type": "string", "description": "Optional MIME type (e.g. 'application/pdf')."},
+    ` + boardProp + `
+  },
+  "required": ["filename", "content_base64"]
+}`
+
+const attachURLInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "url": {"type": "string", "description": "http(s) URL to fetch and store."},
+    "filename": {
+      "type": "string",
+      "description": "Optional name to store it under. Defaults to the URL path's leaf component."
+    },
+    "content_type": {
+      "type": "string",
+      "description": "Optional MIME type override. Defaults to the Content-Type the server returns."
+    },
+    ` + boardProp + `
+  },
+  "required": ["url"]
+}`
+
+const attachmentsInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    ` + boardProp + `
+  },
+  "required": []
+}`
+
+const attachOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "attachment_id": {"type": "integer"},
+    "size": {"type": "integer", "minimum": 0}
+  },
+  "required": ["ok", "task_id", "attachment_id", "size"]
+}`
+
+const attachmentsOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "attachments": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "integer"},
+          "filename": {"type": "string"},
+          "content_type": ` + nullableString + `,
+          "size": {"type": "integer"},
+          "uploaded_by": ` + nullableString + `,
+          "stored_path": {"type": "string", "description": "Absolute path of the file, to read with file tools."},
+          "created_at": {"type": "integer"}
+        },
+        "required": ["id", "filename", "content_type", "size", "uploaded_by", "stored_path", "created_at"]
+      }
+    }
+  },
+  "required": ["ok", "task_id", "attachments"]
+}`

@@ -14,11 +14,12 @@ import (
 const envTask = "HERMES_KANBAN_TASK"
 
 var workerTools = []string{"kanban_show", "kanban_complete", "kanban_block", "kanban_heartbeat", "kanban_comment",
-	"kanban_create", "kanban_link", "kanban_request_review", "kanban_request_changes"}
+	"kanban_create", "kanban_link", "kanban_request_review", "kanban_request_changes",
+	"kanban_attach", "kanban_attach_url", "kanban_attachments"}
 
 func TestToolset(t *testing.T) {
 	ts := kanban.Toolset(kanban.Options{Home: t.TempDir()})
-	if ts.Name != kanban.ToolsetName || !ts.Default || !slices.Equal(ts.EnvVars, kanban.EnvVars()) || len(ts.Tools) != 11 {
+	if ts.Name != kanban.ToolsetName || !ts.Default || !slices.Equal(ts.EnvVars, kanban.EnvVars()) || len(ts.Tools) != 14 {
 		t.Errorf("toolset = %q default=%v env=%v tools=%d", ts.Name, ts.Default, ts.EnvVars, len(ts.Tools))
 	}
 	for _, tl := range ts.Tools {
