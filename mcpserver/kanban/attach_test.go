@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/kanban"
@@ -337,7 +336,7 @@ func TestAttachConfinement(t *testing.T) {
 	t.Run("link at the task directory", func(t *testing.T) {
 		home, orch, id, outside := setup(t)
 		os.MkdirAll(filepath.Join(home, "kanban", "attachments"), 0o755)
-		os.Symlink(outside, filepath.Join(home, "kanban", "attachments", id))
+		symlink(t, outside, filepath.Join(home, "kanban", "attachments", id))
 		m, isErr := attach(orch, id, "x.txt", "x")
 		if !isErr || !contains(m["error"].(string), "is a symbolic link, not a directory; refusing to store attachments through it") {
 			t.Errorf("result = %v", m)
@@ -350,7 +349,7 @@ func TestAttachConfinement(t *testing.T) {
 		home, orch, id, _ := setup(t)
 		other := orch.ok("kanban_create", obj{"title": "other", "assignee": "w"})["task_id"].(string)
 		orch.ok("kanban_attach", obj{"task_id": other, "filename": "o.txt", "content_base64": b64("o")})
-		os.Symlink(other, filepath.Join(home, "kanban", "attachments", id))
+		symlink(t, other, filepath.Join(home, "kanban", "attachments", id))
 		if m, isErr := attach(orch, id, "x.txt", "x"); !isErr || !contains(m["error"].(string), "is a symbolic link") {
 			t.Errorf("result = %v", m)
 		}
@@ -361,7 +360,7 @@ func TestAttachConfinement(t *testing.T) {
 	t.Run("link at the attachments directory", func(t *testing.T) {
 		home, orch, id, outside := setup(t)
 		os.MkdirAll(filepath.Join(home, "kanban"), 0o755)
-		os.Symlink(outside, filepath.Join(home, "kanban", "attachments"))
+		symlink(t, outside, filepath.Join(home, "kanban", "attachments"))
 		if m, isErr := attach(orch, id, "x.txt", "x"); !isErr || !contains(m["error"].(string), "is a symbolic link") {
 			t.Errorf("result = %v", m)
 		}
@@ -382,11 +381,9 @@ func TestAttachConfinement(t *testing.T) {
 		os.MkdirAll(dir, 0o755)
 		victim := filepath.Join(outside, "victim.txt")
 		writeFile(t, victim, "precious")
-		os.Symlink(victim, filepath.Join(dir, "report.txt"))                                // to an existing file
-		os.Symlink(filepath.Join(outside, "new.txt"), filepath.Join(dir, "report (1).txt")) // dangling
-		if err := syscall.Mkfifo(filepath.Join(dir, "report (2).txt"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		symlink(t, victim, filepath.Join(dir, "report.txt"))                                // to an existing file
+		symlink(t, filepath.Join(outside, "new.txt"), filepath.Join(dir, "report (1).txt")) // dangling
+		mkfifo(t, filepath.Join(dir, "report (2).txt"))
 		got, isErr := attach(orch, id, "report.txt", "payload")
 		if isErr {
 			t.Fatalf("attach: %v", got)
@@ -426,4 +423,11 @@ func TestAttachConfinement(t *testing.T) {
 			t.Errorf("files after the failure = %v", files)
 		}
 	})
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -219,6 +219,17 @@ func TestHermesBoard(t *testing.T) {
 	}
 	create(obj{"title": "Solo", "assignee": "DEFAULT"})
 
+	// Files Hermes stored are listed; ours land beside them.
+	listed := orch.ok("kanban_attachments", obj{"task_id": "t_0a1b2c3d"})["attachments"].([]any)
+	if len(listed) != 2 || listed[0].(obj)["filename"] != "metrics.csv" || listed[1].(obj)["uploaded_by"] != "dashboard" {
+		t.Errorf("Hermes' attachments = %v", listed)
+	}
+	orch.ok("kanban_attach", obj{"task_id": "t_0a1b2c3d", "filename": "metrics.csv", "content_base64": b64("id,metric\n")})
+	orch.ok("kanban_attach", obj{"task_id": "t_3d4e5f6a", "filename": "flow.png", "content_base64": b64("\x89PNG"), "content_type": "image/png"})
+	if files := filesIn(t, filepath.Join(home, "kanban", "attachments", "t_0a1b2c3d")); !slices.Equal(files, []string{"metrics (1).csv", "metrics (2).csv", "metrics.csv"}) {
+		t.Errorf("files = %v", files)
+	}
+
 	// The dispatcher's worker on the running task finishes it; the report
 	// draft, waiting on it, becomes ready.
 	worker := newHarness(t, home, map[string]string{"HERMES_KANBAN_TASK": "t_2c3d4e5f", "HERMES_KANBAN_RUN_ID": "2", "HERMES_PROFILE": "researcher"})
@@ -247,6 +258,7 @@ func TestOurBoardHasHermesLayout(t *testing.T) {
 	orch := newHarness(t, home, nil)
 	p := orch.ok("kanban_create", obj{"title": "p", "assignee": "Lead", "tenant": "acme"})["task_id"].(string)
 	c := orch.ok("kanban_create", obj{"title": "c", "assignee": "w", "parents": []string{p}})["task_id"].(string)
+	orch.ok("kanban_attach", obj{"task_id": c, "filename": "brief.md", "content_base64": b64("# Brief\n")})
 	path := filepath.Join(home, "kanban.db")
 	want := hermesLayout(t)
 	got := layout(t, rawDB(t, path))
