@@ -24,6 +24,7 @@ func TestSafeAttachmentName(t *testing.T) {
 		{"/abs/path/x.txt", "x.txt"},
 		{".bashrc", "bashrc"},
 		{" . hidden ", "hidden"},
+		{" . ..", ".."}, // as in Hermes; the storage steps around it
 		{"re\x00port\t.pdf", "report.pdf"},
 		{"a\u200bb\u00a0c.txt", "abc.txt"},
 		{"tab\there", "tabhere"},
@@ -400,12 +401,14 @@ func TestAttachConfinement(t *testing.T) {
 	})
 	t.Run("names cannot leave the task directory", func(t *testing.T) {
 		home, orch, id, _ := setup(t)
-		for _, name := range []string{"../../../../escape.txt", `..\..\escape2.txt`, "/etc/escape3.txt"} {
+		for _, name := range []string{"../../../../escape.txt", `..\..\escape2.txt`, "/etc/escape3.txt", " . ..", " . ."} {
 			if m, isErr := attach(orch, id, name, "x"); isErr {
 				t.Errorf("%s: %v", name, m)
 			}
 		}
-		if files := filesIn(t, filepath.Join(home, "kanban", "attachments", id)); !slices.Equal(files, []string{"escape.txt", "escape2.txt", "escape3.txt"}) {
+		// Hermes' names for the last two, which its rule turns into ".."
+		// and ".": " (1).." and " (1).".
+		if files := filesIn(t, filepath.Join(home, "kanban", "attachments", id)); !slices.Equal(files, []string{" (1).", " (1)..", "escape.txt", "escape2.txt", "escape3.txt"}) {
 			t.Errorf("files = %v", files)
 		}
 		if files := filesIn(t, filepath.Join(home, "kanban", "attachments")); !slices.Equal(files, []string{id}) {
@@ -430,4 +433,27 @@ func symlink(t *testing.T, target, link string) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzSafeAttachmentName: whatever the name, what is kept is one path
+// component without a control character. (It can be "." or "..", as in
+// Hermes: the storage steps around them.)
+func FuzzSafeAttachmentName(f *testing.F) {
+	for _, s := range []string{"report.pdf", "../../etc/passwd", `..\x`, ".bashrc", "a\x00b", " . x ", "日本.txt"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, err := kanban.SafeAttachmentName(s)
+		if err != nil {
+			return
+		}
+		if name == "" || strings.ContainsAny(name, `/\`) || len([]rune(name)) > 200 {
+			t.Fatalf("%q -> %q", s, name)
+		}
+		for _, r := range name {
+			if r < 0x20 || r == 0x7f {
+				t.Fatalf("%q -> %q keeps a control character", s, name)
+			}
+		}
+	})
 }

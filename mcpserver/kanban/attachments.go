@@ -325,6 +325,11 @@ func writeNew(dir *os.Root, realDir, name string, data []byte) (string, error) {
 	}
 	for n := range maxCollisions {
 		candidate := collisionName(name, n)
+		// Hermes' rule can leave "." or ".." (" . .." loses only its
+		// first dot): both exist, as directories, so they are taken.
+		if candidate == "." || candidate == ".." {
+			continue
+		}
 		if _, err := dir.Lstat(candidate); err == nil {
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
