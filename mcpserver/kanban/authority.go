@@ -141,7 +141,30 @@ func workerRules() map[string]toolRule {
 		// worker's own.
 		toolRequestReview:  {args: with(map[string]access{"task_id": accessChange, "summary": notATask, "reviewer": notATask, "metadata": notATask})},
 		toolRequestChanges: {args: with(map[string]access{"task_id": accessChange, "reason": notATask})},
+		// A file lands in the task's directory and its worker's prompt:
+		// a worker attaches to its own task only, as in Hermes.
+		toolAttach: {args: with(map[string]access{
+			"task_id": accessChange, "filename": notATask, "content_base64": notATask, "content_type": notATask,
+		})},
+		toolAttachURL: {args: with(map[string]access{
+			"task_id": accessChange, "url": notATask, "filename": notATask, "content_type": notATask,
+		})},
+		// Listing reads, like kanban_show (Hermes lets a worker list any
+		// task's files; here the reach of kanban_show applies).
+		toolAttachments: {args: with(map[string]access{"task_id": accessRead})},
 	}
+}
+
+// mutates reports a tool that changes the board, which a delegate_task
+// descendant may not call (Hermes' _reject_delegated_child_mutation).
+// kanban_list only promotes tasks whose parents finished, which a
+// delegate's list skips.
+func mutates(tool string) bool {
+	switch tool {
+	case toolShow, toolList, toolAttachments:
+		return false
+	}
+	return true
 }
 
 // defaultsToOwn is the argument that means the worker's own task when
@@ -155,10 +178,13 @@ type taskRef struct {
 	kind access
 }
 
-// guarded puts authorize in front of a handler.
+// guarded puts the delegate refusal and authorize in front of a handler.
 func (k *kit) guarded(tool string, next tooldef.Handler) tooldef.Handler {
 	return func(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-		if k.dispatchedTask() == "" {
+		if k.delegated() && mutates(tool) {
+			return fail("%s refused: delegate_task child agents are not Kanban run owners. Return findings to the parent agent; the dispatcher worker or an explicitly configured Kanban orchestrator must perform board mutations.", tool), nil
+		}
+		if !k.isWorker() {
 			return next(ctx, raw)
 		}
 		res, refused, err := k.authorize(ctx, tool, raw)

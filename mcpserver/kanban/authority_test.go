@@ -52,7 +52,7 @@ func newAuthFixture(t *testing.T) *authFixture {
 // of a pair (a link) points at the worker's created task.
 func (f *authFixture) baseArgs(tool, arg string) (obj, bool) {
 	switch tool {
-	case "kanban_show", "kanban_heartbeat", "kanban_list":
+	case "kanban_show", "kanban_heartbeat", "kanban_list", "kanban_attachments":
 		return obj{}, true
 	case "kanban_complete":
 		return obj{"summary": "done"}, true
@@ -76,6 +76,11 @@ func (f *authFixture) baseArgs(tool, arg string) (obj, bool) {
 		return obj{"summary": "built and tested"}, true
 	case "kanban_request_changes":
 		return obj{"reason": "handle empty input"}, true
+	case "kanban_attach":
+		return obj{"filename": "notes.txt", "content_base64": "aGk="}, true
+	case "kanban_attach_url":
+		// Refused by the URL policy, which only the handler applies.
+		return obj{"url": "http://127.0.0.1:1/notes.txt"}, true
 	}
 	return nil, false
 }
@@ -83,8 +88,11 @@ func (f *authFixture) baseArgs(tool, arg string) (obj, bool) {
 // reachedHandler is, for a tool whose allowed call cannot succeed on this
 // fixture, the handler's own refusal that proves authority let it by.
 func reachedHandler(tool string) (string, bool) {
-	if tool == "kanban_request_changes" {
+	switch tool {
+	case "kanban_request_changes":
 		return "not claimed from review", true
+	case "kanban_attach_url":
+		return "URL blocked by SSRF protection", true
 	}
 	return "", false
 }

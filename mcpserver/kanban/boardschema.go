@@ -11,12 +11,14 @@ import (
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 )
 
-// schemaSQL creates a board the way Hermes 0.16 lays it out
-// (hermes_cli/kanban_db.py), so a Python Hermes opening a board these tools
-// created finds every table and column it expects. Hermes adds columns it
-// lacks with ALTER TABLE when it opens a board, which is why a board made by
-// a newer Hermes (more columns, all nullable or defaulted) is still usable
-// here.
+// schemaSQL creates a board in the layout a fresh Hermes board has today
+// (hermes_cli/kanban_db.py SCHEMA_SQL, plus what its open-time migration
+// adds to every board: completion_contract, four indexes and the recipe
+// tables of kanban_recipes_store.py), column for column in Hermes' order,
+// so a Python Hermes opening a board these tools created finds nothing to
+// add. Hermes adds columns it lacks with ALTER TABLE when it opens a board,
+// which is why a board made by a newer Hermes (more columns, all nullable
+// or defaulted) is still usable here.
 const schemaSQL = `
 CREATE TABLE IF NOT EXISTS tasks (
     id                   TEXT PRIMARY KEY,
@@ -32,6 +34,7 @@ CREATE TABLE IF NOT EXISTS tasks (
     workspace_kind       TEXT NOT NULL DEFAULT 'scratch',
     workspace_path       TEXT,
     branch_name          TEXT,
+    project_id           TEXT,
     claim_lock           TEXT,
     claim_expires        INTEGER,
     tenant               TEXT,
@@ -39,6 +42,7 @@ CREATE TABLE IF NOT EXISTS tasks (
     idempotency_key      TEXT,
     consecutive_failures INTEGER NOT NULL DEFAULT 0,
     worker_pid           INTEGER,
+    worker_started_at    INTEGER,
     last_failure_error   TEXT,
     max_runtime_seconds  INTEGER,
     last_heartbeat_at    INTEGER,
@@ -47,10 +51,15 @@ CREATE TABLE IF NOT EXISTS tasks (
     current_step_key     TEXT,
     skills               TEXT,
     model_override       TEXT,
+    provider_override    TEXT,
+    reasoning_effort     TEXT,
     max_retries          INTEGER,
     goal_mode            INTEGER NOT NULL DEFAULT 0,
     goal_max_turns       INTEGER,
-    session_id           TEXT
+    session_id           TEXT,
+    block_kind           TEXT,
+    block_recurrences    INTEGER NOT NULL DEFAULT 0,
+    completion_contract  TEXT
 );
 
 CREATE TABLE IF NOT EXISTS task_links (
@@ -85,6 +94,7 @@ CREATE TABLE IF NOT EXISTS task_runs (
     claim_lock          TEXT,
     claim_expires       INTEGER,
     worker_pid          INTEGER,
+    worker_started_at   INTEGER,
     max_runtime_seconds INTEGER,
     last_heartbeat_at   INTEGER,
     started_at          INTEGER NOT NULL,
@@ -112,15 +122,18 @@ CREATE TABLE IF NOT EXISTS kanban_notify_subs (
     chat_id       TEXT NOT NULL,
     thread_id     TEXT NOT NULL DEFAULT '',
     user_id       TEXT,
+    user_id_alt   TEXT,
+    chat_type     TEXT,
     notifier_profile TEXT,
+    delivery_mode TEXT NOT NULL DEFAULT 'notify',
+    delivery_metadata TEXT,
     created_at    INTEGER NOT NULL,
     last_event_id INTEGER NOT NULL DEFAULT 0,
+    last_ping_event_id INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (task_id, platform, chat_id, thread_id)
 );
 
-CREATE INDEX IF NOT EXISTS idx_tasks_assignee_status ON tasks(assignee, status);
 CREATE INDEX IF NOT EXISTS idx_tasks_status          ON tasks(status);
-CREATE INDEX IF NOT EXISTS idx_tasks_tenant          ON tasks(tenant);
 CREATE INDEX IF NOT EXISTS idx_links_child           ON task_links(child_id);
 CREATE INDEX IF NOT EXISTS idx_links_parent          ON task_links(parent_id);
 CREATE INDEX IF NOT EXISTS idx_comments_task         ON task_comments(task_id, created_at);
@@ -129,6 +142,34 @@ CREATE INDEX IF NOT EXISTS idx_runs_task             ON task_runs(task_id, start
 CREATE INDEX IF NOT EXISTS idx_runs_status           ON task_runs(status);
 CREATE INDEX IF NOT EXISTS idx_attachments_task      ON task_attachments(task_id, created_at);
 CREATE INDEX IF NOT EXISTS idx_notify_task           ON kanban_notify_subs(task_id);
+
+CREATE TABLE IF NOT EXISTS recipe_instances (
+    id TEXT PRIMARY KEY,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    recipe_id TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    definition_digest TEXT NOT NULL,
+    request_digest TEXT NOT NULL,
+    definition_json TEXT NOT NULL,
+    inputs_json TEXT NOT NULL,
+    bindings_json TEXT NOT NULL,
+    effective_plan_json TEXT NOT NULL,
+    created_by TEXT,
+    created_at INTEGER NOT NULL,
+    imported INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE IF NOT EXISTS recipe_instance_tasks (
+    instance_id TEXT NOT NULL REFERENCES recipe_instances(id) ON DELETE RESTRICT,
+    node_key TEXT NOT NULL,
+    task_id TEXT NOT NULL UNIQUE REFERENCES tasks(id) ON DELETE RESTRICT,
+    PRIMARY KEY(instance_id, node_key)
+);
+
+CREATE INDEX IF NOT EXISTS idx_tasks_tenant          ON tasks(tenant);
+CREATE INDEX IF NOT EXISTS idx_tasks_idempotency     ON tasks(idempotency_key);
+CREATE INDEX IF NOT EXISTS idx_tasks_session_id      ON tasks(session_id);
+CREATE INDEX IF NOT EXISTS idx_events_run            ON task_events(run_id, id);
 `
 
 // usedColumns are the columns these tools read or write. A board lacking

@@ -55,6 +55,25 @@ func (b *Board) WorkerContext(ctx context.Context, id string) (string, error) {
 	if t.Body != nil && strings.TrimSpace(*t.Body) != "" {
 		fmt.Fprintf(&w, "\n## Body\n\n%s\n", capText(*t.Body, ctxMaxBody))
 	}
+	// The files are named with their absolute paths, which is how a
+	// worker reads them (Hermes' build_worker_context does the same).
+	atts, err := b.ListAttachments(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if len(atts) > 0 {
+		w.WriteString("\n## Attachments\nFiles attached to this task. Read them with the file/terminal tools at the absolute paths below:\n")
+		for _, a := range atts {
+			fmt.Fprintf(&w, "- `%s`", a.Filename)
+			if a.ContentType != nil && *a.ContentType != "" {
+				fmt.Fprintf(&w, ", %s", *a.ContentType)
+			}
+			if a.Size > 0 {
+				fmt.Fprintf(&w, ", %d KB", max(1, (a.Size+1023)/1024))
+			}
+			fmt.Fprintf(&w, " → `%s`\n", a.StoredPath)
+		}
+	}
 
 	runs, err := b.Runs(ctx, id)
 	if err != nil {

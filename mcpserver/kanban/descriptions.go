@@ -47,3 +47,17 @@ const requestReviewDescription = "Hand your kanban task to review once the work 
 const requestChangesDescription = "As the reviewer of a kanban task, send it back to its implementer with the " +
 	"changes that must be made: your review run ends and the task returns to ready (or todo while a parent is " +
 	"unfinished). Use it only on a task you claimed from review; use kanban_block for a real external blocker."
+
+const attachDescription = "Attach a file to a kanban task by passing its bytes inline, base64-encoded: for real " +
+	"deliverables the next worker or a person should be able to open, such as a generated report, an image or an " +
+	"export. The file is stored with the task (at most 25 MB decoded) and listed by kanban_attachments; its name " +
+	"keeps only the last path component and is numbered when already taken. With only a link, use " +
+	"kanban_attach_url. A worker may attach only to its own task."
+
+const attachURLDescription = "Attach a file to a kanban task from an http(s) URL: the server downloads it (at " +
+	"most 25 MB, up to five redirects, addresses on private networks refused unless allowed) and stores it as " +
+	"the task's attachment, named after the URL's last path segment unless you give a filename. Use it when you " +
+	"have a link rather than the bytes. A worker may attach only to its own task."
+
+const attachmentsDescription = "List the files attached to a kanban task: id, file name, content type, size, " +
+	"who uploaded it, when, and the absolute path where your file tools can read it."

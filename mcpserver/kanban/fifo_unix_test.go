@@ -47,3 +47,11 @@ func TestFIFOBoardRefusedAndServerExits(t *testing.T) {
 		t.Fatalf("server after EOF: %v", err)
 	}
 }
+
+// mkfifo makes a FIFO at path.
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -193,6 +193,16 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 		meta, _ = redactValue(a.Metadata).(map[string]any)
 	}
 	meta = k.stampSession(tid, meta)
+	// A reviewer that is not an installed profile would park the task in
+	// review under an assignee the dispatcher can never start.
+	reviewer := ""
+	if a.Reviewer != "" {
+		reviewer = redact.String(a.Reviewer)
+		root := hermesRoot(k.opts.Home)
+		if !profileExists(root, reviewer) {
+			return fail("reviewer profile %s is not installed. Installed profiles: %s", pyRepr(reviewer), strings.Join(profileNames(root), ", ")), nil
+		}
+	}
 	b, res, done, err := k.open(ctx, toolRequestReview, a.Board, updateBoard)
 	if done || err != nil {
 		return res, err
@@ -202,7 +212,7 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 	}
 	defer b.Close()
 	moved, reason, err := b.RequestReview(ctx, tid, ReviewRequest{
-		Summary: redact.String(a.Summary), Metadata: meta, Reviewer: a.Reviewer, ExpectedRunID: k.workerRunID(tid),
+		Summary: redact.String(a.Summary), Metadata: meta, Reviewer: reviewer, ExpectedRunID: k.workerRunID(tid),
 	})
 	if err != nil {
 		return finish(toolRequestReview, err)

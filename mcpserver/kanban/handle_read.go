@@ -101,12 +101,14 @@ func (k *kit) handleShow(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 }
 
 type listArgs struct {
-	Assignee        string `json:"assignee"`
-	Status          string `json:"status"`
-	Tenant          string `json:"tenant"`
-	IncludeArchived bool   `json:"include_archived"`
-	Limit           *int   `json:"limit"`
-	Board           string `json:"board"`
+	// Assignee absent lists every assignee; present, it must name a
+	// profile ("" is refused, as in Hermes).
+	Assignee        *string `json:"assignee"`
+	Status          string  `json:"status"`
+	Tenant          string  `json:"tenant"`
+	IncludeArchived bool    `json:"include_archived"`
+	Limit           *int    `json:"limit"`
+	Board           string  `json:"board"`
 }
 
 func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
@@ -124,7 +126,18 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	if limit > listMaxLimit {
 		return fail("limit must be <= %d", listMaxLimit), nil
 	}
-	b, res, done, err := k.open(ctx, toolList, a.Board, updateBoard)
+	if a.Assignee != nil {
+		if _, err := NormalizeProfileName(*a.Assignee); err != nil {
+			return fail("kanban_list: %v", err), nil
+		}
+	}
+	// A delegate_task descendant reads the board as it is: it may not
+	// write, not even the promotions below.
+	mode := updateBoard
+	if k.delegated() {
+		mode = readBoard
+	}
+	b, res, done, err := k.open(ctx, toolList, a.Board, mode)
 	if done || err != nil {
 		return res, err
 	}
@@ -134,8 +147,10 @@ func (k *kit) handleList(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		defer b.Close()
 		// Dependencies that cleared since the dispatcher's last tick show
 		// as ready at once, as in the CLI.
-		if promoted, err = b.RecomputeReady(ctx); err != nil {
-			return finish(toolList, err)
+		if mode == updateBoard {
+			if promoted, err = b.RecomputeReady(ctx); err != nil {
+				return finish(toolList, err)
+			}
 		}
 		if tasks, err = b.ListTasks(ctx, Filter{Assignee: a.Assignee, Status: a.Status, Tenant: a.Tenant, IncludeArchived: a.IncludeArchived, Limit: limit + 1}); err != nil {
 			return finish(toolList, err)

@@ -3,6 +3,7 @@ package kanban
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/redact"
@@ -36,37 +37,38 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	if strings.TrimSpace(a.Title) == "" {
 		return fail("title is required"), nil
 	}
-	if strings.TrimSpace(a.Assignee) == "" {
+	// Only a missing or empty assignee is "required"; a blank one reaches
+	// the normalisation and is refused there, as in Hermes.
+	if a.Assignee == "" {
 		return fail("assignee is required — name the profile that should execute this task (the dispatcher will only spawn tasks with an assignee)"), nil
 	}
-	tenant := a.Tenant
-	if tenant == "" {
-		tenant = strings.TrimSpace(k.getenv(envTenant))
+	// An empty tenant argument falls back to HERMES_TENANT, and no tenant
+	// at all (nil) inherits the parents'. Hermes also stores a set but
+	// empty HERMES_TENANT as "", which inherits nothing; here an empty
+	// variable counts as unset, because MCP clients forward every variable
+	// as ${VAR:-} and so turn "unset" into "".
+	var tenant *string
+	if a.Tenant != "" {
+		tenant = &a.Tenant
+	} else if v := k.getenv(envTenant); v != "" {
+		tenant = &v
+	}
+	path := ""
+	if a.WorkspacePath != nil {
+		path = *a.WorkspacePath
 	}
 	b, res, done, err := k.open(ctx, toolCreate, a.Board, createBoard)
 	if done || err != nil {
 		return res, err
 	}
 	defer b.Close()
-	kind, path := a.WorkspaceKind, ""
-	if a.WorkspacePath != nil {
-		path = *a.WorkspacePath
-	}
-	// A worker fanning out keeps its children in the project it is
-	// working in, instead of a throwaway scratch directory.
-	if a.WorkspaceKind == "" && a.WorkspacePath == nil {
-		if own := k.dispatchedTask(); own != "" {
-			if self, err := b.Task(ctx, own); err == nil && self != nil && self.WorkspaceKind != "" {
-				kind = self.WorkspaceKind
-				if self.WorkspacePath != nil {
-					path = *self.WorkspacePath
-				}
-			}
-		}
-	}
+	// Omitted workspace fields mean a fresh scratch workspace, even for a
+	// worker's child: sharing the creator's directory would let the child
+	// change the evidence under review or race its checkout (Hermes dropped
+	// that inheritance for the same reason).
 	id, err := b.CreateTask(ctx, NewTask{
-		Title: a.Title, Body: a.Body, Assignee: strings.TrimSpace(a.Assignee), CreatedBy: k.author(),
-		Tenant: tenant, Priority: a.Priority, Parents: a.Parents, WorkspaceKind: kind, WorkspacePath: path,
+		Title: a.Title, Body: a.Body, Assignee: a.Assignee, CreatedBy: k.author(),
+		Tenant: tenant, Priority: a.Priority, Parents: a.Parents, WorkspaceKind: a.WorkspaceKind, WorkspacePath: path,
 		Triage: a.Triage, IdempotencyKey: a.IdempotencyKey, MaxRuntimeSeconds: a.MaxRuntimeSeconds,
 		Skills: a.Skills, GoalMode: a.GoalMode, GoalMaxTurns: a.GoalMaxTurns, InitialStatus: a.InitialStatus,
 		SessionID: strings.TrimSpace(k.getenv(envSessionID)), CreatorTask: k.dispatchedTask(),
@@ -78,11 +80,28 @@ func (k *kit) handleCreate(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	if err != nil {
 		return finish(toolCreate, err)
 	}
-	status := ""
-	if t != nil {
-		status = t.Status
+	if t == nil {
+		return tooldef.Result{}, fmt.Errorf("kanban_create: task %s vanished right after it was created", id)
 	}
-	return ok(map[string]any{"task_id": id, "status": status}), nil
+	project, err := b.ProjectID(ctx, id)
+	if err != nil {
+		return finish(toolCreate, err)
+	}
+	out := map[string]any{
+		"task_id": id, "status": t.Status, "workspace_kind": t.WorkspaceKind, "workspace_path": t.WorkspacePath,
+		"project_id": project, "gated": false,
+		// This server keeps no notification subscriptions.
+		"subscribed": false,
+	}
+	wait, err := b.latestEventPayload(ctx, b.db, id, "dependency_wait", nil)
+	if err != nil {
+		return finish(toolCreate, err)
+	}
+	if wait != nil {
+		out["gated"] = true
+		out["gated_by"] = wait["parent"]
+	}
+	return ok(out), nil
 }
 
 type linkArgs struct {
@@ -108,10 +127,17 @@ func (k *kit) handleLink(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		return fail("kanban_link: unknown task(s): %s, %s", parent, child), nil
 	}
 	defer b.Close()
-	if err := b.LinkTasks(ctx, parent, child); err != nil {
+	// A worker linking a parent under its own running task proves it owns
+	// that run with its run id.
+	gated, err := b.LinkTasks(ctx, parent, child, k.workerRunID(child))
+	if err != nil {
 		return finish(toolLink, err)
 	}
-	return ok(map[string]any{"parent_id": parent, "child_id": child}), nil
+	out := map[string]any{"parent_id": parent, "child_id": child, "gated": gated}
+	if gated {
+		out["gated_by"] = parent
+	}
+	return ok(out), nil
 }
 
 type unblockArgs struct {

@@ -32,13 +32,23 @@ type harness struct {
 
 func newHarness(t testing.TB, home string, env map[string]string) *harness {
 	t.Helper()
+	return newHarnessWith(t, home, env, nil)
+}
+
+// newHarnessWith is newHarness with options set by tune.
+func newHarnessWith(t testing.TB, home string, env map[string]string, tune func(*kanban.Options)) *harness {
+	t.Helper()
 	h := &harness{t: t, home: home, env: env, tools: map[string]tooldef.Tool{},
 		input: map[string]*jsonschema.Schema{}, output: map[string]*jsonschema.Schema{}}
-	h.ts = kanban.Toolset(kanban.Options{
+	opts := kanban.Options{
 		Home:        home,
 		Getenv:      func(k string) string { return h.env[k] },
 		BusyTimeout: 5 * time.Second,
-	})
+	}
+	if tune != nil {
+		tune(&opts)
+	}
+	h.ts = kanban.Toolset(opts)
 	for _, tool := range h.ts.Tools {
 		h.tools[tool.Name] = tool
 		h.input[tool.Name] = tooldeftest.CompileSchema(t, tool.Name+"-input", tool.InputSchema)

@@ -1,8 +1,9 @@
 // Package kanban serves the Hermes kanban board (kanban.db) to MCP clients
-// as the `kanban` toolset: the nine tools of tools/kanban_tools.py plus the
-// two review handoffs upstream added later (kanban_request_review,
-// kanban_request_changes), with the original's parameters, results, error
-// texts and gating.
+// as the `kanban` toolset: the tools of tools/kanban_tools.py (the nine
+// first ones, the review handoffs kanban_request_review and
+// kanban_request_changes, and the attach tools kanban_attach,
+// kanban_attach_url and kanban_attachments), with the original's
+// parameters, results, error texts and gating.
 //
 // The board is shared with the Python Hermes and its dispatcher: every
 // write is one IMMEDIATE transaction on the WAL-mode database, and claims,
@@ -10,9 +11,10 @@
 // Board exposes the same operations to Go callers (a dispatcher, tests).
 //
 // Gating follows the original: a dispatcher-spawned worker
-// (HERMES_KANBAN_TASK set) sees every tool but kanban_list and
-// kanban_unblock; a profile with "kanban" in config.yaml's toolsets (an
-// orchestrator) sees all of them; anyone else sees none. A worker's
+// (HERMES_KANBAN_TASK set, outside a delegate_task descendant) sees every
+// tool but kanban_list and kanban_unblock; a profile with "kanban" in
+// config.yaml's toolsets or in a platform_toolsets list (an orchestrator)
+// sees all of them; anyone else sees none. A worker's
 // authority is its own task: every call it makes passes one check
 // (authorize, authority.go) of every task id it names against one rule
 // table, stricter than the original, which let a worker link, comment on
@@ -25,6 +27,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/tooldef"
 )
 
@@ -46,6 +49,9 @@ const (
 	toolLink           = "kanban_link"
 	toolRequestReview  = "kanban_request_review"
 	toolRequestChanges = "kanban_request_changes"
+	toolAttach         = "kanban_attach"
+	toolAttachURL      = "kanban_attach_url"
+	toolAttachments    = "kanban_attachments"
 )
 
 // Environment variables the toolset reads. The dispatcher sets the
@@ -62,6 +68,7 @@ const (
 	envProfile         = "HERMES_PROFILE"
 	envTenant          = "HERMES_TENANT"
 	envSessionID       = "HERMES_SESSION_ID"
+	envDelegatedChild  = "HERMES_DELEGATED_CHILD_CONTEXT"
 )
 
 // EnvVars returns the environment variables the toolset reads, a fresh
@@ -70,7 +77,8 @@ func EnvVars() []string {
 	return []string{
 		envTask, envRunID, envClaimLock, envClaimTTLSeconds,
 		envDB, envBoard, envHome,
-		envProfile, envTenant, envSessionID,
+		envProfile, envTenant, envSessionID, envDelegatedChild,
+		envAttachmentsRoot, envAllowPrivateURLs,
 	}
 }
 
@@ -101,6 +109,12 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// FetchTimeout bounds each step of a kanban_attach_url download;
+	// zero means DefaultFetchTimeout (Hermes' 30 s).
+	FetchTimeout time.Duration
+	// Resolver looks up the hosts kanban_attach_url fetches from, for the
+	// URL policy and the connection; nil means net.DefaultResolver.
+	Resolver urlguard.Resolver
 }
 
 type kit struct {
@@ -128,6 +142,8 @@ func Toolset(opts Options) tooldef.Toolset {
 	ending := tooldef.Hints{Destructive: true}
 	additive := tooldef.Hints{}
 	settles := tooldef.Hints{Idempotent: true}
+	// kanban_attach_url downloads from the web; each call adds a file.
+	fetches := tooldef.Hints{OpenWorld: true}
 	return tooldef.Toolset{
 		Name:        ToolsetName,
 		Description: "Work the Hermes kanban board: report back from a dispatched task, or route work as an orchestrator.",
@@ -145,7 +161,10 @@ func Toolset(opts Options) tooldef.Toolset {
 			tool(toolBlock, "Block a kanban task", blockDescription, blockInput, okTaskRunOutput, ending, k.handleBlock, k.checkWorker),
 			tool(toolHeartbeat, "Kanban heartbeat", heartbeatDescription, heartbeatInput, heartbeatOutput, additive, k.handleHeartbeat, k.checkWorker),
 			tool(toolComment, "Comment on a kanban task", commentDescription, commentInput, commentOutput, additive, k.handleComment, k.checkWorker),
-			tool(toolCreate, "Create a kanban task", createDescription, createInput, statusOutput, additive, k.handleCreate, k.checkWorker),
+			tool(toolAttach, "Attach a file to a kanban task", attachDescription, attachInput, attachOutput, additive, k.handleAttach, k.checkWorker),
+			tool(toolAttachURL, "Attach a file from a URL to a kanban task", attachURLDescription, attachURLInput, attachOutput, fetches, k.handleAttachURL, k.checkWorker),
+			tool(toolAttachments, "List a kanban task's attachments", attachmentsDescription, attachmentsInput, attachmentsOutput, readOnly, k.handleAttachments, k.checkWorker),
+			tool(toolCreate, "Create a kanban task", createDescription, createInput, createOutput, additive, k.handleCreate, k.checkWorker),
 			tool(toolUnblock, "Unblock a kanban task", unblockDescription, unblockInput, statusOutput, settles, k.handleUnblock, k.checkOrchestrator),
 			tool(toolLink, "Link kanban tasks", linkDescription, linkInput, linkOutput, settles, k.handleLink, k.checkWorker),
 			tool(toolRequestReview, "Request review of a kanban task", requestReviewDescription, requestReviewInput, statusOutput, ending, k.handleRequestReview, k.checkWorker),

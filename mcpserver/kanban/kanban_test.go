@@ -21,6 +21,13 @@ func TestResolveBoard(t *testing.T) {
 	home := t.TempDir()
 	profile := filepath.Join(home, "profiles", "coder")
 	writeFile(t, filepath.Join(home, "kanban", "current"), "research\n")
+	// A board exists when its directory holds board.json.
+	writeFile(t, filepath.Join(home, "kanban", "boards", "research", "board.json"), `{"name": "Research"}`)
+	writeFile(t, filepath.Join(home, "kanban", "boards", "b", "board.json"), `{}`)
+	writeFile(t, filepath.Join(home, "kanban", "boards", "old", "board.json"), `{"archived": true}`)
+	writeFile(t, filepath.Join(home, "kanban", "boards", "stub", "kanban.db"), "")
+	stale := t.TempDir()
+	writeFile(t, filepath.Join(stale, "kanban", "current"), "gone\n")
 	tests := []struct {
 		name    string
 		home    string
@@ -33,7 +40,14 @@ func TestResolveBoard(t *testing.T) {
 		{name: "argument wins", home: home, board: "Ops", env: map[string]string{"HERMES_KANBAN_DB": "/x/k.db"}, want: filepath.Join(home, "kanban", "boards", "ops", "kanban.db")},
 		{name: "default argument", home: home, board: "default", want: filepath.Join(home, "kanban.db")},
 		{name: "pinned file", home: home, env: map[string]string{"HERMES_KANBAN_DB": "/x/k.db", "HERMES_KANBAN_BOARD": "b"}, want: "/x/k.db"},
-		{name: "board env", home: home, env: map[string]string{"HERMES_KANBAN_BOARD": "b"}, want: filepath.Join(home, "kanban", "boards", "b", "kanban.db")},
+		{name: "board env", home: home, env: map[string]string{"HERMES_KANBAN_BOARD": " B "}, want: filepath.Join(home, "kanban", "boards", "b", "kanban.db")},
+		// Hermes falls through a board env naming no registered board, an
+		// archived one or a malformed one, and a current file naming no
+		// board.
+		{name: "board env without board.json", home: home, env: map[string]string{"HERMES_KANBAN_BOARD": "stub"}, want: filepath.Join(home, "kanban", "boards", "research", "kanban.db")},
+		{name: "archived board env", home: home, env: map[string]string{"HERMES_KANBAN_BOARD": "old"}, want: filepath.Join(home, "kanban", "boards", "research", "kanban.db")},
+		{name: "malformed board env", home: home, env: map[string]string{"HERMES_KANBAN_BOARD": "../x"}, want: filepath.Join(home, "kanban", "boards", "research", "kanban.db")},
+		{name: "stale current file", home: stale, want: filepath.Join(stale, "kanban.db")},
 		{name: "profile home shares the root", home: profile, board: "default", want: filepath.Join(home, "kanban.db")},
 		{name: "kanban home", home: profile, env: map[string]string{"HERMES_KANBAN_HOME": "/srv/kb"}, want: "/srv/kb/kanban.db"},
 		{name: "no current file", home: t.TempDir(), want: ""},
@@ -251,6 +265,10 @@ func TestLifecycle(t *testing.T) {
 func TestReviewHandoff(t *testing.T) {
 	home := t.TempDir()
 	ctx := context.Background()
+	// The reviewer must be an installed profile.
+	if err := os.MkdirAll(filepath.Join(home, "profiles", "qa"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	orch := newHarness(t, home, map[string]string{"HERMES_PROFILE": "lead"})
 	id := orch.ok("kanban_create", obj{"title": "Build it", "assignee": "coder"})["task_id"].(string)
 	b := openBoard(t, filepath.Join(home, "kanban.db"))
@@ -394,7 +412,7 @@ func TestSchemaIsCheckedNeverChanged(t *testing.T) {
 		{"older", strings.Replace(kanbanDDL(t), "    current_run_id       INTEGER,\n", "", 1), "tasks lacks column(s) current_run_id"},
 		{"newer version", kanbanDDL(t) + ";PRAGMA user_version = 7", "schema version 7, newer than this build knows"},
 		{"newer required column", strings.Replace(kanbanDDL(t), "CREATE TABLE task_events (", "CREATE TABLE task_events (\n    actor TEXT NOT NULL,", 1), "task_events has required column(s) actor"},
-		{"newer but compatible", kanbanDDL(t) + ";ALTER TABLE task_events ADD COLUMN actor TEXT NOT NULL DEFAULT ''; CREATE TABLE x(a); ALTER TABLE tasks ADD COLUMN block_kind TEXT", ""},
+		{"newer but compatible", kanbanDDL(t) + ";ALTER TABLE task_events ADD COLUMN actor TEXT NOT NULL DEFAULT ''; CREATE TABLE x(a); ALTER TABLE tasks ADD COLUMN future_flag TEXT", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,24 +7,21 @@ import (
 	"strings"
 )
 
-// parentStates reports which of ids do not exist and whether any existing
-// one is neither done nor archived.
-func (b *Board) parentStates(ctx context.Context, q execer, ids []string) (missing []string, undone bool, err error) {
-	for _, p := range ids {
-		var status string
-		err := q.QueryRowContext(ctx, "SELECT status FROM tasks WHERE id = ?", p).Scan(&status)
+// missingTasks returns the ids that name no task, in order.
+func (b *Board) missingTasks(ctx context.Context, q execer, ids []string) ([]string, error) {
+	var missing []string
+	for _, id := range ids {
+		var one int
+		err := q.QueryRowContext(ctx, "SELECT 1 FROM tasks WHERE id = ?", id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			missing = append(missing, p)
+			missing = append(missing, id)
 			continue
 		}
 		if err != nil {
-			return nil, false, b.db.Explain("read parent "+p, err)
-		}
-		if status != "done" && status != "archived" {
-			undone = true
+			return nil, b.db.Explain("read task "+id, err)
 		}
 	}
-	return missing, undone, nil
+	return missing, nil
 }
 
 func (b *Board) parentsSatisfied(ctx context.Context, q execer, taskID string) (bool, error) {
@@ -40,19 +37,32 @@ func (b *Board) parentsSatisfied(ctx context.Context, q execer, taskID string) (
 	return false, nil
 }
 
-// LinkTasks adds a parent→child dependency. Self-links, unknown tasks and
-// cycles are refused with an *InputError; an existing link is a no-op.
-func (b *Board) LinkTasks(ctx context.Context, parent, child string) error {
+// LinkTasks adds a parent→child dependency and reports whether it sent a
+// ready child back to todo (gated) to wait for an unfinished parent, which
+// is recorded as a dependency_wait event. Self-links, unknown tasks, cycles
+// and a running child are refused with an *InputError: a link cannot
+// constrain a run already under way, unless the caller proves it owns that
+// run (expectedChildRun equals the child's current run). An existing link
+// is a no-op.
+func (b *Board) LinkTasks(ctx context.Context, parent, child string, expectedChildRun *int64) (gated bool, err error) {
 	if parent == child {
-		return inputErrorf("a task cannot depend on itself")
+		return false, inputErrorf("a task cannot depend on itself")
 	}
-	return b.db.Tx(ctx, "link "+parent+" -> "+child, func(tx *sql.Tx) error {
-		missing, _, err := b.parentStates(ctx, tx, []string{parent, child})
+	err = b.db.Tx(ctx, "link "+parent+" -> "+child, func(tx *sql.Tx) error {
+		missing, err := b.missingTasks(ctx, tx, []string{parent, child})
 		if err != nil {
 			return err
 		}
 		if len(missing) > 0 {
 			return inputErrorf("unknown task(s): %s", strings.Join(missing, ", "))
+		}
+		var status string
+		var run sql.NullInt64
+		if err := tx.QueryRowContext(ctx, "SELECT status, current_run_id FROM tasks WHERE id = ?", child).Scan(&status, &run); err != nil {
+			return b.db.Explain("read task "+child, err)
+		}
+		if status == "running" && (expectedChildRun == nil || !run.Valid || run.Int64 != *expectedChildRun) {
+			return inputErrorf("cannot link %s -> %s: child is already running", parent, child)
 		}
 		cycle, err := b.wouldCycle(ctx, tx, parent, child)
 		if err != nil {
@@ -68,12 +78,20 @@ func (b *Board) LinkTasks(ctx context.Context, parent, child string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return nil // already linked: repeating the call changes nothing
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'todo' WHERE id = ? AND status = 'ready'
-				AND (SELECT status FROM tasks WHERE id = ?) NOT IN ('done', 'archived')`, child, parent); err != nil {
+		res, err = tx.ExecContext(ctx, `UPDATE tasks SET status = 'todo' WHERE id = ? AND status = 'ready'
+				AND (SELECT status FROM tasks WHERE id = ?) NOT IN ('done', 'archived')`, child, parent)
+		if err != nil {
 			return b.db.Explain("re-gate "+child, err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			gated = true
+			if err := b.appendEvent(ctx, tx, child, "dependency_wait", map[string]any{"reason": "parent_not_done", "demoted": true, "parent": parent}, nil); err != nil {
+				return b.db.Explain("record the dependency wait of "+child, err)
+			}
 		}
 		return b.appendEvent(ctx, tx, child, "linked", map[string]any{"parent": parent, "child": child}, nil)
 	})
+	return gated, err
 }
 
 // wouldCycle reports whether parent is already a descendant of child.

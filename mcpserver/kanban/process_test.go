@@ -99,7 +99,7 @@ func TestTwoServersAndADispatcher(t *testing.T) {
 	ctx := context.Background()
 
 	orch := startServer(t, "orchestrator", home, map[string]string{"HERMES_PROFILE": "techlead"})
-	if got := orch.tools(); len(got) != 11 {
+	if got := orch.tools(); len(got) != 14 {
 		t.Fatalf("orchestrator sees %d tools: %v", len(got), got)
 	}
 	parent := orch.ok("kanban_create", map[string]any{"title": "Collect data", "assignee": "researcher"})["task_id"].(string)
@@ -119,7 +119,7 @@ func TestTwoServersAndADispatcher(t *testing.T) {
 		"HERMES_KANBAN_CLAIM_LOCK": "dispatch-host:777", "HERMES_PROFILE": "researcher",
 	})
 	got := worker.tools()
-	if slices.Contains(got, "kanban_list") || slices.Contains(got, "kanban_unblock") || len(got) != 9 {
+	if slices.Contains(got, "kanban_list") || slices.Contains(got, "kanban_unblock") || len(got) != 12 {
 		t.Fatalf("worker tools = %v", got)
 	}
 	if msg := worker.fail("kanban_complete", map[string]any{"task_id": child, "summary": "not mine"}); !contains(msg, "worker is scoped to task "+parent) {

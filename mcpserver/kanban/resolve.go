@@ -2,9 +2,8 @@ package kanban
 
 import (
 	"bufio"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // DefaultBoard is the board whose database sits at <root>/kanban.db.
@@ -54,8 +54,9 @@ func Root(home string, getenv func(string) string) (string, error) {
 }
 
 // ResolveBoard picks the database for a call: the board argument, else
-// HERMES_KANBAN_DB, else HERMES_KANBAN_BOARD, else the slug in
-// <root>/kanban/current, else the default board.
+// HERMES_KANBAN_DB, else the current board (currentBoard:
+// HERMES_KANBAN_BOARD, then <root>/kanban/current, each only when it names
+// an existing board, then the default board).
 func ResolveBoard(home, board string, getenv func(string) string) (BoardRef, error) {
 	root, err := Root(home, getenv)
 	if err != nil {
@@ -75,26 +76,65 @@ func ResolveBoard(home, board string, getenv func(string) string) (BoardRef, err
 		}
 		return BoardRef{Path: abs, Pinned: true}, nil
 	}
-	if v := strings.TrimSpace(getenv(envBoard)); v != "" {
-		ref, err := slugRef(root, v)
-		if err != nil {
-			return ref, fmt.Errorf("HERMES_KANBAN_BOARD: %w", err)
+	return slugRef(root, currentBoard(root, getenv))
+}
+
+// currentBoard is Hermes' get_current_board: HERMES_KANBAN_BOARD when it
+// names a board that exists and is not archived, else the slug in
+// <root>/kanban/current when that board exists, else the default board. A
+// malformed or stale name falls through, as in Hermes, so that the board
+// a row is written to and the directory its attachments go to are always
+// chosen alike.
+func currentBoard(root string, getenv func(string) string) string {
+	if slug, ok := normalizeSlug(getenv(envBoard)); ok && boardExists(root, slug) && !boardArchived(root, slug) {
+		return slug
+	}
+	if line, err := readFirstLine(filepath.Join(root, "kanban", "current")); err == nil {
+		if slug, ok := normalizeSlug(strings.TrimPrefix(line, "\ufeff")); ok && boardExists(root, slug) {
+			return slug
 		}
-		return ref, nil
 	}
-	current := filepath.Join(root, "kanban", "current")
-	slug, err := readFirstLine(current)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) || (err == nil && slug == ""):
-		return slugRef(root, DefaultBoard)
-	case err != nil:
-		return BoardRef{}, fmt.Errorf("read the current board from %s: %w", current, err)
+	return DefaultBoard
+}
+
+// normalizeSlug lower-cases and trims a board name; ok is false for an
+// empty or malformed one.
+func normalizeSlug(raw string) (string, bool) {
+	slug := strings.ToLower(pyStrip(raw))
+	return slug, boardSlugRE().MatchString(slug)
+}
+
+// boardDir is a named board's directory (the default board keeps its
+// database at <root>/kanban.db, but its metadata here too).
+func boardDir(root, slug string) string { return filepath.Join(root, "kanban", "boards", slug) }
+
+// boardExists: the default board always exists; another exists when its
+// directory holds board.json, Hermes' mark of a registered board (a
+// kanban.db alone is a stub a stray open left behind).
+func boardExists(root, slug string) bool {
+	if slug == DefaultBoard {
+		return true
 	}
-	ref, err := slugRef(root, slug)
+	_, err := os.Stat(filepath.Join(boardDir(root, slug), "board.json"))
+	return err == nil
+}
+
+// boardArchived reports a board whose board.json says "archived"; an
+// unreadable file says nothing.
+func boardArchived(root, slug string) bool {
+	dir, err := filepath.EvalSymlinks(boardDir(root, slug))
 	if err != nil {
-		return ref, fmt.Errorf("%s: %w (fix the file or run `hermes kanban boards switch default`)", current, err)
+		return false
 	}
-	return ref, nil
+	data, err := safefile.ReadFile(dir, filepath.Join(dir, "board.json"), 1<<20)
+	if err != nil {
+		return false
+	}
+	var meta map[string]any
+	if json.Unmarshal(data, &meta) != nil {
+		return false
+	}
+	return pyTruthy(meta["archived"])
 }
 
 func slugRef(root, raw string) (BoardRef, error) {

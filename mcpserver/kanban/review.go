@@ -11,8 +11,8 @@ import (
 type ReviewRequest struct {
 	Summary  string
 	Metadata map[string]any
-	// Reviewer reassigns the task; empty keeps the reviewer of the last
-	// requested changes, if any.
+	// Reviewer reassigns the task, normalised as an assignee is; empty
+	// keeps the reviewer of the last requested changes, if any.
 	Reviewer      string
 	ExpectedRunID *int64
 	// Force clears a live claim without proof of ownership.
@@ -24,6 +24,13 @@ type ReviewRequest struct {
 // reviews it, so RequestChanges can route it back. When it refuses, ok is
 // false and reason says why.
 func (b *Board) RequestReview(ctx context.Context, id string, r ReviewRequest) (ok bool, reason string, err error) {
+	if r.Reviewer != "" {
+		norm, err := NormalizeProfileName(r.Reviewer)
+		if err != nil {
+			return false, "", &InputError{Msg: err.Error()}
+		}
+		r.Reviewer = norm
+	}
 	err = b.db.Tx(ctx, "request review of "+id, func(tx *sql.Tx) error {
 		sat, err := b.parentsSatisfied(ctx, tx, id)
 		if err != nil {
@@ -50,7 +57,7 @@ func (b *Board) RequestReview(ctx context.Context, id string, r ReviewRequest) (
 		if t.Assignee != nil {
 			implementer = *t.Assignee
 		}
-		reviewer := strings.TrimSpace(r.Reviewer)
+		reviewer := r.Reviewer
 		if reviewer == "" {
 			prior, found, err := b.priorReviewer(ctx, tx, id)
 			if err != nil {
@@ -176,9 +183,11 @@ func (b *Board) RequestChanges(ctx context.Context, id, reason string, expectedR
 			msg = "review handoff has no valid implementer provenance"
 			return nil
 		}
-		var reviewer any
-		if t.Assignee != nil && strings.TrimSpace(*t.Assignee) != "" {
-			reviewer = *t.Assignee
+		// The reviewer is the assignee as Hermes normalises it, whatever
+		// spelling an older Hermes stored.
+		reviewer, err := canonicalAssignee(t.Assignee)
+		if err != nil {
+			return &InputError{Msg: err.Error()}
 		}
 		sat, err := b.parentsSatisfied(ctx, tx, id)
 		if err != nil {
@@ -204,7 +213,7 @@ func (b *Board) RequestChanges(ctx context.Context, id, reason string, expectedR
 		}
 		ok, msg = true, implementer
 		return b.appendEvent(ctx, tx, id, "changes_requested", map[string]any{
-			"reason": reason, "implementer": implementer, "reviewer": reviewer, "status": status,
+			"reason": reason, "implementer": implementer, "reviewer": ptrValue(reviewer), "status": status,
 		}, runID)
 	})
 	if err != nil {

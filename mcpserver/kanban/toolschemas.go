@@ -126,7 +126,7 @@ const createInput = `{
     },
     "tenant": {
       "type": "string",
-      "description": "Project namespace for the task; defaults to HERMES_TENANT when set."
+      "description": "Project namespace for the task; defaults to HERMES_TENANT when set, else to the tenant of the first parent that has one."
     },
     "priority": {
       "type": "integer",
@@ -135,7 +135,7 @@ const createInput = `{
     "workspace_kind": {
       "type": "string",
       "enum": ["scratch", "dir", "worktree"],
-      "description": "Where the worker runs: a fresh scratch directory (default), a shared directory ('dir', needs an absolute workspace_path), or a git worktree. A worker creating a task without these inherits its own workspace."
+      "description": "Where the worker runs: a fresh scratch directory (default, also for a task a worker creates), a shared directory ('dir', needs an absolute workspace_path), or a git worktree."
     },
     "workspace_path": {
       "type": "string",
@@ -263,8 +263,30 @@ const statusOutput = `{
 
 const linkOutput = `{
   "type": "object",
-  "properties": {"ok": {"const": true}, "parent_id": {"type": "string"}, "child_id": {"type": "string"}},
-  "required": ["ok", "parent_id", "child_id"]
+  "properties": {
+    "ok": {"const": true},
+    "parent_id": {"type": "string"},
+    "child_id": {"type": "string"},
+    "gated": {"type": "boolean", "description": "The child was ready and now waits in todo for this parent."},
+    "gated_by": {"type": "string"}
+  },
+  "required": ["ok", "parent_id", "child_id", "gated"]
+}`
+
+const createOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "status": {"type": "string"},
+    "workspace_kind": {"type": "string"},
+    "workspace_path": ` + nullableString + `,
+    "project_id": ` + nullableString + `,
+    "gated": {"type": "boolean", "description": "The task waits in todo for an unfinished parent."},
+    "gated_by": {"type": "string", "description": "The parent it waits for."},
+    "subscribed": {"type": "boolean"}
+  },
+  "required": ["ok", "task_id", "status", "workspace_kind", "workspace_path", "project_id", "gated", "subscribed"]
 }`
 
 const requestChangesOutput = `{
@@ -386,4 +408,85 @@ const listOutput = `{
     "promoted": {"type": "integer", "minimum": 0}
   },
   "required": ["tasks", "count", "limit", "truncated", "next_limit", "promoted"]
+}`
+
+// The attach tools' parameters and their descriptions are Hermes'
+// (tools/kanban_tools_schemas.py), task_id and board aside.
+
+const attachInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "filename": {
+      "type": "string",
+      "description": "File name to store it under (e.g. 'report.pdf'). Directory components are stripped; only the leaf is kept."
+    },
+    "content_base64": {"type": "string", "description": "The file contents, base64-encoded. Max 25 MB decoded."},
+    "content_type": {"type": "string", "description": "Optional MIME type (e.g. 'application/pdf')."},
+    ` + boardProp + `
+  },
+  "required": ["filename", "content_base64"]
+}`
+
+const attachURLInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    "url": {"type": "string", "description": "http(s) URL to fetch and store."},
+    "filename": {
+      "type": "string",
+      "description": "Optional name to store it under. Defaults to the URL path's leaf component."
+    },
+    "content_type": {
+      "type": "string",
+      "description": "Optional MIME type override. Defaults to the Content-Type the server returns."
+    },
+    ` + boardProp + `
+  },
+  "required": ["url"]
+}`
+
+const attachmentsInput = `{
+  "type": "object",
+  "properties": {
+    ` + taskIDProp + `,
+    ` + boardProp + `
+  },
+  "required": []
+}`
+
+const attachOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "attachment_id": {"type": "integer"},
+    "size": {"type": "integer", "minimum": 0}
+  },
+  "required": ["ok", "task_id", "attachment_id", "size"]
+}`
+
+const attachmentsOutput = `{
+  "type": "object",
+  "properties": {
+    "ok": {"const": true},
+    "task_id": {"type": "string"},
+    "attachments": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "integer"},
+          "filename": {"type": "string"},
+          "content_type": ` + nullableString + `,
+          "size": {"type": "integer"},
+          "uploaded_by": ` + nullableString + `,
+          "stored_path": {"type": "string", "description": "Absolute path of the file, to read with file tools."},
+          "created_at": {"type": "integer"}
+        },
+        "required": ["id", "filename", "content_type", "size", "uploaded_by", "stored_path", "created_at"]
+      }
+    }
+  },
+  "required": ["ok", "task_id", "attachments"]
 }`
