@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/pystr"
@@ -71,8 +72,9 @@ func TakeProfileFlag(args []string, takesValue func(flag string) bool) (ProfileF
 }
 
 // NormalizeProfileName is the original's normalize_profile_name: Python's
-// strip(), "default" in any case, otherwise lower case. It does not
-// validate (kanban assignees go through it without validation).
+// strip(), "default" in any case, otherwise Python's lower() (full Unicode
+// mapping). It does not validate: kanban assignees go through it without
+// validation. The empty-name error is the original's, word for word.
 func NormalizeProfileName(name string) (string, error) {
 	s := pystr.Strip(name)
 	if s == "" {
@@ -81,7 +83,55 @@ func NormalizeProfileName(name string) (string, error) {
 	if strings.EqualFold(s, DefaultProfile) {
 		return DefaultProfile, nil
 	}
-	return strings.ToLower(s), nil
+	return pystr.Lower(s), nil
+}
+
+// RootOf is the Hermes root a home belongs to: the root itself, or the
+// root above a profile's home (<root>/profiles/<name>).
+func RootOf(home string) string {
+	if isProfileHome(home) {
+		return filepath.Dir(filepath.Dir(home))
+	}
+	return home
+}
+
+// ProfileExists is the original's profile_exists: "default" always
+// exists; a named profile exists when its directory under root does and
+// has not been deleted.
+func ProfileExists(root, name string) bool {
+	canon, err := NormalizeProfileName(name)
+	if err != nil {
+		return false
+	}
+	if canon == DefaultProfile {
+		return true
+	}
+	if !profileNameRE.MatchString(canon) {
+		return false
+	}
+	_, err = profileHome(root, canon)
+	return err == nil
+}
+
+// ProfileNames is the original's list_profile_names: "default", then every
+// profile directory by name (deleted ones included, as there).
+func ProfileNames(root string) []string {
+	names := []string{DefaultProfile}
+	entries, err := os.ReadDir(filepath.Join(root, "profiles"))
+	if err != nil {
+		return names
+	}
+	var named []string
+	for _, e := range entries {
+		if e.Name() == DefaultProfile || !profileNameRE.MatchString(e.Name()) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, "profiles", e.Name())); err == nil && fi.IsDir() {
+			named = append(named, e.Name())
+		}
+	}
+	sort.Strings(named)
+	return append(names, named...)
 }
 
 // CheckProfileName normalises name and checks it as the original's
@@ -143,10 +193,7 @@ func Select(homeFlag string, p ProfileFlag, getenv func(string) string) (Selecti
 		if err != nil {
 			return Selection{}, err
 		}
-		base, root = abs, abs
-		if isProfileHome(abs) {
-			root = filepath.Dir(filepath.Dir(abs))
-		}
+		base, root = abs, RootOf(abs)
 	} else {
 		def, err := defaultRoot(getenv)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsSpace reports whether Python's str.isspace() holds for r: Go's
@@ -67,4 +68,75 @@ func TruthyJSON(raw json.RawMessage) bool {
 		return false
 	}
 	return Truthy(v)
+}
+
+// Lower is Python's str.lower(): the full Unicode lowercase mapping,
+// which differs from Go's per-rune simple mapping in two places: İ
+// (U+0130) becomes "i̇" (two code points), and a capital sigma at the end
+// of a word becomes final sigma ς.
+func Lower(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range s {
+		switch r {
+		case 'İ':
+			b.WriteString("i\u0307")
+		case 'Σ':
+			if finalSigma(s, i) {
+				b.WriteRune('ς')
+			} else {
+				b.WriteRune('σ')
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// finalSigma is Unicode's Final_Sigma condition for the Σ at byte offset
+// i: a cased letter before it and none after it, case-ignorable characters
+// skipped on both sides.
+func finalSigma(s string, i int) bool {
+	if !casedBefore(s[:i]) {
+		return false
+	}
+	for _, r := range s[i+len("Σ"):] {
+		if !caseIgnorable(r) {
+			return !cased(r)
+		}
+	}
+	return true
+}
+
+// casedBefore reports whether the last character of s that is not
+// case-ignorable is cased.
+func casedBefore(s string) bool {
+	for s != "" {
+		r, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+		if !caseIgnorable(r) {
+			return cased(r)
+		}
+	}
+	return false
+}
+
+// cased is Unicode's Cased property.
+func cased(r rune) bool {
+	return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) ||
+		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
+}
+
+// caseIgnorable is Unicode's Case_Ignorable property: marks, format
+// characters, modifiers, and the word-internal punctuation of Word_Break
+// MidLetter, MidNumLet and Single_Quote (listed, as Go has no Word_Break
+// table).
+func caseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', '\u00b7', '\u0387', '\u055f', '\u05f4', '\u2018', '\u2019', '\u2024', '\u2027',
+		'\ufe13', '\ufe52', '\ufe55', '\uff07', '\uff0e', '\uff1a':
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }

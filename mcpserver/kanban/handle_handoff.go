@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/redact"
@@ -198,9 +199,9 @@ func (k *kit) handleRequestReview(ctx context.Context, raw json.RawMessage) (too
 	reviewer := ""
 	if a.Reviewer != "" {
 		reviewer = redact.String(a.Reviewer)
-		root := hermesRoot(k.opts.Home)
-		if !profileExists(root, reviewer) {
-			return fail("reviewer profile %s is not installed. Installed profiles: %s", pyRepr(reviewer), strings.Join(profileNames(root), ", ")), nil
+		root := hermeshome.RootOf(k.opts.Home)
+		if !hermeshome.ProfileExists(root, reviewer) {
+			return fail("reviewer profile %s is not installed. Installed profiles: %s", pyRepr(reviewer), strings.Join(hermeshome.ProfileNames(root), ", ")), nil
 		}
 	}
 	b, res, done, err := k.open(ctx, toolRequestReview, a.Board, updateBoard)
