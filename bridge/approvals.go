@@ -92,7 +92,7 @@ func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Decisio
 // dynamic tools (codex-app-server.md §8): codex shows it to the model like
 // its own tools and sends each call back as an item/tool/call request. No
 // approval is ever asked for these. The fields mirror a Hermes tool
-// declaration (mcpserver/tooldef.Tool), so one can be adapted with a short
+// declaration (toolsets/tooldef.Tool), so one can be adapted with a short
 // closure.
 type DynamicTool struct {
 	// Name is the function name the model calls.

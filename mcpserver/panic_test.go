@@ -11,7 +11,8 @@ import (
 
 	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // A bug in one tool must not end the session for the others: a panic in a
@@ -45,7 +46,7 @@ func TestPanicsDoNotTakeTheServerDown(t *testing.T) {
 	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
 		call(1, "handler_panics") + call(2, "goroutine_panics") + call(3, "fine")
 	var out bytes.Buffer
-	srv := mcpserver.New(mcpserver.Options{Plan: mcpserver.EveryTool(ts), Logger: log})
+	srv := mcpserver.New(mcpserver.Options{Plan: toolsets.EveryTool(ts), Logger: log})
 	if err := srv.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}

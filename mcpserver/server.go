@@ -26,7 +26,8 @@ import (
 	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // ServerName is the name the server reports and the name clients register
@@ -38,7 +39,7 @@ type Options struct {
 	// Version is reported in serverInfo.
 	Version string
 	// Plan says which tools to expose.
-	Plan Plan
+	Plan toolsets.Plan
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 	// Skills is the library the skills toolset serves (Env.Skills). When it
@@ -88,7 +89,7 @@ func New(opts Options) *Server {
 	// longer needs.
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) { go list.prepare() })
-	if opts.MemorySnapshot != nil && slices.ContainsFunc(enabled, func(e Entry) bool { return e.Toolset == memory.ToolsetName }) {
+	if opts.MemorySnapshot != nil && slices.ContainsFunc(enabled, func(e toolsets.Entry) bool { return e.Toolset == memory.ToolsetName }) {
 		hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 			res.Instructions = withMemory(res.Instructions, opts.MemorySnapshot, log)
 		})
@@ -102,7 +103,7 @@ func New(opts Options) *Server {
 	// tools/list is answered by this package (see toolsList), so methods
 	// is never empty.
 	methods := map[string]stdio.MethodFunc{string(mcp.MethodToolsList): list.serve}
-	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e Entry) bool { return e.Toolset == skills.ToolsetName }) {
+	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e toolsets.Entry) bool { return e.Toolset == skills.ToolsetName }) {
 		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
 		maps.Copy(methods, ext.Methods())
 		// Skill files are resources, and the extension requires the
@@ -180,7 +181,7 @@ func (s *Server) streamOptions() stdio.Options {
 // Instructions describes the exposed tools for the client to show the model.
 // It names only tools that are actually exposed: advertising a tool the
 // model cannot call wastes a turn.
-func Instructions(enabled []Entry) string {
+func Instructions(enabled []toolsets.Entry) string {
 	if len(enabled) == 0 {
 		return "hermes-tools is running with no tools enabled. Ask the user to enable toolsets (hermes-tools-mcp --toolsets ...; `hermes-tools-mcp doctor` explains what is hidden and why)."
 	}

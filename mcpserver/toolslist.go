@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/toolsets"
 )
 
 // toolsList answers tools/list from the plan, in the stdio loop, instead of
@@ -29,7 +30,7 @@ import (
 // compares them in both protocol eras): tools sorted by name, the same
 // members, the same cursor rule, cache hints on 2026-07-28 requests.
 type toolsList struct {
-	enabled []Entry
+	enabled []toolsets.Entry
 	// answered is called after each tools/list answer; the server starts
 	// registering its tools with mcp-go then.
 	answered func()
@@ -40,7 +41,7 @@ type toolsList struct {
 	encoded [][]byte // each tool's JSON object, in names order
 }
 
-func newToolsList(enabled []Entry, answered func()) *toolsList {
+func newToolsList(enabled []toolsets.Entry, answered func()) *toolsList {
 	return &toolsList{enabled: enabled, answered: answered}
 }
 
@@ -52,7 +53,7 @@ func (l *toolsList) prepare() { l.once.Do(l.build) }
 // tools/list (stateless clients have no handshake).
 func (l *toolsList) build() {
 	tools := slices.Clone(l.enabled)
-	slices.SortFunc(tools, func(a, b Entry) int { return strings.Compare(a.Tool.Name, b.Tool.Name) })
+	slices.SortFunc(tools, func(a, b toolsets.Entry) int { return strings.Compare(a.Tool.Name, b.Tool.Name) })
 	for _, e := range tools {
 		enc, err := encodeTool(e)
 		if err != nil {
@@ -67,7 +68,7 @@ func (l *toolsList) build() {
 // encodeTool writes a tool as mcp-go's Tool.MarshalJSON does (members in
 // sorted order). Schemas are compacted into place: one pass that also
 // proves them valid JSON, whoever built the plan.
-func encodeTool(e Entry) ([]byte, error) {
+func encodeTool(e toolsets.Entry) ([]byte, error) {
 	t := e.Tool
 	var buf bytes.Buffer
 	buf.Grow(len(t.InputSchema) + len(t.OutputSchema) + len(t.Description) + 256)

@@ -12,7 +12,8 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // The server answers tools/list itself (mcpserver/toolslist.go); what it
@@ -20,7 +21,7 @@ import (
 // protocol eras, with or without a cursor.
 func TestToolsListMatchesMCPGo(t *testing.T) {
 	home, _ := filepath.Abs("testdata/home")
-	plan := mcpserver.EveryTool(builtinToolsets(t, home)...)
+	plan := toolsets.EveryTool(builtinToolsets(t, home)...)
 	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
 	const modern = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
 	cursor := base64.StdEncoding.EncodeToString([]byte("browser_click"))
@@ -90,11 +91,11 @@ func TestToolsListMatchesMCPGo(t *testing.T) {
 func TestToolsListRefusesAnInvalidSchema(t *testing.T) {
 	tl := tooldef.Tool{Name: "broken", Description: "d", InputSchema: json.RawMessage(`{"type":"object",}`),
 		Handler: func(context.Context, json.RawMessage) (tooldef.Result, error) { return tooldef.OK("x"), nil }}
-	reg, err := mcpserver.NewRegistry(tooldef.Toolset{Name: "t", Description: "d", Tools: []tooldef.Tool{tl}})
+	reg, err := toolsets.NewRegistry(tooldef.Toolset{Name: "t", Description: "d", Tools: []tooldef.Tool{tl}})
 	if err != nil {
 		t.Fatalf("the registry reads only the top level and accepts it: %v", err)
 	}
-	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: []string{"t"}})
+	plan, err := reg.Resolve(toolsets.Selection{Toolsets: []string{"t"}})
 	if err != nil {
 		t.Fatal(err)
 	}

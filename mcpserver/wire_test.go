@@ -27,7 +27,8 @@ import (
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // wireTimeout bounds every wait in a transcript; a hang is a failure, not a
@@ -175,7 +176,7 @@ func responseID(raw []byte) string {
 // newWireServer builds a server over the fixture Hermes home with the real
 // toolsets plus the wiretest toolset, restricted to the given selection,
 // and the skills extension when the skills toolset is selected.
-func newWireServer(t *testing.T, toolsets string) *mcpserver.Server {
+func newWireServer(t *testing.T, selection string) *mcpserver.Server {
 	t.Helper()
 	home, err := filepath.Abs("testdata/home")
 	if err != nil {
@@ -185,21 +186,21 @@ func newWireServer(t *testing.T, toolsets string) *mcpserver.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := mcpserver.Env{Home: home, Config: cfg}
-	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
+	env := toolsets.Env{Home: home, Config: cfg}
+	if env.Skills, err = toolsets.NewSkillsLibrary(env); err != nil {
 		t.Fatal(err)
 	}
-	box, err := mcpserver.Builtin(env)
+	box, err := toolsets.Builtin(env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { box.Close() })
-	reg, err := mcpserver.NewRegistry(append(box.Toolsets, wiretestToolset())...)
+	reg, err := toolsets.NewRegistry(append(box.Toolsets, wiretestToolset())...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := mcpserver.Selection{Toolsets: []string{"all"}}
-	if ts := strings.TrimSpace(toolsets); ts != "" {
+	sel := toolsets.Selection{Toolsets: []string{"all"}}
+	if ts := strings.TrimSpace(selection); ts != "" {
 		sel.Toolsets = strings.Split(ts, ",")
 	}
 	plan, err := reg.Resolve(sel)

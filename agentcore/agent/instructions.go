@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/toolsets"
 )
 
 // loadInstructions builds what the conversation is told beyond the system
@@ -37,7 +37,7 @@ func preloadSkills(ctx context.Context, home string, getenv func(string) string,
 	if err != nil {
 		return "", err
 	}
-	lib, err := mcpserver.NewSkillsLibrary(mcpserver.Env{Home: home, Config: cfg, Getenv: getenv})
+	lib, err := toolsets.NewSkillsLibrary(toolsets.Env{Home: home, Config: cfg, Getenv: getenv})
 	if err != nil {
 		return "", err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/sessions"
 	"github.com/hermes-go/hermes/mcpserver/todo"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // SessionIDEnv is the variable the todo and session_search tools read the

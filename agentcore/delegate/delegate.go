@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agentcore"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Name is the tool's wire name.

@@ -17,7 +17,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore/native"
 	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/mcpserver/argschema"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // call validates args against the tool's schema, as every surface does,

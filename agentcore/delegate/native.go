@@ -12,7 +12,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
 	"github.com/hermes-go/hermes/agentcore/native"
 	"github.com/hermes-go/hermes/mcpserver/argschema"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // SubagentPrompt is the system prompt NativeRunner gives a sub-agent when

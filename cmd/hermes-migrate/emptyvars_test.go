@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/toolsbuild"
-	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/toolsets"
 )
 
 // TestEmptyVariableCountsAsUnset: Gemini CLI's entry names every variable
@@ -32,7 +32,7 @@ func TestEmptyVariableCountsAsUnset(t *testing.T) {
 	}
 	absent := doctor()
 	var empty []string
-	for _, v := range mcpserver.EnvVarNames() {
+	for _, v := range toolsets.EnvVarNames() {
 		empty = append(empty, v+"=")
 	}
 	if got := doctor(empty...); !bytes.Equal(got, absent) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/toolsets"
 )
 
 // toolNeed is a group of hermes-tools' tools that stay hidden until one of
@@ -35,21 +35,21 @@ func toolNeeds(home string, getenv func(string) string) ([]toolNeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg, Getenv: getenv})
+	box, err := toolsets.Builtin(toolsets.Env{Home: home, Config: cfg, Getenv: getenv})
 	if err != nil {
 		return nil, err
 	}
 	defer box.Close()
-	reg, err := mcpserver.NewRegistry(box.Toolsets...)
+	reg, err := toolsets.NewRegistry(box.Toolsets...)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := reg.Resolve(mcpserver.Selection{Toolsets: cfg.HermesTools.Toolsets, ExcludeTools: cfg.HermesTools.ExcludeTools})
+	plan, err := reg.Resolve(toolsets.Selection{Toolsets: cfg.HermesTools.Toolsets, ExcludeTools: cfg.HermesTools.ExcludeTools})
 	if err != nil {
 		return nil, fmt.Errorf("hermes_tools in %s/%s: %w", home, hermeshome.ConfigFile, err)
 	}
 	var names []string
-	for _, v := range mcpserver.EnvVarNames() {
+	for _, v := range toolsets.EnvVarNames() {
 		if !strings.HasPrefix(v, "HERMES_KANBAN_") && getenv(v) == "" {
 			names = append(names, regexp.QuoteMeta(v))
 		}

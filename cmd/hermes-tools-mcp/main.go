@@ -31,6 +31,7 @@ import (
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/skills"
+	"github.com/hermes-go/hermes/toolsets"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -217,12 +218,12 @@ type setup struct {
 	selection  hermeshome.Selection
 	env        *hermesenv.Env
 	configPath string
-	toolsets   mcpserver.Selection
+	toolsets   toolsets.Selection
 	source     string // where the toolset selection came from
-	plan       mcpserver.Plan
+	plan       toolsets.Plan
 	skills     *skills.Library
 	// toolbox owns the tools' resources (a browser); closed at exit.
-	toolbox *mcpserver.Toolbox
+	toolbox *toolsets.Toolbox
 }
 
 // configure resolves the home (profile included) and its environment
@@ -245,7 +246,7 @@ func configure(opts options, log *slog.Logger, environ []string) (setup, error) 
 	if err != nil {
 		return s, err
 	}
-	s.toolsets = mcpserver.Selection{
+	s.toolsets = toolsets.Selection{
 		Toolsets:     cfg.HermesTools.Toolsets,
 		ExcludeTools: cfg.HermesTools.ExcludeTools,
 	}
@@ -260,21 +261,21 @@ func configure(opts options, log *slog.Logger, environ []string) (setup, error) 
 	if opts.excludeTools != "" {
 		s.toolsets.ExcludeTools = append(s.toolsets.ExcludeTools, splitList(opts.excludeTools)...)
 	}
-	env := mcpserver.Env{Home: home, Config: cfg, Getenv: s.env.Getenv, LookupEnv: s.env.LookupEnv, BrowserPath: opts.browserPath, Logger: log}
+	env := toolsets.Env{Home: home, Config: cfg, Getenv: s.env.Getenv, LookupEnv: s.env.LookupEnv, BrowserPath: opts.browserPath, Logger: log}
 	if env.BrowserAllowPrivateURLs, err = browserPrivateURLs(opts, home, log); err != nil {
 		return s, err
 	}
 	// One skills library for the skills toolset and the skills extension.
-	if env.Skills, err = mcpserver.NewSkillsLibrary(env); err != nil {
+	if env.Skills, err = toolsets.NewSkillsLibrary(env); err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)
 	}
 	s.skills = env.Skills
-	box, err := mcpserver.Builtin(env)
+	box, err := toolsets.Builtin(env)
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", s.configPath, err)
 	}
 	s.toolbox = box
-	reg, err := mcpserver.NewRegistry(box.Toolsets...)
+	reg, err := toolsets.NewRegistry(box.Toolsets...)
 	if err != nil {
 		return s, fmt.Errorf("tool registry: %w", err)
 	}
@@ -288,11 +289,11 @@ func configure(opts options, log *slog.Logger, environ []string) (setup, error) 
 // blame names the setting a failed selection came from: the toolsets,
 // else the excluded tools in config.yaml, else --exclude-tools. Resolving
 // again is cheap and happens only on this error path.
-func blame(reg *mcpserver.Registry, s setup, cfgExclude []string) string {
-	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.toolsets.Toolsets}); err != nil {
+func blame(reg *toolsets.Registry, s setup, cfgExclude []string) string {
+	if _, err := reg.Resolve(toolsets.Selection{Toolsets: s.toolsets.Toolsets}); err != nil {
 		return s.source
 	}
-	if _, err := reg.Resolve(mcpserver.Selection{Toolsets: s.toolsets.Toolsets, ExcludeTools: cfgExclude}); err != nil {
+	if _, err := reg.Resolve(toolsets.Selection{Toolsets: s.toolsets.Toolsets, ExcludeTools: cfgExclude}); err != nil {
 		return "config.yaml hermes_tools.exclude_tools"
 	}
 	return "--exclude-tools"

@@ -42,7 +42,7 @@ import (
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/toolsets"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -440,7 +440,7 @@ func toolsetsArgs(home, list string, worker bool) (args []string, none bool, err
 	if err != nil {
 		return nil, false, err
 	}
-	box, err := mcpserver.Builtin(mcpserver.Env{Home: home, Config: cfg})
+	box, err := toolsets.Builtin(toolsets.Env{Home: home, Config: cfg})
 	if err != nil {
 		return nil, false, err
 	}

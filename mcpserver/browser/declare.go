@@ -3,7 +3,7 @@ package browser
 import (
 	"encoding/json"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // ToolsetName is what users type in --toolsets.

@@ -22,7 +22,7 @@ import (
 	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // realServer starts the real hermes-tools-mcp serving the browser toolset

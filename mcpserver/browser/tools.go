@@ -25,7 +25,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // checkBrowser is the tools' availability check on the settings this

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // A dispatcher worker's authority is its own task. Every kanban call a

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/mcpserver/kanban"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // BenchmarkKanbanCompleteConcurrent measures kanban_complete while four

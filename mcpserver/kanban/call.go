@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // fail is the original's tool_error shape.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Gating follows Hermes (tools/kanban_tools.py _visible): the checks

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-go/hermes/internal/hermeshome"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/hermeshome"
+
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 type completeArgs struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 type createArgs struct {

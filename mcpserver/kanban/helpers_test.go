@@ -13,8 +13,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hermes-go/hermes/mcpserver/kanban"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef/tooldeftest"
 )
 
 // harness calls the kanban tools the way the server does: arguments checked

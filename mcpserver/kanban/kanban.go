@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // ToolsetName is what users type in --toolsets and config.yaml's toolsets;

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/kanban"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 const envTask = "HERMES_KANBAN_TASK"

@@ -24,7 +24,8 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // ServeEnv is set to "1" in the environment of a test binary re-executed
@@ -46,11 +47,11 @@ func serve(build func() ([]tooldef.Toolset, func() error)) int {
 	if closeFn != nil {
 		defer closeFn()
 	}
-	if _, err := mcpserver.NewRegistry(ts...); err != nil {
+	if _, err := toolsets.NewRegistry(ts...); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: mcpserver.EveryTool(ts...)})
+	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: toolsets.EveryTool(ts...)})
 	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -18,7 +18,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // maxInlineImage bounds the image sent back as MCP image content; larger

@@ -13,7 +13,7 @@ import (
 	"github.com/hermes-go/hermes/internal/fakeapis"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/mcpserver/media"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 func TestMain(m *testing.M) {

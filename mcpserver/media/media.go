@@ -26,11 +26,12 @@ import (
 
 	"os/exec"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"gopkg.in/yaml.v3"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Options configures the media toolsets.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 type publicResolver struct{}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // options returns Options over a fresh home holding configYAML (none when

@@ -20,7 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/redact"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Defaults. gpt-4o-mini-tts is the SDK's current speech model (every

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // maxImageBytes bounds an image sent to a vision model; providers refuse

@@ -18,7 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hermes-go/hermes/mcpserver/memory"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // writerEnv marks a re-executed test binary that adds entries to a memory

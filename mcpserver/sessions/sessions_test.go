@@ -20,7 +20,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hermesstate/statetest"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/mcpserver/sessions"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 type harness struct {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/mcpserver/sessions"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 func TestToolset(t *testing.T) {

@@ -10,10 +10,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/hermesenv"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
-	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/hermes-go/hermes/internal/hermesenv"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef/tooldeftest"
 )
 
 // fixture is a private copy of testdata, so tests may add symlinks, .env

@@ -19,7 +19,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Options configures the skills toolset.

@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef/tooldeftest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/hermes-go/hermes/toolsets/tooldef/tooldeftest"
 )
 
 func TestToolsetDeclaration(t *testing.T) {

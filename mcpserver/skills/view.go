@@ -15,7 +15,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/internal/safefile"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // sniffLen is how much of a file decides whether it is text.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 func TestToolsetDeclaration(t *testing.T) {

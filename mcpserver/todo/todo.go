@@ -26,7 +26,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Limits of the original store.

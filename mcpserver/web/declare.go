@@ -3,7 +3,7 @@ package web
 import (
 	"encoding/json"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Tool names.

@@ -17,7 +17,7 @@ import (
 	"github.com/hermes-go/hermes/internal/pagetext"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Size caps. maxResultChars is the Python Hermes' cap on a web tool's

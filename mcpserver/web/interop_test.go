@@ -16,8 +16,8 @@ import (
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
 	"github.com/hermes-go/hermes/mcpserver/web"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 func TestMain(m *testing.M) {

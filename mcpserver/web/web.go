@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Options configures the web toolset.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // publicResolver answers every host with a public documentation address,

@@ -1,4 +1,10 @@
-package mcpserver
+// Package toolsets is the inventory of the tools hermes-tools serves: the
+// one list of toolsets this build ships (Builtin), how a selection of
+// them becomes a plan of exposed and hidden tools (Registry, Plan), and
+// what they share (Env, the skills library). Each toolset lives in a
+// package of its own below this one; the MCP protocol that serves them
+// lives in mcpserver, which nothing here imports.
+package toolsets
 
 import (
 	"io"
@@ -16,8 +22,8 @@ import (
 	"github.com/hermes-go/hermes/mcpserver/sessions"
 	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/todo"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
 	"github.com/hermes-go/hermes/mcpserver/web"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Env is what toolsets need to know about the process they run in.

@@ -9,31 +9,29 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/golden"
 	"github.com/hermes-go/hermes/internal/unidiff"
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
-func noop(context.Context, json.RawMessage) (tooldef.Result, error) { return tooldef.OK(nil), nil }
-
-var emptyObject = json.RawMessage(`{"type":"object","properties":{}}`)
-
-func testTool(name string) tooldef.Tool {
-	return tooldef.Tool{Name: name, Description: "d", InputSchema: emptyObject, Handler: noop, Hints: tooldef.Hints{ReadOnly: true}}
-}
-
-func testRegistry(t *testing.T) *mcpserver.Registry {
+// instructionsRegistry has a default toolset, one that is not, and a tool
+// hidden by its check.
+func instructionsRegistry(t *testing.T) *toolsets.Registry {
 	t.Helper()
-	hidden := testTool("needs_key")
+	noop := func(context.Context, json.RawMessage) (tooldef.Result, error) { return tooldef.OK(nil), nil }
+	tool := func(name string) tooldef.Tool {
+		return tooldef.Tool{Name: name, Description: "d", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Handler: noop, Hints: tooldef.Hints{ReadOnly: true}}
+	}
+	hidden := tool("needs_key")
 	hidden.Check = func() error { return errors.New("set EXAMPLE_API_KEY to enable") }
-	reg, err := mcpserver.NewRegistry(
-		tooldef.Toolset{Name: "alpha", Default: true, Tools: []tooldef.Tool{testTool("a1"), testTool("a2")}},
-		tooldef.Toolset{Name: "beta", Tools: []tooldef.Tool{testTool("b1"), hidden}},
+	reg, err := toolsets.NewRegistry(
+		tooldef.Toolset{Name: "alpha", Default: true, Tools: []tooldef.Tool{tool("a1"), tool("a2")}},
+		tooldef.Toolset{Name: "beta", Tools: []tooldef.Tool{tool("b1"), hidden}},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -41,90 +39,8 @@ func testRegistry(t *testing.T) *mcpserver.Registry {
 	return reg
 }
 
-func TestResolve(t *testing.T) {
-	tests := []struct {
-		name    string
-		sel     mcpserver.Selection
-		enabled []string
-		reasons map[string]string // tool -> substring of the reason
-		wantErr string
-	}{
-		{name: "empty means default", enabled: []string{"a1", "a2"},
-			reasons: map[string]string{"b1": `toolset "beta" is not enabled`}},
-		{name: "default keyword", sel: mcpserver.Selection{Toolsets: []string{"default"}}, enabled: []string{"a1", "a2"}},
-		{name: "all hides unconfigured backends", sel: mcpserver.Selection{Toolsets: []string{"all"}}, enabled: []string{"a1", "a2", "b1"},
-			reasons: map[string]string{"needs_key": "set EXAMPLE_API_KEY"}},
-		{name: "explicit list", sel: mcpserver.Selection{Toolsets: []string{" beta "}}, enabled: []string{"b1"}},
-		{name: "exclude a tool", sel: mcpserver.Selection{Toolsets: []string{"alpha", "beta"}, ExcludeTools: []string{"a2"}},
-			enabled: []string{"a1", "b1"}, reasons: map[string]string{"a2": "excluded"}},
-		{name: "unknown toolset names the known ones", sel: mcpserver.Selection{Toolsets: []string{"gamma"}},
-			wantErr: `unknown toolset "gamma" (known: alpha, beta`},
-		{name: "unknown excluded tool", sel: mcpserver.Selection{ExcludeTools: []string{"zz"}},
-			wantErr: `unknown tool "zz" (known tools: a1, a2, b1, needs_key)`},
-	}
-	reg := testRegistry(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			plan, err := reg.Resolve(tt.sel)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, e := range plan.Enabled() {
-				got = append(got, e.Tool.Name)
-			}
-			if !slices.Equal(got, tt.enabled) {
-				t.Errorf("enabled = %v, want %v", got, tt.enabled)
-			}
-			for _, e := range plan.Entries {
-				if e.Enabled != (e.Reason == "") {
-					t.Errorf("%s: enabled=%v but reason=%q", e.Tool.Name, e.Enabled, e.Reason)
-				}
-				if want, ok := tt.reasons[e.Tool.Name]; ok && !strings.Contains(e.Reason, want) {
-					t.Errorf("%s: reason %q, want it to contain %q", e.Tool.Name, e.Reason, want)
-				}
-			}
-		})
-	}
-}
-
-func TestNewRegistryRejectsBadDeclarations(t *testing.T) {
-	bad := func(mut func(*tooldef.Tool)) tooldef.Tool {
-		tl := testTool("x")
-		mut(&tl)
-		return tl
-	}
-	tests := []struct {
-		name    string
-		sets    []tooldef.Toolset
-		wantErr string
-	}{
-		{"bad name", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Name = "has space" })}}}, "name must be"},
-		{"empty description", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Description = " " })}}}, "description is empty"},
-		{"read-only and destructive", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Hints.Destructive = true })}}}, "both read-only and destructive"},
-		{"schema not an object", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.InputSchema = json.RawMessage(`{"type":"string"}`) })}}}, `MCP requires "object"`},
-		{"no handler", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{bad(func(t *tooldef.Tool) { t.Handler = nil })}}}, "handler is nil"},
-		{"duplicate tool", []tooldef.Toolset{{Name: "s", Tools: []tooldef.Tool{testTool("x")}}, {Name: "t", Tools: []tooldef.Tool{testTool("x")}}}, "declared in toolsets"},
-		{"reserved toolset", []tooldef.Toolset{{Name: "all"}}, "reserved"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := mcpserver.NewRegistry(tt.sets...)
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-			}
-		})
-	}
-}
-
 func TestInstructionsNameOnlyExposedTools(t *testing.T) {
-	plan, err := testRegistry(t).Resolve(mcpserver.Selection{Toolsets: []string{"all"}, ExcludeTools: []string{"a2"}})
+	plan, err := instructionsRegistry(t).Resolve(toolsets.Selection{Toolsets: []string{"all"}, ExcludeTools: []string{"a2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,12 +60,12 @@ func TestInstructionsNameOnlyExposedTools(t *testing.T) {
 // builtinToolsets returns every shipped toolset over the fixture home.
 func builtinToolsets(t *testing.T, home string) []tooldef.Toolset {
 	t.Helper()
-	box, err := mcpserver.Builtin(mcpserver.Env{Home: home})
+	box, err := toolsets.Builtin(toolsets.Env{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { box.Close() })
-	if _, err := mcpserver.NewRegistry(box.Toolsets...); err != nil {
+	if _, err := toolsets.NewRegistry(box.Toolsets...); err != nil {
 		t.Fatalf("shipped declarations are invalid: %v", err)
 	}
 	return box.Toolsets
@@ -220,7 +136,7 @@ func TestToolSchemaSnapshots(t *testing.T) {
 	home, _ := filepath.Abs("testdata/home")
 	// Every declared tool, including those hidden here for want of a
 	// backend: what a tool advertises does not depend on configuration.
-	plan := mcpserver.EveryTool(builtinToolsets(t, home)...)
+	plan := toolsets.EveryTool(builtinToolsets(t, home)...)
 	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
 	listed := srv.MCP().ListTools()
 	seen := map[string]bool{}

@@ -1,4 +1,4 @@
-package mcpserver
+package toolsets
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hermes-go/hermes/mcpserver/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // Registry holds every toolset this build knows, in presentation order.

@@ -1,4 +1,4 @@
-package mcpserver_test
+package toolsets_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/toolsets"
 )
 
 // skills.external_dirs written as one path, the way Hermes also reads it,
@@ -27,7 +27,7 @@ func TestSkillsLibraryExternalDirsForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lib, err := mcpserver.NewSkillsLibrary(mcpserver.Env{Home: home, Config: cfg, Getenv: func(k string) string {
+			lib, err := toolsets.NewSkillsLibrary(toolsets.Env{Home: home, Config: cfg, Getenv: func(k string) string {
 				if k == "SHARED" {
 					return shared
 				}
