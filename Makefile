@@ -120,7 +120,7 @@ fuzz:
 
 bench: build
 	HERMES_TEST_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./cmd/hermes-tools-mcp
-	HERMES_TEST_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./mcpserver/... ./configmigrate/... ./cmd/hermes-migrate ./internal/egress
+	HERMES_TEST_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./mcpserver/... ./toolsets/... ./configmigrate/... ./cmd/hermes-migrate ./internal/egress
 	$(GO) test -run '^$$' -bench . -benchtime 200x ./bridge
 
 # Regenerate every golden file (the README tool table, tool schema

@@ -21,12 +21,12 @@ import (
 
 	"github.com/hermes-go/hermes/mcpserver/argschema"
 	"github.com/hermes-go/hermes/mcpserver/httpmcp"
-	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
-	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
 	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/memory"
+	"github.com/hermes-go/hermes/toolsets/skills"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver/skills"
+	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
 // NewSkillsLibrary returns the skills library of a Hermes home: <home>/skills

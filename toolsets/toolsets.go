@@ -15,15 +15,15 @@ import (
 
 	"github.com/hermes-go/hermes/internal/envref"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver/browser"
-	"github.com/hermes-go/hermes/mcpserver/kanban"
 	"github.com/hermes-go/hermes/mcpserver/media"
-	"github.com/hermes-go/hermes/mcpserver/memory"
-	"github.com/hermes-go/hermes/mcpserver/sessions"
-	"github.com/hermes-go/hermes/mcpserver/skills"
-	"github.com/hermes-go/hermes/mcpserver/todo"
-	"github.com/hermes-go/hermes/mcpserver/web"
+	"github.com/hermes-go/hermes/toolsets/browser"
+	"github.com/hermes-go/hermes/toolsets/kanban"
+	"github.com/hermes-go/hermes/toolsets/memory"
+	"github.com/hermes-go/hermes/toolsets/sessions"
+	"github.com/hermes-go/hermes/toolsets/skills"
+	"github.com/hermes-go/hermes/toolsets/todo"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
+	"github.com/hermes-go/hermes/toolsets/web"
 )
 
 // Env is what toolsets need to know about the process they run in.

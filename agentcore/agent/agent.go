@@ -42,8 +42,8 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
-	"github.com/hermes-go/hermes/mcpserver/memory"
 	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/memory"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/mcpserver/argschema"
-	"github.com/hermes-go/hermes/mcpserver/memory"
-	"github.com/hermes-go/hermes/mcpserver/sessions"
-	"github.com/hermes-go/hermes/mcpserver/todo"
+	"github.com/hermes-go/hermes/toolsets/memory"
+	"github.com/hermes-go/hermes/toolsets/sessions"
+	"github.com/hermes-go/hermes/toolsets/todo"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 

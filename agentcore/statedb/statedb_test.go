@@ -24,7 +24,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hermesstate"
 	"github.com/hermes-go/hermes/internal/hermesstate/statetest"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
-	"github.com/hermes-go/hermes/mcpserver/sessions"
+	"github.com/hermes-go/hermes/toolsets/sessions"
 )
 
 func conversation() []agentcore.Message {

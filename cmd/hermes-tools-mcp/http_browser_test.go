@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/toolsbuild"
-	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/toolsets/browser"
 )
 
 // TestHTTPBrowserSessions drives the browser tools of one --listen server

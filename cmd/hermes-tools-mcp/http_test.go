@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
-	"github.com/hermes-go/hermes/mcpserver/web"
+	"github.com/hermes-go/hermes/toolsets/web"
 )
 
 // httpServer is a running hermes-tools-mcp --listen.

@@ -15,9 +15,9 @@ import (
 	"unicode"
 
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/httpmcp"
-	"github.com/hermes-go/hermes/mcpserver/memory"
+	"github.com/hermes-go/hermes/toolsets/browser"
+	"github.com/hermes-go/hermes/toolsets/memory"
 )
 
 // TokenEnv holds the bearer token of the HTTP transport when --token-file

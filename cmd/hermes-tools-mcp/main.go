@@ -29,9 +29,9 @@ import (
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/protostdio"
 	"github.com/hermes-go/hermes/mcpserver"
-	"github.com/hermes-go/hermes/mcpserver/memory"
-	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/memory"
+	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/toolsbuild"
-	"github.com/hermes-go/hermes/mcpserver/browser"
+	"github.com/hermes-go/hermes/toolsets/browser"
 )
 
 // Off loopback the browser's private-URL default becomes "refused"; an

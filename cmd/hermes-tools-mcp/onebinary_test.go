@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/toolsbuild"
-	"github.com/hermes-go/hermes/mcpserver/browser"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
+	"github.com/hermes-go/hermes/toolsets/browser"
 )
 
 // The installed binary alone serves every toolset: copied into a bin

@@ -17,7 +17,7 @@ import (
 	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/internal/toolsbuild"
-	"github.com/hermes-go/hermes/mcpserver/kanban"
+	"github.com/hermes-go/hermes/toolsets/kanban"
 )
 
 // asHermes makes this test binary run as the hermes command (see

@@ -61,7 +61,7 @@ func RunProgressClient(t *testing.T, tool string, args any, dropEnv []string, en
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	script := filepath.Join(root, "mcpserver", "web", "testdata", "progress-client.mjs")
+	script := filepath.Join(root, "toolsets", "web", "testdata", "progress-client.mjs")
 	cmd := exec.CommandContext(ctx, node, script, tool, string(rawArgs), "--", self)
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(scrubbed(append(slices.Clone(dropEnv), "HERMES_HOME")),

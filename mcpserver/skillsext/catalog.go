@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/hermes-go/hermes/mcpserver/skills"
+	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
 // Agent Skills rules the extension requires of every served skill.

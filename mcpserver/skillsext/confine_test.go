@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/mcpserver/skills"
+	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
 // The extension serves through the Library's rule: a skill or file that

@@ -47,8 +47,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
 // ExtensionID is the key of the extension in capabilities.extensions.

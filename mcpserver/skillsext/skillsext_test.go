@@ -18,8 +18,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/hermes-go/hermes/mcpserver/skills"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
 // pngBytes is a 1x1 PNG: binary, and not valid UTF-8.
