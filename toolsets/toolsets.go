@@ -15,14 +15,17 @@ import (
 
 	"github.com/hermes-go/hermes/internal/envref"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/mcpserver/media"
 	"github.com/hermes-go/hermes/toolsets/browser"
+	"github.com/hermes-go/hermes/toolsets/imagegen"
+	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/kanban"
 	"github.com/hermes-go/hermes/toolsets/memory"
 	"github.com/hermes-go/hermes/toolsets/sessions"
 	"github.com/hermes-go/hermes/toolsets/skills"
 	"github.com/hermes-go/hermes/toolsets/todo"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tts"
+	"github.com/hermes-go/hermes/toolsets/vision"
 	"github.com/hermes-go/hermes/toolsets/web"
 )
 
@@ -80,7 +83,7 @@ type building struct {
 	env     Env
 	getenv  func(string) string
 	lib     *skills.Library
-	media   media.Options
+	media   mediaapi.Options
 	browser *browser.Session
 }
 
@@ -109,25 +112,25 @@ func inventory() []toolsetEntry {
 				AllowPrivateURLs: b.env.BrowserAllowPrivateURLs}
 			// browser_vision looks through vision_analyze's model; without
 			// one it is hidden with the same reason.
-			if err := media.VisionCheck(b.media); err != nil {
+			if err := vision.Check(b.media); err != nil {
 				bo.VisionUnavailable = err.Error()
 			} else {
-				bo.Vision = media.VisionFunc(b.media)
+				bo.Vision = vision.Func(b.media)
 			}
 			b.browser = browser.New(bo)
 			return b.browser.Toolset()
 		}},
-		{media.VisionEnvVars, func(b *building) tooldef.Toolset {
-			return media.VisionToolset(b.media)
+		{vision.EnvVars, func(b *building) tooldef.Toolset {
+			return vision.Toolset(b.media)
 		}},
-		{media.ImageEnvVars, func(b *building) tooldef.Toolset {
-			return media.ImageToolset(b.media)
+		{imagegen.EnvVars, func(b *building) tooldef.Toolset {
+			return imagegen.Toolset(b.media)
 		}},
 		{skills.EnvVars, func(b *building) tooldef.Toolset {
 			return b.lib.Toolset()
 		}},
-		{media.TTSEnvVars, func(b *building) tooldef.Toolset {
-			return media.TTSToolset(b.media)
+		{tts.EnvVars, func(b *building) tooldef.Toolset {
+			return tts.Toolset(b.media)
 		}},
 		{kanban.EnvVars, func(b *building) tooldef.Toolset {
 			return kanban.Toolset(kanban.Options{Home: b.env.Home, Getenv: b.getenv})
@@ -159,7 +162,7 @@ func Builtin(env Env) (*Toolbox, error) {
 			return nil, err
 		}
 	}
-	b.media = media.Options{Home: env.Home, Getenv: b.getenv}
+	b.media = mediaapi.Options{Home: env.Home, Getenv: b.getenv}
 	inv := inventory()
 	toolsets := make([]tooldef.Toolset, len(inv))
 	for i, e := range inv {

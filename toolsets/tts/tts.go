@@ -1,4 +1,4 @@
-package media
+package tts
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -37,23 +38,17 @@ const (
 
 // Character caps per provider (the Python Hermes' limits); longer text is
 // truncated.
-var ttsMaxChars = map[string]int{TTSOpenAI: 4096, TTSElevenLabs: 5000, TTSEspeak: 5000}
+var ttsMaxChars = map[string]int{ProviderOpenAI: 4096, ProviderElevenLabs: 5000, ProviderEspeak: 5000}
 
-type tts struct{ e *env }
+type speaker struct{ e *mediaapi.Env }
 
-// TTSToolset returns the `tts` toolset.
-func TTSToolset(opts Options) tooldef.Toolset {
-	s := &tts{e: newEnv(opts)}
-	return ttsToolset(s.e.opts, s.handle)
-}
-
-type ttsArgs struct {
+type callArgs struct {
 	Text       string `json:"text"`
 	OutputPath string `json:"output_path"`
 }
 
-func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	args, err := tooldef.DecodeArgs[ttsArgs](raw)
+func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[callArgs](raw)
 	if err != nil {
 		return tooldef.Result{}, err
 	}
@@ -61,19 +56,19 @@ func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 	if text == "" {
 		return tooldef.Errorf("Text is required"), nil
 	}
-	conf, err := ResolveTTS(s.e.opts)
+	conf, err := Resolve(s.e.Opts)
 	if err != nil {
 		return tooldef.Errorf("TTS configuration error (%s): %v", cmp.Or(conf.Provider, "tts"), err), nil
 	}
 	if n := ttsMaxChars[conf.Provider]; utf8.RuneCountInString(text) > n {
 		text = string([]rune(text)[:n])
 	}
-	format := map[string]string{TTSEspeak: "wav", TTSOpenAI: "mp3", TTSElevenLabs: "mp3"}[conf.Provider]
+	format := map[string]string{ProviderEspeak: "wav", ProviderOpenAI: "mp3", ProviderElevenLabs: "mp3"}[conf.Provider]
 	path, err := s.outputPath(args.OutputPath, format)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	if conf.Provider == TTSOpenAI {
+	if conf.Provider == ProviderOpenAI {
 		// OpenAI writes what the file name asks for.
 		if ext := strings.TrimPrefix(filepath.Ext(path), "."); openaiFormats[ext] {
 			format = ext
@@ -84,11 +79,11 @@ func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 
 	var audio []byte
 	switch conf.Provider {
-	case TTSEspeak:
+	case ProviderEspeak:
 		audio, err = s.espeak(ctx, conf, text, filepath.Dir(path))
-	case TTSOpenAI:
+	case ProviderOpenAI:
 		audio, err = s.openai(ctx, conf, text, format)
-	case TTSElevenLabs:
+	case ProviderElevenLabs:
 		audio, err = s.elevenlabs(ctx, conf, text)
 	}
 	if err != nil {
@@ -97,7 +92,7 @@ func (s *tts) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, 
 		}
 		return tooldef.Errorf("TTS failed (%s): %v", conf.Provider, err), nil
 	}
-	if err := writeNew(path, audio); err != nil {
+	if err := mediaapi.WriteNew(path, audio); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return tooldef.Errorf("%s already exists; text_to_speech never overwrites files, choose another output_path", path), nil
 		}
@@ -118,13 +113,13 @@ var openaiFormats = map[string]bool{"mp3": true, "opus": true, "aac": true, "fla
 
 // outputPath resolves output_path: absolute or ~/ as given, relative under
 // the audio cache, default a new name there. It refuses an existing file.
-func (s *tts) outputPath(p, format string) (string, error) {
-	dir, err := s.e.cacheDir("audio")
+func (s *speaker) outputPath(p, format string) (string, error) {
+	dir, err := s.e.CacheDir("audio")
 	if err != nil {
 		return "", err
 	}
 	if p == "" {
-		return filepath.Join(dir, stamp("tts", "."+format)), nil
+		return filepath.Join(dir, mediaapi.Stamp("tts", "."+format)), nil
 	}
 	if strings.HasPrefix(p, "~/") {
 		h, err := os.UserHomeDir()
@@ -152,7 +147,7 @@ func (s *tts) outputPath(p, format string) (string, error) {
 // espeak runs espeak-ng writing a WAV file with -w (its --stdout WAV has
 // placeholder sizes some players reject). The text goes on stdin, never
 // through a shell or as an argument that could look like a flag.
-func (s *tts) espeak(ctx context.Context, conf TTSBackend, text, dir string) ([]byte, error) {
+func (s *speaker) espeak(ctx context.Context, conf Backend, text, dir string) ([]byte, error) {
 	voice := cmp.Or(conf.Settings.Espeak.Voice, defaultEspeakVoice)
 	speed := conf.Settings.Espeak.Speed
 	if speed <= 0 {
@@ -166,7 +161,7 @@ func (s *tts) espeak(ctx context.Context, conf TTSBackend, text, dir string) ([]
 	tmp.Close()
 	defer os.Remove(tmpName)
 
-	ctx, cancel := context.WithTimeout(ctx, s.e.callTimeout(0))
+	ctx, cancel := context.WithTimeout(ctx, s.e.CallTimeout(0))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, conf.Espeak, "-v", voice, "-s", strconv.Itoa(speed), "-w", tmpName, "--stdin")
 	cmd.Stdin = strings.NewReader(text)
@@ -197,7 +192,7 @@ func checkWAV(b []byte) error {
 	return nil
 }
 
-func (s *tts) openai(ctx context.Context, conf TTSBackend, text, format string) ([]byte, error) {
+func (s *speaker) openai(ctx context.Context, conf Backend, text, format string) ([]byte, error) {
 	o := conf.Settings.OpenAI
 	model := cmp.Or(o.Model, defaultOpenAITTSModel)
 	params := map[string]any{
@@ -209,9 +204,9 @@ func (s *tts) openai(ctx context.Context, conf TTSBackend, text, format string) 
 	if o.Speed > 0 {
 		params["speed"] = o.Speed
 	}
-	audio, err := s.e.postOpenAI(ctx, conf.BaseURL, conf.APIKey, "audio/speech", params, s.e.callTimeout(0))
+	audio, err := s.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "audio/speech", params, s.e.CallTimeout(0))
 	if err != nil {
-		return nil, apiError("the speech model "+model, conf.BaseURL, "OPENAI_API_KEY", err)
+		return nil, mediaapi.APIError("the speech model "+model, conf.BaseURL, "OPENAI_API_KEY", err)
 	}
 	if len(audio) == 0 {
 		return nil, errors.New("the speech model returned no audio")
@@ -220,9 +215,9 @@ func (s *tts) openai(ctx context.Context, conf TTSBackend, text, format string) 
 }
 
 // elevenlabs calls POST /v1/text-to-speech/{voice_id} and gets MP3 back.
-func (s *tts) elevenlabs(ctx context.Context, conf TTSBackend, text string) ([]byte, error) {
+func (s *speaker) elevenlabs(ctx context.Context, conf Backend, text string) ([]byte, error) {
 	el := conf.Settings.ElevenLabs
-	ctx, cancel := context.WithTimeout(ctx, s.e.callTimeout(0))
+	ctx, cancel := context.WithTimeout(ctx, s.e.CallTimeout(0))
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"text": text, "model_id": cmp.Or(el.ModelID, defaultElevenModel)})
 	u := strings.TrimRight(conf.BaseURL, "/") + "/v1/text-to-speech/" + url.PathEscape(cmp.Or(el.VoiceID, defaultElevenVoice)) +
@@ -234,7 +229,7 @@ func (s *tts) elevenlabs(ctx context.Context, conf TTSBackend, text string) ([]b
 	req.Header.Set("xi-api-key", conf.APIKey)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "audio/mpeg")
-	resp, err := s.e.client.Do(req)
+	resp, err := s.e.Client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, errors.New("ElevenLabs did not answer in time; retry")
@@ -274,59 +269,56 @@ func (s *tts) elevenlabs(ctx context.Context, conf TTSBackend, text string) ([]b
 	return data, nil
 }
 
-// TextToSpeechTool is text_to_speech's wire name.
-const TextToSpeechTool = "text_to_speech"
-
 // Speech providers, as results report them.
 const (
-	TTSEspeak     = "espeak-ng"
-	TTSOpenAI     = "openai"
-	TTSElevenLabs = "elevenlabs"
+	ProviderEspeak     = "espeak-ng"
+	ProviderOpenAI     = "openai"
+	ProviderElevenLabs = "elevenlabs"
 )
 
 const defaultElevenBase = "https://api.elevenlabs.io"
 
-// TTSBackend is a resolved speech backend.
-type TTSBackend struct {
-	// Provider is TTSEspeak, TTSOpenAI or TTSElevenLabs.
+// Backend is a resolved speech backend.
+type Backend struct {
+	// Provider is ProviderEspeak, ProviderOpenAI or ProviderElevenLabs.
 	Provider string
 	// APIKey and BaseURL are the remote provider's; empty for espeak-ng.
 	APIKey, BaseURL string
-	// Espeak is the path to espeak-ng when Provider is TTSEspeak.
+	// Espeak is the path to espeak-ng when Provider is ProviderEspeak.
 	Espeak string
 	// Settings is the tts section of config.yaml, for voices and speeds.
-	Settings TTSSettings
+	Settings Settings
 }
 
-// ResolveTTS maps tts.provider to a backend. Unset and "edge" (Hermes'
+// Resolve maps tts.provider to a backend. Unset and "edge" (Hermes'
 // default, a Microsoft service this build does not speak) use espeak-ng.
 // On error the returned backend still names the provider when one was
 // recognised, so the caller's message can say which.
-func ResolveTTS(opts Options) (TTSBackend, error) {
-	c, err := loadConfig(opts.Home)
+func Resolve(opts Options) (Backend, error) {
+	c, err := mediaapi.LoadConfig(opts.Home)
 	if err != nil {
-		return TTSBackend{}, err
+		return Backend{}, err
 	}
-	conf := TTSBackend{Settings: c.TTS}
+	conf := Backend{Settings: c.TTS}
 	switch p := strings.ToLower(strings.TrimSpace(c.TTS.Provider)); p {
 	case "", "edge", "espeak", "espeak-ng", "local":
-		conf.Provider = TTSEspeak
-		path, err := opts.lookPath("espeak-ng")
+		conf.Provider = ProviderEspeak
+		path, err := opts.FindProgram("espeak-ng")
 		if err != nil {
 			return conf, errors.New("text_to_speech needs espeak-ng: install it (Debian/Ubuntu: apt-get install espeak-ng), or set tts.provider in config.yaml to openai (OPENAI_API_KEY) or elevenlabs (ELEVENLABS_API_KEY)")
 		}
 		conf.Espeak = path
-	case TTSOpenAI:
+	case ProviderOpenAI:
 		conf.Provider = p
-		conf.APIKey = opts.getenv("OPENAI_API_KEY")
-		conf.BaseURL = cmp.Or(c.TTS.OpenAI.BaseURL, opts.getenv("OPENAI_BASE_URL"), defaultOpenAIBase)
+		conf.APIKey = opts.Var("OPENAI_API_KEY")
+		conf.BaseURL = cmp.Or(c.TTS.OpenAI.BaseURL, opts.Var("OPENAI_BASE_URL"), mediaapi.DefaultOpenAIBase)
 		if conf.APIKey == "" && strings.Contains(conf.BaseURL, "api.openai.com") {
 			return conf, errors.New("tts.provider is openai but OPENAI_API_KEY is not set")
 		}
-	case TTSElevenLabs:
+	case ProviderElevenLabs:
 		conf.Provider = p
-		conf.APIKey = opts.getenv("ELEVENLABS_API_KEY")
-		conf.BaseURL = cmp.Or(c.TTS.ElevenLabs.BaseURL, opts.getenv("ELEVENLABS_BASE_URL"), defaultElevenBase)
+		conf.APIKey = opts.Var("ELEVENLABS_API_KEY")
+		conf.BaseURL = cmp.Or(c.TTS.ElevenLabs.BaseURL, opts.Var("ELEVENLABS_BASE_URL"), defaultElevenBase)
 		if conf.APIKey == "" {
 			return conf, errors.New("tts.provider is elevenlabs but ELEVENLABS_API_KEY is not set")
 		}
@@ -335,69 +327,3 @@ func ResolveTTS(opts Options) (TTSBackend, error) {
 	}
 	return conf, nil
 }
-
-// TTSToolsetName is what users type in --toolsets.
-const TTSToolsetName = "tts"
-
-// TTSEnvVars returns the environment variables the `tts` toolset reads.
-func TTSEnvVars() []string {
-	return []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"}
-}
-
-// ttsToolset declares the `tts` toolset with handle as
-// text_to_speech's handler.
-func ttsToolset(opts Options, handle tooldef.Handler) tooldef.Toolset {
-	return tooldef.Toolset{
-		Name:        TTSToolsetName,
-		Description: "Turn text into speech audio files (espeak-ng locally, or OpenAI or ElevenLabs).",
-		Default:     true,
-		EnvVars:     TTSEnvVars(),
-		Tools: []tooldef.Tool{{
-			Name:         TextToSpeechTool,
-			Title:        "Text to speech",
-			Description:  ttsDescription,
-			InputSchema:  json.RawMessage(ttsInputSchema),
-			OutputSchema: json.RawMessage(ttsOutputSchema),
-			// Creates a new audio file and never replaces one; the
-			// configured provider may be a remote API.
-			Hints:   tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
-			Handler: handle,
-			Check: func() error {
-				_, err := ResolveTTS(opts)
-				return err
-			},
-		}},
-	}
-}
-
-const ttsDescription = "Convert text to speech audio. Saves an audio file (under the Hermes home's " +
-	"cache/audio unless output_path is given; existing files are never overwritten) and returns its path " +
-	"in file_path and a media_tag (MEDIA:<path>) that chat front-ends turn into an audio attachment. The " +
-	"voice and provider are configured by the user; very long text is truncated to the provider's limit."
-
-const ttsInputSchema = `{
-  "type": "object",
-  "properties": {
-    "text": {
-      "type": "string",
-      "description": "The text to convert to speech. Keep under 4000 characters."
-    },
-    "output_path": {
-      "type": "string",
-      "description": "Optional file path for the audio (absolute, ~/..., or relative to the Hermes audio cache). Must not exist yet. Defaults to a new file in <HERMES_HOME>/cache/audio/."
-    }
-  },
-  "required": ["text"]
-}`
-
-const ttsOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "success": {"const": true},
-    "file_path": {"type": "string"},
-    "media_tag": {"type": "string"},
-    "provider": {"type": "string"},
-    "voice_compatible": {"type": "boolean"}
-  },
-  "required": ["success", "file_path", "media_tag", "provider", "voice_compatible"]
-}`

@@ -1,4 +1,4 @@
-package media
+package mediaapi
 
 import (
 	"context"
@@ -49,8 +49,8 @@ func TestPostOpenAI(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			e := newEnv(Options{HTTPClient: srv.Client()})
-			out, err := e.postOpenAI(context.Background(), srv.URL+"/v1/", "k", "chat/completions", map[string]any{"model": "m"}, 5*time.Second)
+			e := NewEnv(Options{HTTPClient: srv.Client()})
+			out, err := e.PostOpenAI(context.Background(), srv.URL+"/v1/", "k", "chat/completions", map[string]any{"model": "m"}, 5*time.Second)
 			if tt.wantOK {
 				if err != nil || string(out) != `{"ok":true}` {
 					t.Fatalf("got %q, %v", out, err)
@@ -78,8 +78,8 @@ func TestPostOpenAIHonoursTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	e := newEnv(Options{HTTPClient: srv.Client()})
-	_, err := e.postOpenAI(context.Background(), srv.URL, "", "audio/speech", map[string]any{}, 100*time.Millisecond)
+	e := NewEnv(Options{HTTPClient: srv.Client()})
+	_, err := e.PostOpenAI(context.Background(), srv.URL, "", "audio/speech", map[string]any{}, 100*time.Millisecond)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want a deadline error", err)
 	}

@@ -1,4 +1,4 @@
-package media
+package imagegen
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -25,21 +26,15 @@ import (
 // files are still saved and their path returned.
 const maxInlineImage = 8 << 20
 
-type imageGen struct{ e *env }
+type generator struct{ e *mediaapi.Env }
 
-// ImageToolset returns the `image_gen` toolset.
-func ImageToolset(opts Options) tooldef.Toolset {
-	g := &imageGen{e: newEnv(opts)}
-	return imageToolset(g.e.opts, g.handle)
-}
-
-type imageArgs struct {
+type callArgs struct {
 	Prompt      string `json:"prompt"`
 	AspectRatio string `json:"aspect_ratio"`
 }
 
-func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
-	args, err := tooldef.DecodeArgs[imageArgs](raw)
+func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[callArgs](raw)
 	if err != nil {
 		return tooldef.Result{}, err
 	}
@@ -53,7 +48,7 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	fail := func(kind string, err error) (tooldef.Result, error) {
 		return tooldef.Failure(map[string]any{"success": false, "image": nil, "error": err.Error(), "error_type": kind}), nil
 	}
-	conf, err := ResolveImage(g.e.opts)
+	conf, err := Resolve(g.e.Opts)
 	if err != nil {
 		return fail("provider_not_configured", err)
 	}
@@ -72,12 +67,12 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 	if ext == "" {
 		return fail("provider_contract", fmt.Errorf("the %s provider returned something that is not an image (%s)", conf.Provider, mt))
 	}
-	dir, err := g.e.cacheDir("images")
+	dir, err := g.e.CacheDir("images")
 	if err != nil {
 		return tooldef.Result{}, err
 	}
-	path := filepath.Join(dir, stamp("image", ext))
-	if err := writeNew(path, img); err != nil {
+	path := filepath.Join(dir, mediaapi.Stamp("image", ext))
+	if err := mediaapi.WriteNew(path, img); err != nil {
 		return tooldef.Result{}, fmt.Errorf("save the generated image: %w", err)
 	}
 	res := tooldef.OK(map[string]any{
@@ -93,7 +88,7 @@ func (g *imageGen) handle(ctx context.Context, raw json.RawMessage) (tooldef.Res
 // reportProgress tells the client the call is alive while the provider
 // works: elapsed seconds, no total (it is unknown). The returned stop
 // waits for the reporter to finish, so no update follows the result.
-func (g *imageGen) reportProgress(ctx context.Context, conf ImageBackend) (stop func()) {
+func (g *generator) reportProgress(ctx context.Context, conf Backend) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -108,8 +103,8 @@ func (g *imageGen) reportProgress(ctx context.Context, conf ImageBackend) (stop 
 }
 
 // tick reports progress every interval until done or ctx ends.
-func (g *imageGen) tick(ctx context.Context, done <-chan struct{}, start time.Time) {
-	t := time.NewTicker(g.e.every)
+func (g *generator) tick(ctx context.Context, done <-chan struct{}, start time.Time) {
+	t := time.NewTicker(g.e.Every)
 	defer t.Stop()
 	for {
 		select {
@@ -124,17 +119,17 @@ func (g *imageGen) tick(ctx context.Context, done <-chan struct{}, start time.Ti
 	}
 }
 
-func (g *imageGen) generate(ctx context.Context, conf ImageBackend, prompt, aspect string) ([]byte, error) {
-	timeout := g.e.callTimeout(0)
+func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect string) ([]byte, error) {
+	timeout := g.e.CallTimeout(0)
 	switch conf.Provider {
-	case ImageOpenAI:
+	case ProviderOpenAI:
 		req := map[string]any{"prompt": prompt, "model": conf.Model, "n": 1}
 		if size, ok := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]; ok {
 			req["size"] = size
 		}
-		raw, err := g.e.postOpenAI(ctx, conf.BaseURL, conf.APIKey, "images/generations", req, timeout)
+		raw, err := g.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "images/generations", req, timeout)
 		if err != nil {
-			return nil, apiError("the image model "+conf.Model, conf.BaseURL, "OPENAI_API_KEY", err)
+			return nil, mediaapi.APIError("the image model "+conf.Model, conf.BaseURL, "OPENAI_API_KEY", err)
 		}
 		var resp struct {
 			Data []struct {
@@ -159,7 +154,7 @@ func (g *imageGen) generate(ctx context.Context, conf ImageBackend, prompt, aspe
 			return g.fetchResult(ctx, resp.Data[0].URL, timeout)
 		}
 		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.Model)
-	case ImageFAL:
+	case ProviderFAL:
 		return g.fal(ctx, conf, prompt, aspect, timeout)
 	}
 	return nil, fmt.Errorf("image provider %q is not supported", conf.Provider)
@@ -167,7 +162,7 @@ func (g *imageGen) generate(ctx context.Context, conf ImageBackend, prompt, aspe
 
 // fal calls FAL's synchronous endpoint, POST <base>/<model>, and downloads
 // the image it links to.
-func (g *imageGen) fal(ctx context.Context, conf ImageBackend, prompt, aspect string, timeout time.Duration) ([]byte, error) {
+func (g *generator) fal(ctx context.Context, conf Backend, prompt, aspect string, timeout time.Duration) ([]byte, error) {
 	ctx2, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	size := map[string]string{"landscape": "landscape_16_9", "square": "square_hd", "portrait": "portrait_16_9"}[aspect]
@@ -180,7 +175,7 @@ func (g *imageGen) fal(ctx context.Context, conf ImageBackend, prompt, aspect st
 	req.Header.Set("Authorization", "Key "+conf.APIKey)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := g.e.client.Do(req)
+	resp, err := g.e.Client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("FAL did not answer within %v; retry", timeout)
@@ -222,7 +217,7 @@ func (g *imageGen) fal(ctx context.Context, conf ImageBackend, prompt, aspect st
 // fetchResult downloads an image the provider generated. The URL comes
 // from the provider, not the model, so the provider client is used; data
 // URLs are decoded in place.
-func (g *imageGen) fetchResult(ctx context.Context, u string, timeout time.Duration) ([]byte, error) {
+func (g *generator) fetchResult(ctx context.Context, u string, timeout time.Duration) ([]byte, error) {
 	if strings.HasPrefix(u, "data:") {
 		_, data, ok := strings.Cut(u, ",")
 		if !ok {
@@ -236,7 +231,7 @@ func (g *imageGen) fetchResult(ctx context.Context, u string, timeout time.Durat
 	if err != nil {
 		return nil, fmt.Errorf("the provider returned an invalid image URL: %w", err)
 	}
-	resp, err := g.e.client.Do(req)
+	resp, err := g.e.Client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("download the generated image: %s", redact.String(err.Error()))
 	}
@@ -251,141 +246,69 @@ func (g *imageGen) fetchResult(ctx context.Context, u string, timeout time.Durat
 	return b, nil
 }
 
-// ImageGenerateTool is image_generate's wire name.
-const ImageGenerateTool = "image_generate"
-
 // Defaults when neither config.yaml nor the environment names a model:
 // current models at the time of writing (dall-e-* and gpt-image-1 are
 // retired). image_gen.model, OPENAI_IMAGE_MODEL and FAL_IMAGE_MODEL
 // override them.
 const (
-	DefaultOpenAIImageModel = "gpt-image-2"
-	DefaultFALModel         = "fal-ai/flux/schnell"
-	defaultFALBase          = "https://fal.run"
+	DefaultOpenAIModel = "gpt-image-2"
+	DefaultFALModel    = "fal-ai/flux/schnell"
+	defaultFALBase     = "https://fal.run"
 )
 
 // Image providers, as image_gen.provider names them and results report
 // them.
 const (
-	ImageFAL    = "fal"
-	ImageOpenAI = "openai"
+	ProviderFAL    = "fal"
+	ProviderOpenAI = "openai"
 )
 
-// ImageBackend is a resolved image generation backend.
-type ImageBackend struct {
-	// Provider is ImageFAL or ImageOpenAI.
+// Backend is a resolved image generation backend.
+type Backend struct {
+	// Provider is ProviderFAL or ProviderOpenAI.
 	Provider, Model, BaseURL, APIKey string
 }
 
-// ResolveImage picks the image provider, model, endpoint and key from
+// Resolve picks the image provider, model, endpoint and key from
 // image_gen in config.yaml and the environment. The error says what to
 // set.
-func ResolveImage(opts Options) (ImageBackend, error) {
-	c, err := loadConfig(opts.Home)
+func Resolve(opts Options) (Backend, error) {
+	c, err := mediaapi.LoadConfig(opts.Home)
 	if err != nil {
-		return ImageBackend{}, err
+		return Backend{}, err
 	}
-	getenv := opts.getenv
+	getenv := opts.Var
 	provider := strings.ToLower(strings.TrimSpace(c.ImageGen.Provider))
 	if provider == "" {
 		// Unset: the in-tree FAL path when FAL_KEY is there, as in the
 		// Python Hermes, else OpenAI when its key is.
 		switch {
 		case getenv("FAL_KEY") != "":
-			provider = ImageFAL
+			provider = ProviderFAL
 		case getenv("OPENAI_API_KEY") != "":
-			provider = ImageOpenAI
+			provider = ProviderOpenAI
 		default:
-			return ImageBackend{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
+			return Backend{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
 		}
 	}
-	conf := ImageBackend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL}
+	conf := Backend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL}
 	switch provider {
-	case ImageFAL:
+	case ProviderFAL:
 		conf.APIKey = getenv("FAL_KEY")
 		if conf.APIKey == "" {
 			return conf, errors.New("image_gen.provider is fal but FAL_KEY is not set")
 		}
 		conf.Model = cmp.Or(conf.Model, getenv("FAL_IMAGE_MODEL"), DefaultFALModel)
 		conf.BaseURL = cmp.Or(conf.BaseURL, getenv("FAL_BASE_URL"), defaultFALBase)
-	case ImageOpenAI:
+	case ProviderOpenAI:
 		conf.APIKey = getenv("OPENAI_API_KEY")
-		conf.BaseURL = cmp.Or(conf.BaseURL, getenv("OPENAI_BASE_URL"), defaultOpenAIBase)
+		conf.BaseURL = cmp.Or(conf.BaseURL, getenv("OPENAI_BASE_URL"), mediaapi.DefaultOpenAIBase)
 		if conf.APIKey == "" && strings.Contains(conf.BaseURL, "api.openai.com") {
 			return conf, errors.New("image_gen.provider is openai but OPENAI_API_KEY is not set")
 		}
-		conf.Model = cmp.Or(conf.Model, getenv("OPENAI_IMAGE_MODEL"), DefaultOpenAIImageModel)
+		conf.Model = cmp.Or(conf.Model, getenv("OPENAI_IMAGE_MODEL"), DefaultOpenAIModel)
 	default:
 		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal)", c.ImageGen.Provider)
 	}
 	return conf, nil
 }
-
-// ImageToolsetName is what users type in --toolsets.
-const ImageToolsetName = "image_gen"
-
-// ImageEnvVars returns the environment variables the `image_gen` toolset reads.
-func ImageEnvVars() []string {
-	return []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"}
-}
-
-// imageToolset declares the `image_gen` toolset with handle as
-// image_generate's handler.
-func imageToolset(opts Options, handle tooldef.Handler) tooldef.Toolset {
-	return tooldef.Toolset{
-		Name:        ImageToolsetName,
-		Description: "Generate images from text prompts (OpenAI-compatible images API or FAL).",
-		Default:     true,
-		EnvVars:     ImageEnvVars(),
-		Tools: []tooldef.Tool{{
-			Name:         ImageGenerateTool,
-			Title:        "Generate an image",
-			Description:  imageDescription,
-			InputSchema:  json.RawMessage(imageInputSchema),
-			OutputSchema: json.RawMessage(imageOutputSchema),
-			// Writes a new file under HERMES_HOME (never replacing one)
-			// and calls a remote API; each call makes a new image.
-			Hints:   tooldef.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
-			Handler: handle,
-			Check: func() error {
-				_, err := ResolveImage(opts)
-				return err
-			},
-		}},
-	}
-}
-
-const imageDescription = "Generate an image from a text prompt with the image model the user configured " +
-	"(OpenAI-compatible images API or FAL). The image is saved under the Hermes home; the result gives its " +
-	"absolute path in `image` and shows the image itself. Describe subject, style, composition and lighting " +
-	"in the prompt."
-
-const imageInputSchema = `{
-  "type": "object",
-  "properties": {
-    "prompt": {
-      "type": "string",
-      "description": "The text prompt describing the desired image. Be detailed and descriptive."
-    },
-    "aspect_ratio": {
-      "type": "string",
-      "enum": ["landscape", "square", "portrait"],
-      "description": "The aspect ratio of the generated image. 'landscape' is 16:9 wide, 'portrait' is 16:9 tall, 'square' is 1:1.",
-      "default": "landscape"
-    }
-  },
-  "required": ["prompt"]
-}`
-
-const imageOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "success": {"const": true},
-    "image": {"type": "string"},
-    "model": {"type": "string"},
-    "prompt": {"type": "string"},
-    "aspect_ratio": {"type": "string"},
-    "provider": {"type": "string"}
-  },
-  "required": ["success", "image", "model", "prompt", "aspect_ratio", "provider"]
-}`

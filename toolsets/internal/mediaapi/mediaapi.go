@@ -1,17 +1,15 @@
-// Package media holds the toolsets that call model providers for
-// non-text media, each enabled on its own as in the Python Hermes:
-// `vision` (vision_analyze: an image from a URL, a file or a data URL
-// described by an OpenAI-compatible chat model), `image_gen`
-// (image_generate: OpenAI-compatible images API or FAL) and `tts`
-// (text_to_speech: espeak-ng with no key at all, or OpenAI or ElevenLabs).
+// Package mediaapi is what the vision, image_gen and tts toolsets share:
+// their options, the HTTP client and timeouts they call providers with,
+// the part of config.yaml they read (auxiliary.vision, image_gen, tts),
+// OpenAI-compatible JSON POSTs, provider errors turned into sentences, and
+// new files written under the Hermes home without replacing any.
 //
-// Provider settings come from $HERMES_HOME/config.yaml (auxiliary.vision,
-// image_gen, tts) and the environment, read on every call so edits apply
-// without a restart. OpenAI-compatible calls are plain JSON POSTs (openaicompat.go says
-// why not openai-go here); model
-// names always come from configuration, with defaults that are current
-// models, never retired ones.
-package media
+// Provider settings come from $HERMES_HOME/config.yaml and the
+// environment, read on every call so edits apply without a restart.
+// OpenAI-compatible calls are plain JSON POSTs (openaicompat.go says why
+// not openai-go here); model names always come from configuration, with
+// defaults that are current models, never retired ones.
+package mediaapi
 
 import (
 	"context"
@@ -20,21 +18,20 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"os/exec"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/urlguard"
-	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
-// Options configures the media toolsets.
+// Options configures the media toolsets (vision, image_gen, tts); one
+// value serves all three, and browser_vision through vision.
 type Options struct {
 	// Home is HERMES_HOME, absolute. config.yaml is read from it, and
 	// generated images and audio are written below it.
@@ -60,44 +57,47 @@ type Options struct {
 	ProgressInterval time.Duration
 }
 
-// env holds resolved options.
-type env struct {
-	// opts reaches provider resolution, which applies the defaults for a
+// Env is Options resolved: the defaults applied.
+type Env struct {
+	// Opts reaches provider resolution, which applies the defaults for a
 	// nil Getenv and LookPath.
-	opts     Options
-	client   *http.Client
-	resolver urlguard.Resolver
-	timeout  time.Duration
-	every    time.Duration
+	Opts     Options
+	Client   *http.Client
+	Resolver urlguard.Resolver
+	// Timeout is the Timeout option; 0 leaves it to CallTimeout.
+	Timeout time.Duration
+	// Every is how often a long call reports progress.
+	Every time.Duration
 }
 
-func newEnv(opts Options) *env {
-	e := &env{
-		opts: opts, client: opts.HTTPClient, resolver: opts.Resolver,
-		timeout: opts.Timeout, every: opts.ProgressInterval,
+// NewEnv resolves opts.
+func NewEnv(opts Options) *Env {
+	e := &Env{
+		Opts: opts, Client: opts.HTTPClient, Resolver: opts.Resolver,
+		Timeout: opts.Timeout, Every: opts.ProgressInterval,
 	}
-	if e.client == nil {
-		e.client = &http.Client{Transport: &http.Transport{
+	if e.Client == nil {
+		e.Client = &http.Client{Transport: &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
 			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 			TLSHandshakeTimeout:   10 * time.Second,
 			ResponseHeaderTimeout: 5 * time.Minute,
 		}}
 	}
-	if e.resolver == nil {
-		e.resolver = net.DefaultResolver
+	if e.Resolver == nil {
+		e.Resolver = net.DefaultResolver
 	}
-	if e.every <= 0 {
-		e.every = 2 * time.Second
+	if e.Every <= 0 {
+		e.Every = 2 * time.Second
 	}
 	return e
 }
 
-// callTimeout is the bound for one provider call: the option, else the
+// CallTimeout is the bound for one provider call: the option, else the
 // configured seconds, else 120 s.
-func (e *env) callTimeout(configured float64) time.Duration {
-	if e.timeout > 0 {
-		return e.timeout
+func (e *Env) CallTimeout(configured float64) time.Duration {
+	if e.Timeout > 0 {
+		return e.Timeout
 	}
 	if configured > 0 {
 		return time.Duration(configured * float64(time.Second))
@@ -105,8 +105,8 @@ func (e *env) callTimeout(configured float64) time.Duration {
 	return 120 * time.Second
 }
 
-// apiError turns a provider error into a sentence naming what to fix.
-func apiError(what, baseURL, keyHint string, err error) error {
+// APIError turns a provider error into a sentence naming what to fix.
+func APIError(what, baseURL, keyHint string, err error) error {
 	var ae *statusError
 	if errors.As(err, &ae) {
 		msg := ae.Message
@@ -127,21 +127,21 @@ func apiError(what, baseURL, keyHint string, err error) error {
 	return fmt.Errorf("%s at %s failed: %s", what, baseURL, redact.String(err.Error()))
 }
 
-// cacheDir returns <home>/cache/<name>, created private to the user.
-func (e *env) cacheDir(name string) (string, error) {
-	if e.opts.Home == "" {
+// CacheDir returns <home>/cache/<name>, created private to the user.
+func (e *Env) CacheDir(name string) (string, error) {
+	if e.Opts.Home == "" {
 		return "", errors.New("HERMES_HOME is not set; hermes-tools cannot save files")
 	}
-	dir := filepath.Join(e.opts.Home, "cache", name)
+	dir := filepath.Join(e.Opts.Home, "cache", name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	return dir, nil
 }
 
-// writeNew writes data to path, refusing to replace an existing file:
+// WriteNew writes data to path, refusing to replace an existing file:
 // these tools create files and never overwrite one.
-func writeNew(path string, data []byte) error {
+func WriteNew(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -158,39 +158,39 @@ func writeNew(path string, data []byte) error {
 	return nil
 }
 
-// stamp names a generated file: sortable time plus a few random-ish
+// Stamp names a generated file: sortable time plus a few random-ish
 // digits so two calls in one second do not collide.
-func stamp(prefix, ext string) string {
+func Stamp(prefix, ext string) string {
 	now := time.Now()
 	return fmt.Sprintf("%s_%s_%06d%s", prefix, now.Format("20060102_150405"), now.Nanosecond()/1000, ext)
 }
 
-// Toolsets returns the vision, image_gen and tts toolsets, in that order.
-func Toolsets(opts Options) []tooldef.Toolset {
-	return []tooldef.Toolset{VisionToolset(opts), ImageToolset(opts), TTSToolset(opts)}
-}
-
-func (o Options) getenv(key string) string {
+// Var reads the environment through Getenv, or os.Getenv when it is nil.
+func (o Options) Var(key string) string {
 	if o.Getenv == nil {
 		return os.Getenv(key)
 	}
 	return o.Getenv(key)
 }
 
-func (o Options) lookPath(file string) (string, error) {
+// FindProgram finds a program through LookPath, or exec.LookPath when it
+// is nil.
+func (o Options) FindProgram(file string) (string, error) {
 	if o.LookPath == nil {
 		return exec.LookPath(file)
 	}
 	return o.LookPath(file)
 }
 
-// defaultOpenAIBase is where OpenAI-compatible calls go when nothing
+// DefaultOpenAIBase is where OpenAI-compatible calls go when nothing
 // names another endpoint.
-const defaultOpenAIBase = "https://api.openai.com/v1"
+const DefaultOpenAIBase = "https://api.openai.com/v1"
 
-// config is the part of config.yaml these toolsets read.
-type config struct {
-	Model     mainModel `yaml:"model"`
+// Config is the part of config.yaml these toolsets read. It is one
+// struct for the three so that a section none of them can decode hides
+// all three alike, with the decode error.
+type Config struct {
+	Model     MainModel `yaml:"model"`
 	Auxiliary struct {
 		Vision struct {
 			Provider        string  `yaml:"provider"`
@@ -233,15 +233,15 @@ type TTSSettings struct {
 	} `yaml:"espeak"`
 }
 
-// mainModel is `model:`, which Hermes allows as a bare name or a mapping.
-type mainModel struct {
+// MainModel is `model:`, which Hermes allows as a bare name or a mapping.
+type MainModel struct {
 	Name     string
 	Provider string
 	BaseURL  string
 	APIKey   string
 }
 
-func (m *mainModel) UnmarshalYAML(n *yaml.Node) error {
+func (m *MainModel) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		m.Name = n.Value
 		return nil
@@ -264,10 +264,10 @@ func (m *mainModel) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// loadConfig reads config.yaml afresh: checks and calls see edits without
+// LoadConfig reads config.yaml afresh: checks and calls see edits without
 // a restart.
-func loadConfig(home string) (config, error) {
-	var c config
+func LoadConfig(home string) (Config, error) {
+	var c Config
 	err := hermeshome.Decode(home, &c)
 	return c, err
 }

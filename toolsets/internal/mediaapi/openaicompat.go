@@ -1,4 +1,4 @@
-package media
+package mediaapi
 
 import (
 	"bytes"
@@ -34,11 +34,11 @@ func (e *statusError) Error() string {
 // base64 images are the large ones).
 const maxResponse = 64 << 20
 
-// postOpenAI POSTs body as JSON to <baseURL>/<path> with the key as a
+// PostOpenAI POSTs body as JSON to <baseURL>/<path> with the key as a
 // bearer token and returns the response body. A dropped connection, a 408,
 // 409, 429 or 5xx is retried once: more would multiply a slow provider's
 // latency past what a tool call should take.
-func (e *env) postOpenAI(ctx context.Context, baseURL, apiKey, path string, body any, timeout time.Duration) ([]byte, error) {
+func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body any, timeout time.Duration) ([]byte, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
@@ -67,7 +67,7 @@ func (e *env) postOpenAI(ctx context.Context, baseURL, apiKey, path string, body
 // retryDelay is short: the one retry is for a blip, not an outage.
 const retryDelay = 300 * time.Millisecond
 
-func (e *env) postOnce(ctx context.Context, url, apiKey string, payload []byte) (body []byte, retry bool, err error) {
+func (e *Env) postOnce(ctx context.Context, url, apiKey string, payload []byte) (body []byte, retry bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, false, fmt.Errorf("invalid base URL: %w", err)
@@ -77,7 +77,7 @@ func (e *env) postOnce(ctx context.Context, url, apiKey string, payload []byte) 
 	if apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
-	resp, err := e.client.Do(req)
+	resp, err := e.Client.Do(req)
 	if err != nil {
 		return nil, ctx.Err() == nil, err
 	}

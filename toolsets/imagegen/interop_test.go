@@ -1,4 +1,4 @@
-package media_test
+package imagegen_test
 
 // image_generate's progress, as the official TypeScript SDK client sees it:
 // this test binary re-executed in serve mode (mcptest) serves the
@@ -7,28 +7,30 @@ package media_test
 
 import (
 	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
-	"github.com/hermes-go/hermes/mcpserver/media"
+	"github.com/hermes-go/hermes/toolsets/imagegen"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
+	"github.com/hermes-go/hermes/toolsets/tts"
+	"github.com/hermes-go/hermes/toolsets/vision"
 )
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfChild(func() ([]tooldef.Toolset, func() error) {
-		return []tooldef.Toolset{media.ImageToolset(media.Options{Home: os.Getenv("HERMES_HOME"), ProgressInterval: 100 * time.Millisecond})}, nil
+		return []tooldef.Toolset{imagegen.Toolset(imagegen.Options{Home: os.Getenv("HERMES_HOME"), ProgressInterval: 100 * time.Millisecond})}, nil
 	})
 	os.Exit(m.Run())
 }
 
 func TestImageProgressThroughTypeScriptSDK(t *testing.T) {
 	fake := fakeapis.Start(t)
-	var providerEnv []string
-	for _, ts := range media.Toolsets(media.Options{}) {
-		providerEnv = append(providerEnv, ts.EnvVars...)
-	}
+	// No media provider's variable reaches the server but the FAL fake's
+	// set here.
+	providerEnv := slices.Concat(vision.EnvVars(), imagegen.EnvVars(), tts.EnvVars())
 	out := mcptest.RunProgressClient(t, "image_generate", map[string]any{"prompt": "trigger-delay a brass telescope"},
 		providerEnv, "HERMES_HOME="+t.TempDir(), "FAL_KEY="+fakeapis.FalKey, "FAL_BASE_URL="+fake.Base(fakeapis.FAL))
 	if out.Result.IsError || len(out.Result.Content) != 2 || out.Result.Content[1].Type != "image" || out.Result.Content[1].MimeType != "image/png" {

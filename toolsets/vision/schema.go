@@ -1,0 +1,29 @@
+package vision
+
+const description = "Analyze an image with a vision model and answer a question about it. The image can " +
+	"be an http(s) URL, an absolute local file path, or a data URL (data:image/png;base64,...). PNG, JPEG, GIF " +
+	"and WebP are supported. Returns a full description of the image followed by the answer to your question."
+
+const inputSchema = `{
+  "type": "object",
+  "properties": {
+    "image_url": {
+      "type": "string",
+      "description": "Image URL (http/https), absolute local file path, or data URL to analyze."
+    },
+    "question": {
+      "type": "string",
+      "description": "Your specific question or request about the image. The image is always fully described first."
+    }
+  },
+  "required": ["image_url", "question"]
+}`
+
+const outputSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"const": true},
+    "analysis": {"type": "string"}
+  },
+  "required": ["success", "analysis"]
+}`

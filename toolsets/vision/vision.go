@@ -1,0 +1,271 @@
+package vision
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
+)
+
+// maxImageBytes bounds an image sent to a vision model; providers refuse
+// larger ones anyway (OpenAI: 20 MB).
+const maxImageBytes = 20 << 20
+
+// Client answers questions about images through an OpenAI-compatible chat
+// model, configured by auxiliary.vision in config.yaml. It is shared by
+// vision_analyze and by any other tool that needs to look at a picture
+// (browser_vision).
+type Client struct{ e *mediaapi.Env }
+
+// New returns the vision client for opts.
+func New(opts Options) *Client { return &Client{e: mediaapi.NewEnv(opts)} }
+
+// Func returns Analyze as a plain function, for toolsets that take
+// the vision client as a dependency without importing this package's
+// types.
+func Func(opts Options) func(ctx context.Context, image []byte, question string) (string, error) {
+	return New(opts).Analyze
+}
+
+// resolved is a resolved vision endpoint with this process's bound on
+// one call.
+type resolved struct {
+	Backend
+	timeout time.Duration
+}
+
+// resolve resolves the endpoint the way the check does (Resolve)
+// and applies the Timeout option.
+func (v *Client) resolve() (resolved, error) {
+	b, err := Resolve(v.e.Opts)
+	if err != nil {
+		return resolved{}, err
+	}
+	return resolved{Backend: b, timeout: v.e.CallTimeout(b.Timeout)}, nil
+}
+
+// Analyze sends the image with the question, verbatim, and returns the
+// model's answer. The image's type is sniffed (PNG, JPEG, GIF, WebP).
+func (v *Client) Analyze(ctx context.Context, image []byte, question string) (string, error) {
+	conf, err := v.resolve()
+	if err != nil {
+		return "", err
+	}
+	mt, err := imageType(image)
+	if err != nil {
+		return "", err
+	}
+	return v.ask(ctx, conf, "data:"+mt+";base64,"+base64.StdEncoding.EncodeToString(image), question)
+}
+
+func (v *Client) ask(ctx context.Context, conf resolved, dataURL, prompt string) (string, error) {
+	raw, err := v.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "chat/completions", map[string]any{
+		"model": conf.Model,
+		"messages": []any{map[string]any{
+			"role": "user",
+			"content": []any{
+				map[string]any{"type": "text", "text": prompt},
+				map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL}},
+			},
+		}},
+	}, conf.timeout)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", mediaapi.APIError("the vision model "+conf.Model, conf.BaseURL, conf.KeyHint, err)
+	}
+	var resp struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+				Refusal string `json:"refusal"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return "", fmt.Errorf("the vision model %s answered with something other than a chat completion: %w", conf.Model, err)
+	}
+	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
+		if len(resp.Choices) > 0 && resp.Choices[0].Message.Refusal != "" {
+			return "", fmt.Errorf("the vision model refused: %s", resp.Choices[0].Message.Refusal)
+		}
+		return "", fmt.Errorf("the vision model %s returned no answer; check that it accepts images", conf.Model)
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
+// imageType sniffs an image's MIME type and refuses what vision models do
+// not take.
+func imageType(b []byte) (string, error) {
+	if len(b) == 0 {
+		return "", errors.New("the image is empty")
+	}
+	mt := http.DetectContentType(b)
+	switch mt {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return mt, nil
+	}
+	return "", fmt.Errorf("not a supported image (detected %s): vision models take PNG, JPEG, GIF and WebP", mt)
+}
+
+type callArgs struct {
+	ImageURL string `json:"image_url"`
+	Question string `json:"question"`
+}
+
+// visionPrompt is the Python Hermes' wording, so answers read the same.
+const visionPrompt = "Fully describe and explain everything about this image, then answer the following question: "
+
+func (v *Client) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
+	args, err := tooldef.DecodeArgs[callArgs](raw)
+	if err != nil {
+		return tooldef.Result{}, err
+	}
+	fail := func(err error) (tooldef.Result, error) {
+		msg := err.Error()
+		return tooldef.Failure(map[string]any{"success": false, "error": msg, "analysis": "Image analysis failed: " + msg}), nil
+	}
+	if strings.TrimSpace(args.ImageURL) == "" || strings.TrimSpace(args.Question) == "" {
+		return fail(errors.New("image_url and question are both required"))
+	}
+	conf, err := v.resolve()
+	if err != nil {
+		return fail(err)
+	}
+	img, err := v.load(ctx, conf, strings.TrimSpace(args.ImageURL))
+	if err != nil {
+		return fail(err)
+	}
+	mt, err := imageType(img)
+	if err != nil {
+		return fail(err)
+	}
+	answer, err := v.ask(ctx, conf, "data:"+mt+";base64,"+base64.StdEncoding.EncodeToString(img), visionPrompt+args.Question)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(errors.New("Interrupted"))
+		}
+		return fail(err)
+	}
+	return tooldef.OK(map[string]any{"success": true, "analysis": answer}), nil
+}
+
+// load reads the image from a data URL, an http(s) URL (under the URL
+// policy) or a local file.
+func (v *Client) load(ctx context.Context, conf resolved, ref string) ([]byte, error) {
+	switch {
+	case strings.HasPrefix(ref, "data:"):
+		meta, data, ok := strings.Cut(strings.TrimPrefix(ref, "data:"), ",")
+		if !ok || !strings.HasSuffix(meta, ";base64") {
+			return nil, errors.New("a data URL must look like data:image/png;base64,<data>")
+		}
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(data))
+		if err != nil {
+			return nil, fmt.Errorf("the data URL is not valid base64: %w", err)
+		}
+		return b, nil
+	case strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://"):
+		return v.download(ctx, conf, ref)
+	}
+	path := strings.TrimPrefix(ref, "file://")
+	if strings.HasPrefix(path, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(h, path[2:])
+		}
+	}
+	if !filepath.IsAbs(path) {
+		return nil, fmt.Errorf("%q is not a URL, a data URL or an absolute file path", ref)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the image file: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxImageBytes {
+		return nil, fmt.Errorf("%s is larger than %d MB; resize it first", path, maxImageBytes>>20)
+	}
+	return b, nil
+}
+
+func (v *Client) download(ctx context.Context, conf resolved, raw string) ([]byte, error) {
+	policy := urlguard.Policy{
+		AllowPrivate: conf.AllowPrivateURLs,
+		AllowHint:    urlguard.AllowPrivateHint(v.e.Opts.Home, "web.allow_private_urls"),
+	}
+	if _, err := urlguard.CheckURL(ctx, raw, policy, v.e.Resolver); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, conf.DownloadTimeout)
+	defer cancel()
+	client := guardedClient(policy, v.e.Resolver)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid URL: %w", err)
+	}
+	req.Header.Set("User-Agent", "Mozilla/5.0 (compatible; hermes-tools)")
+	req.Header.Set("Accept", "image/*")
+	resp, err := client.Do(req)
+	if err != nil {
+		var be *urlguard.BlockedError
+		if errors.As(err, &be) {
+			return nil, be
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("the image did not download within %v (auxiliary.vision.download_timeout)", conf.DownloadTimeout)
+		}
+		return nil, fmt.Errorf("download the image: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		return nil, fmt.Errorf("download the image: HTTP %s", resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxImageBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("download the image: %w", err)
+	}
+	if len(b) > maxImageBytes {
+		return nil, fmt.Errorf("the image is larger than %d MB", maxImageBytes>>20)
+	}
+	return b, nil
+}
+
+// guardedClient fetches model-supplied URLs: the dialer enforces the URL
+// policy on every connection, redirects are re-checked, and there is no
+// proxy (it would be what the dialer checks).
+func guardedClient(p urlguard.Policy, r urlguard.Resolver) *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&urlguard.Dialer{Policy: p, Resolver: r, Net: &net.Dialer{Timeout: 10 * time.Second}}).DialContext,
+			TLSHandshakeTimeout: 10 * time.Second,
+			DisableKeepAlives:   true,
+		},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			_, err := urlguard.CheckURL(req.Context(), req.URL.String(), p, nil)
+			return err
+		},
+	}
+}
