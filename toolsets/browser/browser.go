@@ -1,35 +1,6 @@
-// Package browser serves the `browser` toolset: browser_* tools that drive
-// a real Chromium through the DevTools protocol (chromedp), with the names,
-// parameters and result shapes of the Python Hermes (tools/browser_tool.py)
-// plus browser_tabs.
-//
-// One Session owns one browser per server process. It is started on the
-// first tool call, on a context of its own (never the call's, so a call's
-// timeout cannot take the browser down), reused by every later call, and
-// closed by Session.Close when the server exits. Chromium runs
-// in its own process group with a parent-death signal, so it dies with the
-// server even when the server is killed with SIGKILL. Each MCP session
-// (sessionstate.State) drives tabs of its own in that browser, in a browser
-// context of its own once there is more than one session (see tabset.go).
-//
-// Pages are described by an accessibility outline with refs ([ref=eN]) that
-// the model passes back as @eN. Refs are never reused within a session: a
-// ref from a page that has since navigated or reloaded, or whose element
-// left the DOM, gives "stale ref, take a new snapshot" instead of acting on
-// whatever element now has the number. Refs belong to the tab whose
-// snapshot listed them.
-//
-// No page can wedge the session. A page a page opens (target=_blank,
-// window.open) becomes the current tab, as a user's view would follow it,
-// and the result says so; browser_tabs goes back. A JavaScript dialog ends
-// the call that caused it at once, with the dialog in its result, and is
-// answered with browser_dialog. Every call has a deadline; one that runs
-// into it stops the script that froze the page (or replaces a tab that
-// still does not answer), so the next call works.
 package browser
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -39,44 +10,6 @@ import (
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 )
-
-// VisionFunc answers a question about a PNG screenshot with a vision model.
-type VisionFunc func(ctx context.Context, imagePNG []byte, question string) (string, error)
-
-// Options configures the browser toolset.
-type Options struct {
-	// Home is HERMES_HOME; config.yaml there supplies browser.* settings
-	// and screenshots go to Home/cache/screenshots. Empty: no config file.
-	Home string
-	// Getenv reads the environment; nil means os.Getenv.
-	Getenv func(string) string
-	// ExecPath is the Chromium binary (a command-line flag); it wins over
-	// $CHROME_PATH and discovery.
-	ExecPath string
-	// CDPURL attaches to an existing browser; it wins over
-	// $BROWSER_CDP_URL and browser.cdp_url.
-	CDPURL string
-	// AllowPrivateURLs overrides browser.allow_private_urls (default true:
-	// the local browser may open loopback and private-network pages). Cloud
-	// metadata addresses are refused whatever this says.
-	AllowPrivateURLs *bool
-	// CallTimeout bounds every tool call; zero means
-	// browser.command_timeout seconds, default 30 s.
-	CallTimeout time.Duration
-	// Vision backs browser_vision; nil hides that tool.
-	Vision VisionFunc
-	// VisionUnavailable is the reason shown when Vision is nil; it should
-	// say which setting enables vision.
-	VisionUnavailable string
-	// ScreenshotDir receives browser_vision screenshots; empty means
-	// Home/cache/screenshots, or the temp directory without a Home.
-	ScreenshotDir string
-	// ExtraFlags are added to Chromium's command line (name -> value, as
-	// chromedp.Flag takes them); tests and benchmarks use it.
-	ExtraFlags map[string]any
-	// Logger receives diagnostics; nil discards them.
-	Logger *slog.Logger
-}
 
 // policy is the network policy every request of the browser is held to.
 func (s settings) policy() urlguard.Policy {

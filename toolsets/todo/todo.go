@@ -1,12 +1,3 @@
-// Package todo serves Hermes' todo tool (tools/todo_tool.py) to MCP
-// clients as the `todo` toolset, with the same arguments, item shape and
-// summary. Hermes keeps the list in the agent's memory. Here a list named by
-// a session id (the call's, else HERMES_SESSION_ID) is kept in a small
-// SQLite database in the Hermes home and survives the server being
-// restarted; a call that names none gets the list of its own MCP session
-// (the server process over stdio, the HTTP session over Streamable HTTP),
-// kept in memory and released with the session, so unrelated clients never
-// share one.
 package todo
 
 import (
@@ -16,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,20 +30,6 @@ type Item struct {
 	ID      string `json:"id"`
 	Content string `json:"content"`
 	Status  string `json:"status"`
-}
-
-// Options configures the todo toolset.
-type Options struct {
-	// Home is HERMES_HOME; the lists live in Home/hermes-tools/todo.db, a
-	// file of these tools (Hermes itself keeps no todo file).
-	Home string
-	// Getenv reads HERMES_SESSION_ID; nil means os.Getenv.
-	Getenv func(string) string
-	// BusyTimeout bounds waits for another server's write; zero means
-	// sqlitestore.DefaultBusyTimeout.
-	BusyTimeout time.Duration
-	// Now stamps updates; nil means time.Now.
-	Now func() time.Time
 }
 
 // DBPath is where the lists of a Hermes home are kept.
@@ -108,18 +84,6 @@ func (l *memList) use(incoming *[]map[string]any, merge bool) ([]Item, string) {
 
 func tooMany(n int) string {
 	return fmt.Sprintf("The todo list would hold %d items; it holds at most %d. Drop completed or cancelled items (write the list without merge) and try again.", n, MaxItems)
-}
-
-// Toolset returns the todo toolset.
-func Toolset(opts Options) tooldef.Toolset {
-	k := &kit{opts: opts, getenv: opts.Getenv, now: opts.Now}
-	if k.getenv == nil {
-		k.getenv = os.Getenv
-	}
-	if k.now == nil {
-		k.now = time.Now
-	}
-	return declare(k.handle)
 }
 
 type args struct {

@@ -12,6 +12,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -90,4 +91,73 @@ func Toolset(opts Options) tooldef.Toolset { return newTools(opts).toolset() }
 // withTimeout bounds one outbound request.
 func (t *tools) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, t.timeout)
+}
+
+// Tool names.
+// ToolsetName is what users type in --toolsets.
+const ToolsetName = "web"
+
+const (
+	SearchTool  = "web_search"
+	ExtractTool = "web_extract"
+)
+
+// EnvVars returns the environment variables the toolset reads: the keys
+// the checks look at and the base URLs the handlers honour.
+func EnvVars() []string {
+	return []string{
+		"TAVILY_API_KEY", "TAVILY_BASE_URL",
+		"EXA_API_KEY", "EXA_BASE_URL",
+		"FIRECRAWL_API_KEY", "FIRECRAWL_API_URL",
+		"SEARXNG_URL",
+		"BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_BASE_URL",
+	}
+}
+
+// toolset declares the web toolset with t's handlers.
+func (t *tools) toolset() tooldef.Toolset {
+	home, getenv := t.home, t.getenv
+	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true}
+	return tooldef.Toolset{
+		Name:         ToolsetName,
+		Description:  "Search the web and read pages (HTML, PDF) as Markdown.",
+		Default:      true,
+		Instructions: "Search the web, then extract the pages worth reading; use the browser only when a page needs interaction.",
+		EnvVars:      EnvVars(),
+		Tools: []tooldef.Tool{
+			{
+				Name:         SearchTool,
+				Title:        "Search the web",
+				Description:  searchDescription,
+				InputSchema:  json.RawMessage(searchInputSchema),
+				OutputSchema: json.RawMessage(searchOutputSchema),
+				Hints:        hints,
+				Handler:      t.handleSearch,
+				Check:        func() error { return checkSearch(home, getenv) },
+			},
+			{
+				Name:         ExtractTool,
+				Title:        "Read web pages",
+				Description:  extractDescription,
+				InputSchema:  json.RawMessage(extractInputSchema),
+				OutputSchema: json.RawMessage(extractOutputSchema),
+				Hints:        hints,
+				Handler:      t.handleExtract,
+				// No Check: with no provider key web_extract fetches the
+				// page itself, so it is always available.
+			},
+		},
+	}
+}
+
+// checkSearch hides web_search while no search provider is usable, with
+// the reason shown to the user. It reads config.yaml on every call so a
+// newly configured backend shows up without a restart.
+func checkSearch(home string, getenv func(string) string) error {
+	c, err := LoadConfig(home)
+	if err != nil {
+		return err
+	}
+	_, err = SearchBackend(c, getenv)
+	return err
 }
