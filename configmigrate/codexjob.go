@@ -42,7 +42,7 @@ type CodexJob struct {
 	// collect lock files that get committed.
 	LockPath string
 	// EnvVars are the variables hermes-tools' toolsets read (callers pass
-	// toolsets.EnvVarNames()); codex passes only these to the server.
+	// catalog.EnvVarNames()); codex passes only these to the server.
 	EnvVars []string
 	// ApproveTools lets codex run hermes-tools' tools without asking.
 	ApproveTools bool

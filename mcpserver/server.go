@@ -25,7 +25,7 @@ import (
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
 	"github.com/hermes-go/hermes/toolsets"
-	"github.com/hermes-go/hermes/toolsets/memory"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/skills"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
@@ -89,7 +89,7 @@ func New(opts Options) *Server {
 	// longer needs.
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) { go list.prepare() })
-	if opts.MemorySnapshot != nil && slices.ContainsFunc(enabled, func(e toolsets.Entry) bool { return e.Toolset == memory.ToolsetName }) {
+	if opts.MemorySnapshot != nil && slices.ContainsFunc(enabled, func(e toolsets.Entry) bool { return e.Toolset == catalog.Memory }) {
 		hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 			res.Instructions = withMemory(res.Instructions, opts.MemorySnapshot, log)
 		})
@@ -103,7 +103,7 @@ func New(opts Options) *Server {
 	// tools/list is answered by this package (see toolsList), so methods
 	// is never empty.
 	methods := map[string]stdio.MethodFunc{string(mcp.MethodToolsList): list.serve}
-	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e toolsets.Entry) bool { return e.Toolset == skills.ToolsetName }) {
+	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e toolsets.Entry) bool { return e.Toolset == catalog.Skills }) {
 		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
 		maps.Copy(methods, ext.Methods())
 		// Skill files are resources, and the extension requires the

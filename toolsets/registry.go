@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -33,8 +34,8 @@ func validToolName(name string) bool {
 
 // Reserved toolset names for --toolsets.
 const (
-	SelectAll     = "all"
-	SelectDefault = "default"
+	SelectAll     = catalog.SelectAll
+	SelectDefault = catalog.SelectDefault
 )
 
 // NewRegistry checks the declarations and returns a registry. A bad
@@ -242,20 +243,9 @@ func (p Plan) Enabled() []Entry {
 // Resolve applies a selection. Unknown toolset or tool names are errors that
 // list the valid names, so a typo never silently disables a tool.
 func (r *Registry) Resolve(sel Selection) (Plan, error) {
-	wanted, err := r.expandToolsets(sel.Toolsets)
+	wanted, excluded, err := catalog.Select(r.asCatalog(), sel.Toolsets, sel.ExcludeTools)
 	if err != nil {
 		return Plan{}, err
-	}
-	excluded := map[string]bool{}
-	for _, name := range sel.ExcludeTools {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if !r.hasTool(name) {
-			return Plan{}, fmt.Errorf("unknown tool %q (known tools: %s)", name, strings.Join(r.toolNames(), ", "))
-		}
-		excluded[name] = true
 	}
 	plan := Plan{Toolsets: wanted}
 	for _, ts := range r.toolsets {
@@ -282,63 +272,13 @@ func (r *Registry) Resolve(sel Selection) (Plan, error) {
 	return plan, nil
 }
 
-func (r *Registry) expandToolsets(names []string) ([]string, error) {
-	var out []string
-	add := func(n string) {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	addDefault := func() {
-		for _, ts := range r.toolsets {
-			if ts.Default {
-				add(ts.Name)
-			}
-		}
-	}
-	if len(names) == 0 {
-		addDefault()
-		return out, nil
-	}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		switch {
-		case n == "":
-		case n == SelectAll:
-			for _, ts := range r.toolsets {
-				add(ts.Name)
-			}
-		case n == SelectDefault:
-			addDefault()
-		case r.hasToolset(n):
-			add(n)
-		default:
-			return nil, fmt.Errorf("unknown toolset %q (known: %s, or %q, %q)",
-				n, strings.Join(r.toolsetNames(), ", "), SelectAll, SelectDefault)
-		}
-	}
-	return out, nil
-}
-
-func (r *Registry) hasToolset(name string) bool {
-	return slices.ContainsFunc(r.toolsets, func(ts tooldef.Toolset) bool { return ts.Name == name })
-}
-
-func (r *Registry) hasTool(name string) bool { return slices.Contains(r.toolNames(), name) }
-
-func (r *Registry) toolsetNames() []string {
-	var out []string
-	for _, ts := range r.toolsets {
-		out = append(out, ts.Name)
-	}
-	return out
-}
-
-func (r *Registry) toolNames() []string {
-	var out []string
-	for _, ts := range r.toolsets {
-		for _, t := range ts.Tools {
-			out = append(out, t.Name)
+// asCatalog is what a selection reads of the registered toolsets.
+func (r *Registry) asCatalog() []catalog.Toolset {
+	out := make([]catalog.Toolset, len(r.toolsets))
+	for i, ts := range r.toolsets {
+		out[i] = catalog.Toolset{Name: ts.Name, Default: ts.Default, Tools: make([]catalog.Tool, len(ts.Tools))}
+		for j, t := range ts.Tools {
+			out[i].Tools[j].Name = t.Name
 		}
 	}
 	return out

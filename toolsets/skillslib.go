@@ -33,5 +33,5 @@ func NewSkillsLibrary(env Env) (*skills.Library, error) {
 		}
 		external = append(external, p)
 	}
-	return skills.NewLibrary(skills.Options{Home: env.Home, ExternalDirs: external, LookupEnv: env.LookupEnv, Logger: env.Logger}), nil
+	return skills.NewLibrary(skills.Options{Home: env.Home, ExternalDirs: external, LookupEnv: env.LookupEnv, LookPath: env.LookPath, Logger: env.Logger}), nil
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/hermes-go/hermes/internal/envref"
@@ -51,6 +50,9 @@ type Env struct {
 	// BrowserAllowPrivateURLs, when set, overrides browser.allow_private_urls
 	// (hermes-tools-mcp sets it false when serving off loopback).
 	BrowserAllowPrivateURLs *bool
+	// LookPath finds the programs tools run (Chromium, espeak-ng, the
+	// commands a skill requires); nil means exec.LookPath.
+	LookPath func(string) (string, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -70,15 +72,7 @@ func (t *Toolbox) Close() error {
 	return t.browser.Close()
 }
 
-// toolsetEntry is one toolset of the inventory: what is known of it
-// without building it (the variables it reads), and how to build it.
-type toolsetEntry struct {
-	// envVars lists the variables the toolset reads; nil for none.
-	envVars func() []string
-	build   func(*building) tooldef.Toolset
-}
-
-// building is what the entries' constructors share while Builtin runs.
+// building is what the constructors share while Builtin runs.
 type building struct {
 	env     Env
 	getenv  func(string) string
@@ -87,29 +81,19 @@ type building struct {
 	browser *browser.Session
 }
 
-// inventory is every toolset this build ships, in presentation order (the
-// Python Hermes' order: web, browser, vision, image, skills, speech,
-// kanban, then the stateful tools it kept in the agent loop). It is the
-// only list of toolsets: tools/list, doctor, the README table and the
-// variables hermes-migrate writes all come from it.
-//
-// Which are on by default is each toolset's own declaration. In short: web,
-// vision, image and speech are on and hide themselves (with the reason in
-// doctor) until their backend is configured; the browser is on, since
-// Chromium starts only on the first browser call; kanban is on but each
-// tool hides itself unless the process is a dispatcher worker or an
-// orchestrator profile, exactly as in Hermes (a codex worker whose callback
-// lacks the tools could not report back); memory and session_search are on
-// (Hermes' own memory and history); todo is off, as most clients bring a
-// plan tool of their own.
-func inventory() []toolsetEntry {
-	return []toolsetEntry{
-		{web.EnvVars, func(b *building) tooldef.Toolset {
+// inventory is how to build every toolset this build ships, in
+// catalog order: catalog.All is the one list of toolsets (names, defaults,
+// variables, what each tool needs), and tools/list, doctor, the README
+// table and hermes-migrate all come from it and from what is built here;
+// TestInventoryFollowsTheCatalog holds the two together.
+func inventory() []func(*building) tooldef.Toolset {
+	return []func(*building) tooldef.Toolset{
+		func(b *building) tooldef.Toolset {
 			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv})
-		}},
-		{browser.EnvVars, func(b *building) tooldef.Toolset {
+		},
+		func(b *building) tooldef.Toolset {
 			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger,
-				AllowPrivateURLs: b.env.BrowserAllowPrivateURLs}
+				AllowPrivateURLs: b.env.BrowserAllowPrivateURLs, LookPath: b.env.LookPath}
 			// browser_vision looks through vision_analyze's model; without
 			// one it is hidden with the same reason.
 			if err := vision.Check(b.media); err != nil {
@@ -119,31 +103,21 @@ func inventory() []toolsetEntry {
 			}
 			b.browser = browser.New(bo)
 			return b.browser.Toolset()
-		}},
-		{vision.EnvVars, func(b *building) tooldef.Toolset {
-			return vision.Toolset(b.media)
-		}},
-		{imagegen.EnvVars, func(b *building) tooldef.Toolset {
-			return imagegen.Toolset(b.media)
-		}},
-		{skills.EnvVars, func(b *building) tooldef.Toolset {
-			return b.lib.Toolset()
-		}},
-		{tts.EnvVars, func(b *building) tooldef.Toolset {
-			return tts.Toolset(b.media)
-		}},
-		{kanban.EnvVars, func(b *building) tooldef.Toolset {
+		},
+		func(b *building) tooldef.Toolset { return vision.Toolset(b.media) },
+		func(b *building) tooldef.Toolset { return imagegen.Toolset(b.media) },
+		func(b *building) tooldef.Toolset { return b.lib.Toolset() },
+		func(b *building) tooldef.Toolset { return tts.Toolset(b.media) },
+		func(b *building) tooldef.Toolset {
 			return kanban.Toolset(kanban.Options{Home: b.env.Home, Getenv: b.getenv})
-		}},
-		{nil, func(b *building) tooldef.Toolset {
-			return memory.Toolset(memory.Options{Home: b.env.Home})
-		}},
-		{sessions.EnvVars, func(b *building) tooldef.Toolset {
+		},
+		func(b *building) tooldef.Toolset { return memory.Toolset(memory.Options{Home: b.env.Home}) },
+		func(b *building) tooldef.Toolset {
 			return sessions.Toolset(sessions.Options{Home: b.env.Home, Getenv: b.getenv, Logger: b.env.Logger})
-		}},
-		{todo.EnvVars, func(b *building) tooldef.Toolset {
+		},
+		func(b *building) tooldef.Toolset {
 			return todo.Toolset(todo.Options{Home: b.env.Home, Getenv: b.getenv})
-		}},
+		},
 	}
 }
 
@@ -162,11 +136,11 @@ func Builtin(env Env) (*Toolbox, error) {
 			return nil, err
 		}
 	}
-	b.media = mediaapi.Options{Home: env.Home, Getenv: b.getenv}
+	b.media = mediaapi.Options{Home: env.Home, Getenv: b.getenv, LookPath: env.LookPath}
 	inv := inventory()
 	toolsets := make([]tooldef.Toolset, len(inv))
-	for i, e := range inv {
-		toolsets[i] = e.build(b)
+	for i, build := range inv {
+		toolsets[i] = build(b)
 	}
 	return &Toolbox{Toolsets: toolsets, browser: b.browser}, nil
 }
@@ -191,18 +165,4 @@ func literalRefsUnset(getenv func(string) string, logger *slog.Logger) func(stri
 		}
 		return ""
 	}
-}
-
-// EnvVarNames returns, sorted and without duplicates, every environment
-// variable the shipped toolsets read, from the inventory alone: nothing is
-// built, so it costs no config read, skills scan or browser.
-func EnvVarNames() []string {
-	var out []string
-	for _, e := range inventory() {
-		if e.envVars != nil {
-			out = append(out, e.envVars()...)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

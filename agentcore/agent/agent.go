@@ -42,7 +42,7 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/memory"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
@@ -319,7 +319,7 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	}
 	cfg.ReasoningEffort = o.ReasoningEffort
 	mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv,
-		ToolsArgs: o.ToolsArgs, ToolsEnvVars: toolsets.EnvVarNames()}
+		ToolsArgs: o.ToolsArgs, ToolsEnvVars: catalog.EnvVarNames()}
 	if !o.SkipHermesTools {
 		bin, err := FindToolsBinary(o.ToolsBinary)
 		if err != nil {
@@ -701,7 +701,7 @@ func (c *Conversation) nativeSide(ctx context.Context) (native.Config, *mcpclien
 		// Sub-agents and reviews are not the kanban run's owner: the
 		// original marks them so that the board refuses their changes.
 		mo := mcpclients.Options{HermesHome: o.HermesHome, Servers: servers, ConfigProblems: problems, Getenv: o.Getenv,
-			ToolsArgs: o.ToolsArgs, ToolsEnvVars: toolsets.EnvVarNames(), DelegatedChild: true}
+			ToolsArgs: o.ToolsArgs, ToolsEnvVars: catalog.EnvVarNames(), DelegatedChild: true}
 		if !o.SkipHermesTools {
 			if mo.ToolsBinary, err = FindToolsBinary(o.ToolsBinary); err != nil {
 				c.subErr = err

@@ -14,7 +14,7 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // Usage is the command's argument hint.
@@ -250,7 +250,7 @@ func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
 		DiscoverPlugins:     s.DiscoverPlugins,
 		Logger:              s.Logger,
 	}
-	job.EnvVars = toolsets.EnvVarNames()
+	job.EnvVars = catalog.EnvVarNames()
 	res, err := job.Run(ctx)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/toolsbuild"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // TestEmptyVariableCountsAsUnset: Gemini CLI's entry names every variable
@@ -32,7 +32,7 @@ func TestEmptyVariableCountsAsUnset(t *testing.T) {
 	}
 	absent := doctor()
 	var empty []string
-	for _, v := range toolsets.EnvVarNames() {
+	for _, v := range catalog.EnvVarNames() {
 		empty = append(empty, v+"=")
 	}
 	if got := doctor(empty...); !bytes.Equal(got, absent) {

@@ -34,7 +34,7 @@ import (
 	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 var version = ""
@@ -418,7 +418,7 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 	if job.HermesHome, job.HermesHomeExplicit, err = hermesHome(o, d); err != nil {
 		return job, err
 	}
-	job.EnvVars = toolsets.EnvVarNames()
+	job.EnvVars = catalog.EnvVarNames()
 	if o.projectRoot != "" {
 		// Project files are committed and read on other machines: no
 		// absolute path of this one, and HERMES_HOME only when

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // toolNeed is a group of hermes-tools' tools that stay hidden until one of
@@ -49,7 +50,7 @@ func toolNeeds(home string, getenv func(string) string) ([]toolNeed, error) {
 		return nil, fmt.Errorf("hermes_tools in %s/%s: %w", home, hermeshome.ConfigFile, err)
 	}
 	var names []string
-	for _, v := range toolsets.EnvVarNames() {
+	for _, v := range catalog.EnvVarNames() {
 		if !strings.HasPrefix(v, "HERMES_KANBAN_") && getenv(v) == "" {
 			names = append(names, regexp.QuoteMeta(v))
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/golden"
 	"github.com/hermes-go/hermes/internal/unidiff"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 const (
@@ -27,7 +27,7 @@ func readmeSnippets(t *testing.T) string {
 	t.Helper()
 	tools := configmigrate.HermesToolsServer(configmigrate.HermesToolsOptions{
 		Command: "/usr/local/bin/hermes-tools-mcp",
-		EnvVars: toolsets.EnvVarNames(),
+		EnvVars: catalog.EnvVarNames(),
 	})
 	var b strings.Builder
 	codex, _, err := configmigrate.MigrateCodex(nil, configmigrate.CodexInput{HermesTools: &tools})

@@ -13,7 +13,7 @@ import (
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // humanReport is what the text output needs besides the clients' reports.
@@ -50,7 +50,7 @@ type humanReport struct {
 // later works) but need nothing from the user.
 func setVariables(env *hermesenv.Env) []string {
 	var out []string
-	for _, v := range toolsets.EnvVarNames() {
+	for _, v := range catalog.EnvVarNames() {
 		if env.Source(v) == "environment" && v != hermeshome.EnvVar {
 			out = append(out, v)
 		}
@@ -62,7 +62,7 @@ func setVariables(env *hermesenv.Env) []string {
 // .env sets.
 func dotenvVariables(env *hermesenv.Env) []string {
 	var out []string
-	for _, v := range toolsets.EnvVarNames() {
+	for _, v := range catalog.EnvVarNames() {
 		if env.FromFile(v) && env.Getenv(v) != "" {
 			out = append(out, v)
 		}

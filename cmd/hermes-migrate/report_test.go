@@ -17,7 +17,7 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/golden"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // What a first `hermes-migrate --client all` may print on
@@ -170,7 +170,7 @@ func TestFirstRunOnRealisticHomeIsShort(t *testing.T) {
 		strings.Contains(needs[0], "run hermes-migrate") {
 		t.Errorf("want one line of tools waiting for a variable, web_search among them and no kanban tool: %q", needs)
 	}
-	for _, v := range toolsets.EnvVarNames() {
+	for _, v := range catalog.EnvVarNames() {
 		if v != "OPENROUTER_API_KEY" && strings.Contains(strings.Join(rest, "\n"), v) {
 			t.Errorf("unset variable %s is named outside the line of tools waiting for one:\n%s", v, out)
 		}
@@ -287,7 +287,7 @@ func TestVariableSummary(t *testing.T) {
 					rest = append(rest, l)
 				}
 			}
-			for _, v := range toolsets.EnvVarNames() {
+			for _, v := range catalog.EnvVarNames() {
 				if _, set := tt.env[v]; !set && strings.Contains(strings.Join(rest, "\n"), v) {
 					t.Errorf("unset variable %s is named outside the line of tools waiting for one:\n%s", v, out)
 				}

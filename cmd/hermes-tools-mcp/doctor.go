@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // keysLine names the set variables by where they came from, values never
@@ -75,7 +75,7 @@ func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 		Toolsets:   s.plan.Toolsets,
 		Source:     s.source,
 	}
-	for _, name := range toolsets.EnvVarNames() {
+	for _, name := range catalog.EnvVarNames() {
 		if src := s.env.Source(name); src != "" && name != hermeshome.EnvVar {
 			rep.Keys = append(rep.Keys, doctorKey{Name: name, Source: src})
 		}

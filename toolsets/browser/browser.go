@@ -3,6 +3,7 @@ package browser
 import (
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -26,6 +27,8 @@ type settings struct {
 	callTimeout time.Duration
 	shotDir     string
 	extraFlags  map[string]any
+	// lookPath finds Chromium.
+	lookPath func(string) (string, error)
 }
 
 // resolveSettings reads config.yaml's browser section and resolves which
@@ -52,6 +55,10 @@ func resolveSettings(opts Options) (settings, error) {
 		s.callTimeout = opts.CallTimeout
 	}
 	s.browser = ResolveBrowser(opts, cfg)
+	s.lookPath = opts.LookPath
+	if s.lookPath == nil {
+		s.lookPath = exec.LookPath
+	}
 	s.shotDir = opts.ScreenshotDir
 	if s.shotDir == "" {
 		if opts.Home != "" {

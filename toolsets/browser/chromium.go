@@ -7,15 +7,16 @@ import (
 	"os/exec"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // Environment variables the toolset reads.
 const (
 	// EnvCDPURL attaches to a running browser (ws:// or http:// DevTools
 	// address) instead of launching Chromium.
-	EnvCDPURL = "BROWSER_CDP_URL"
+	EnvCDPURL = catalog.EnvBrowserCDPURL
 	// EnvChromePath overrides Chromium discovery.
-	EnvChromePath = "CHROME_PATH"
+	EnvChromePath = catalog.EnvChromePath
 )
 
 // Config is the browser section of config.yaml. A section that does not
@@ -67,14 +68,14 @@ func ResolveBrowser(opts Options, cfg Config) Browser {
 	}
 }
 
-// Check reports whether the browser tools can work: attaching needs
+// check reports whether the browser tools can work: attaching needs
 // nothing local (a browser that is down is reported by the first call, not
-// guessed at here), launching needs a Chromium binary.
-func (b Browser) Check() error {
+// guessed at here), launching needs a Chromium binary, found by lookPath.
+func (b Browser) check(lookPath func(string) (string, error)) error {
 	if b.CDPURL != "" {
 		return nil
 	}
-	_, err := FindChromium(b.ExecPath)
+	_, err := findChromium(b.ExecPath, lookPath)
 	return err
 }
 
@@ -87,33 +88,21 @@ func firstNonEmpty(vs ...string) string {
 	return ""
 }
 
-// candidates are tried in order when no path is configured. The Debian
-// package's real binary comes first: /usr/bin/chromium is a shell wrapper
-// that adds flags from /etc/chromium.d (extensions among them) we do not
-// want; it execs the same binary, so either works. headless-shell is
-// faster to start but is a different build, so it is a fallback only.
-var candidates = []string{
-	"/usr/lib/chromium/chromium",
-	"chromium",
-	"chromium-browser",
-	"google-chrome",
-	"google-chrome-stable",
-	"chromium-headless-shell",
-	"headless_shell",
-}
-
 // FindChromium returns the browser binary: path when non-empty (it must
-// exist), else the first of the usual names found.
-func FindChromium(path string) (string, error) {
+// exist), else the first of the usual names found (catalog.ChromiumNeed
+// lists them, in the order they are tried).
+func FindChromium(path string) (string, error) { return findChromium(path, exec.LookPath) }
+
+func findChromium(path string, lookPath func(string) (string, error)) (string, error) {
 	if path != "" {
-		p, err := exec.LookPath(path)
+		p, err := lookPath(path)
 		if err != nil {
 			return "", fmt.Errorf("browser binary %q not found (fix %s or the --browser-path flag): %w", path, EnvChromePath, err)
 		}
 		return p, nil
 	}
-	for _, c := range candidates {
-		if p, err := exec.LookPath(c); err == nil {
+	for _, c := range catalog.ChromiumNeed().Programs {
+		if p, err := lookPath(c); err == nil {
 			return p, nil
 		}
 	}

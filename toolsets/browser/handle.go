@@ -34,7 +34,7 @@ func (s *Session) checkBrowser() error {
 	if s.setErr != nil {
 		return s.setErr
 	}
-	return s.set.browser.Check()
+	return s.set.browser.check(s.set.lookPath)
 }
 
 // checkVision is browser_vision's availability check, for the handler to

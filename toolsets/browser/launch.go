@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
 	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/egress"
 )
@@ -127,7 +128,7 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 		log.Warn("attached to a browser at " + set.browser.CDPURL + ": its connections do not go through hermes-tools' egress proxy, so host names are not checked after DNS; launch Chromium through hermes-tools for the full network policy")
 		allocCtx, rb.allocCancel = remote.NewAllocator(context.Background(), set.browser.CDPURL)
 	} else {
-		path, err := FindChromium(set.browser.ExecPath)
+		path, err := findChromium(set.browser.ExecPath, set.lookPath)
 		if err != nil {
 			return nil, err
 		}

@@ -34,6 +34,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -50,6 +51,9 @@ type Options struct {
 	// ExecPath is the Chromium binary (a command-line flag); it wins over
 	// $CHROME_PATH and discovery.
 	ExecPath string
+	// LookPath finds Chromium, by the configured path or by the names
+	// discovery tries; nil means exec.LookPath.
+	LookPath func(string) (string, error)
 	// CDPURL attaches to an existing browser; it wins over
 	// $BROWSER_CDP_URL and browser.cdp_url.
 	CDPURL string
@@ -76,22 +80,22 @@ type Options struct {
 }
 
 // ToolsetName is what users type in --toolsets.
-const ToolsetName = "browser"
+const ToolsetName = catalog.Browser
 
 // The tool names, in presentation order.
 const (
-	ToolNavigate  = "browser_navigate"
-	ToolSnapshot  = "browser_snapshot"
-	ToolClick     = "browser_click"
-	ToolType      = "browser_type"
-	ToolPress     = "browser_press"
-	ToolScroll    = "browser_scroll"
-	ToolBack      = "browser_back"
-	ToolTabs      = "browser_tabs"
-	ToolDialog    = "browser_dialog"
-	ToolGetImages = "browser_get_images"
-	ToolConsole   = "browser_console"
-	ToolVision    = "browser_vision"
+	ToolNavigate  = catalog.BrowserNavigate
+	ToolSnapshot  = catalog.BrowserSnapshot
+	ToolClick     = catalog.BrowserClick
+	ToolType      = catalog.BrowserType
+	ToolPress     = catalog.BrowserPress
+	ToolScroll    = catalog.BrowserScroll
+	ToolBack      = catalog.BrowserBack
+	ToolTabs      = catalog.BrowserTabs
+	ToolDialog    = catalog.BrowserDialog
+	ToolGetImages = catalog.BrowserGetImages
+	ToolConsole   = catalog.BrowserConsole
+	ToolVision    = catalog.BrowserVision
 )
 
 // Snapshot size limits, shared by the browser_snapshot schema (which
@@ -108,7 +112,7 @@ const (
 const NoVisionModel = "browser_vision needs a vision model: configure the vision backend (OPENAI_API_KEY with AUXILIARY_VISION_MODEL, or auxiliary.vision in config.yaml)"
 
 // EnvVars returns the environment variables the toolset reads.
-func EnvVars() []string { return []string{EnvCDPURL, EnvChromePath} }
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // Toolset returns the twelve browser tools, served by this session. Their
 // checks use the settings resolved at New; Chromium discovery runs on every
@@ -133,12 +137,13 @@ func (s *Session) Toolset() tooldef.Toolset {
 	// destructive although list and select are not.
 	tabs := act
 	vision.Check = s.checkVision
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:         ToolsetName,
-		Description:  "Drive a real headless Chromium: open pages, read them as an accessibility outline with refs, click, type, scroll, go back, switch tabs, answer dialogs, read the console.",
-		Default:      true,
+		Description:  meta.Description,
+		Default:      meta.Default,
 		Instructions: "Start with browser_navigate; act on elements by the @eN refs in the latest snapshot, and take a new snapshot when a ref is stale.",
-		EnvVars:      EnvVars(),
+		EnvVars:      meta.EnvVars,
 		Tools: []tooldef.Tool{
 			tool(ToolNavigate, "Open a URL", navigateDesc, navigateSchema, move, s.navigate),
 			tool(ToolSnapshot, "Read the page", snapshotDesc, snapshotSchema, read, s.snapshot),

@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // env is a fake environment for Options.Getenv.
@@ -38,12 +42,19 @@ func homeWith(t *testing.T, cfg string) string {
 	return home
 }
 
-// discover makes discovery try names (none found: a machine without a
-// browser) for the rest of the test, whatever this machine has installed.
-func discover(t *testing.T, names ...string) {
-	old := candidates
-	candidates = append([]string{"hermes-test-no-such-browser"}, names...)
-	t.Cleanup(func() { candidates = old })
+// discover is a LookPath under which discovery finds the first of names
+// (none: a machine without a browser), whatever this machine has
+// installed; a configured path is looked up for real.
+func discover(names ...string) func(string) (string, error) {
+	return func(file string) (string, error) {
+		if !slices.Contains(catalog.ChromiumNeed().Programs, file) {
+			return exec.LookPath(file)
+		}
+		if len(names) == 0 {
+			return "", exec.ErrNotFound
+		}
+		return exec.LookPath(names[0])
+	}
 }
 
 func TestChecks(t *testing.T) {
@@ -101,7 +112,7 @@ func TestChecks(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			discover(t, tc.discover...)
+			tc.opts.LookPath = discover(tc.discover...)
 			if tc.opts.Getenv == nil {
 				tc.opts.Getenv = env()
 			}

@@ -7,6 +7,7 @@ package imagegen
 import (
 	"encoding/json"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
@@ -22,24 +23,23 @@ func Toolset(opts Options) tooldef.Toolset {
 }
 
 // ToolName is image_generate's wire name.
-const ToolName = "image_generate"
+const ToolName = catalog.ImageGenerate
 
 // ToolsetName is what users type in --toolsets.
-const ToolsetName = "image_gen"
+const ToolsetName = catalog.ImageGen
 
 // EnvVars returns the environment variables the `image_gen` toolset reads.
-func EnvVars() []string {
-	return []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"}
-}
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // declare declares the `image_gen` toolset with handle as
 // image_generate's handler.
 func declare(opts Options, handle tooldef.Handler) tooldef.Toolset {
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:        ToolsetName,
-		Description: "Generate images from text prompts (OpenAI-compatible images API or FAL).",
-		Default:     true,
-		EnvVars:     EnvVars(),
+		Description: meta.Description,
+		Default:     meta.Default,
+		EnvVars:     meta.EnvVars,
 		Tools: []tooldef.Tool{{
 			Name:         ToolName,
 			Title:        "Generate an image",

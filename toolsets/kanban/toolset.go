@@ -28,37 +28,38 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // ToolsetName is what users type in --toolsets and config.yaml's toolsets;
 // "kanban" in a profile's toolsets is also what makes it an orchestrator.
-const ToolsetName = "kanban"
+const ToolsetName = catalog.Kanban
 
 // Tool names. kanban_list and kanban_unblock are orchestrator-only; the
 // rest are also a dispatcher worker's.
 const (
-	toolShow           = "kanban_show"
-	toolList           = "kanban_list"
-	toolComplete       = "kanban_complete"
-	toolBlock          = "kanban_block"
-	toolHeartbeat      = "kanban_heartbeat"
-	toolComment        = "kanban_comment"
-	toolCreate         = "kanban_create"
-	toolUnblock        = "kanban_unblock"
-	toolLink           = "kanban_link"
-	toolRequestReview  = "kanban_request_review"
-	toolRequestChanges = "kanban_request_changes"
-	toolAttach         = "kanban_attach"
-	toolAttachURL      = "kanban_attach_url"
-	toolAttachments    = "kanban_attachments"
+	toolShow           = catalog.KanbanShow
+	toolList           = catalog.KanbanList
+	toolComplete       = catalog.KanbanComplete
+	toolBlock          = catalog.KanbanBlock
+	toolHeartbeat      = catalog.KanbanHeartbeat
+	toolComment        = catalog.KanbanComment
+	toolCreate         = catalog.KanbanCreate
+	toolUnblock        = catalog.KanbanUnblock
+	toolLink           = catalog.KanbanLink
+	toolRequestReview  = catalog.KanbanRequestReview
+	toolRequestChanges = catalog.KanbanRequestChanges
+	toolAttach         = catalog.KanbanAttach
+	toolAttachURL      = catalog.KanbanAttachURL
+	toolAttachments    = catalog.KanbanAttachments
 )
 
 // Environment variables the toolset reads. The dispatcher sets the
 // HERMES_KANBAN_* task variables in a worker's environment; the checks
 // read only envTask, the handlers read the rest.
 const (
-	envTask            = "HERMES_KANBAN_TASK"
+	envTask            = catalog.EnvKanbanTask
 	envRunID           = "HERMES_KANBAN_RUN_ID"
 	envClaimLock       = "HERMES_KANBAN_CLAIM_LOCK"
 	envClaimTTLSeconds = "HERMES_KANBAN_CLAIM_TTL_SECONDS"
@@ -67,20 +68,13 @@ const (
 	envHome            = "HERMES_KANBAN_HOME"
 	envProfile         = "HERMES_PROFILE"
 	envTenant          = "HERMES_TENANT"
-	envSessionID       = "HERMES_SESSION_ID"
+	envSessionID       = catalog.EnvSessionID
 	envDelegatedChild  = "HERMES_DELEGATED_CHILD_CONTEXT"
 )
 
 // EnvVars returns the environment variables the toolset reads, a fresh
 // slice the caller may keep or change.
-func EnvVars() []string {
-	return []string{
-		envTask, envRunID, envClaimLock, envClaimTTLSeconds,
-		envDB, envBoard, envHome,
-		envProfile, envTenant, envSessionID, envDelegatedChild,
-		envAttachmentsRoot, envAllowPrivateURLs,
-	}
-}
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // kanban_list's limits. kanban_list's description and schema advertise
 // them as literal text, so the schemas stay constant strings;
@@ -144,16 +138,13 @@ func Toolset(opts Options) tooldef.Toolset {
 	settles := tooldef.Hints{Idempotent: true}
 	// kanban_attach_url downloads from the web; each call adds a file.
 	fetches := tooldef.Hints{OpenWorld: true}
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
-		Name:        ToolsetName,
-		Description: "Work the Hermes kanban board: report back from a dispatched task, or route work as an orchestrator.",
-		// On by default, yet every tool stays hidden unless this process is
-		// a dispatcher worker or an orchestrator profile: a codex worker
-		// whose callback lacks these tools cannot report back and hangs
-		// until the dispatcher times it out.
-		Default:      true,
+		Name:         ToolsetName,
+		Description:  meta.Description,
+		Default:      meta.Default,
 		Instructions: "Report on your kanban task with these tools before you stop: complete it, block it, or hand it to review.",
-		EnvVars:      EnvVars(),
+		EnvVars:      meta.EnvVars,
 		Tools: []tooldef.Tool{
 			tool(toolShow, "Show a kanban task", showDescription, showInput, showOutput, readOnly, k.handleShow, k.checkWorker),
 			tool(toolList, "List kanban tasks", listDescription, listInput, listOutput, settles, k.handleList, k.checkOrchestrator),

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -36,23 +37,21 @@ type Options struct {
 }
 
 // ToolsetName is what users type in --toolsets.
-const ToolsetName = "memory"
+const ToolsetName = catalog.Memory
 
 type kit struct{ opts Options }
 
 // Toolset returns the memory toolset.
 func Toolset(opts Options) tooldef.Toolset {
 	k := &kit{opts: opts}
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
-		Name:        ToolsetName,
-		Description: "Keep durable notes about the environment and the user in Hermes' memory files, shared with every Hermes session.",
-		// On by default: it is Hermes' own memory, which the agent would
-		// have outside MCP too, and nothing else gives an MCP client a way
-		// to keep what it learns for the next session.
-		Default:      true,
+		Name:         ToolsetName,
+		Description:  meta.Description,
+		Default:      meta.Default,
 		Instructions: "Memory persists across sessions: save durable facts about the user and the environment, not task progress.",
 		Tools: []tooldef.Tool{{
-			Name:         "memory",
+			Name:         catalog.MemoryTool,
 			Title:        "Hermes memory",
 			Description:  description,
 			InputSchema:  json.RawMessage(inputSchema),

@@ -24,20 +24,21 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 // ToolsetName is the toolset's name, as config.yaml and --toolsets spell
 // it; its one tool has the same name.
-const ToolsetName = "session_search"
+const ToolsetName = catalog.SessionSearch
 
 // sessionIDEnv names the caller's own Hermes session, which discovery
 // leaves out (the caller already has it in context).
-const sessionIDEnv = "HERMES_SESSION_ID"
+const sessionIDEnv = catalog.EnvSessionID
 
 // EnvVars returns the environment variables the toolset reads, a fresh
 // slice the caller may keep or change.
-func EnvVars() []string { return []string{sessionIDEnv} }
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // Options configures the session_search toolset.
 type Options struct {
@@ -78,16 +79,15 @@ func Toolset(opts Options) tooldef.Toolset {
 	if k.loc == nil {
 		k.loc = time.Local
 	}
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
-		Name:        ToolsetName,
-		Description: "Search and read past Hermes conversations from state.db.",
-		// On by default: it only reads, and recalling what was said in
-		// earlier sessions is the point of keeping them.
-		Default:      true,
+		Name:         ToolsetName,
+		Description:  meta.Description,
+		Default:      meta.Default,
 		Instructions: "Search earlier conversations before asking the user to repeat something.",
-		EnvVars:      EnvVars(),
+		EnvVars:      meta.EnvVars,
 		Tools: []tooldef.Tool{{
-			Name:         ToolsetName,
+			Name:         catalog.SessionSearchTool,
 			Title:        "Search past sessions",
 			Description:  description,
 			InputSchema:  json.RawMessage(inputSchema),

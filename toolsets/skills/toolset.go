@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -44,15 +45,13 @@ type Options struct {
 
 // ToolsetName is the name of the skills toolset, for callers that serve
 // more of the Library when the toolset is enabled.
-const ToolsetName = "skills"
+const ToolsetName = catalog.Skills
 
 // EnvVars returns the environment variables the toolset reads: the
 // messaging platform, which selects skills.platform_disabled, and the
 // kanban worker's variables, which decide whether kanban-tagged skills are
 // offered.
-func EnvVars() []string {
-	return []string{"HERMES_PLATFORM", "HERMES_SESSION_PLATFORM", envKanbanTask, envKanbanBoard, envDelegatedChild}
-}
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // Toolset returns the skills toolset over a new Library.
 func Toolset(opts Options) tooldef.Toolset {
@@ -63,15 +62,16 @@ func Toolset(opts Options) tooldef.Toolset {
 // use the same Library share its index.
 func (l *Library) Toolset() tooldef.Toolset {
 	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:         ToolsetName,
-		Description:  "Browse, read and save Hermes skills: reusable task instructions with their reference files.",
-		Default:      true,
+		Description:  meta.Description,
+		Default:      meta.Default,
 		Instructions: "Skills are reusable procedures and references. Call skills_list when a task may match one, then skill_view to load it before starting; save what worked with skill_manage.",
-		EnvVars:      EnvVars(),
+		EnvVars:      meta.EnvVars,
 		Tools: []tooldef.Tool{
 			{
-				Name:         "skills_list",
+				Name:         catalog.SkillsList,
 				Title:        "List skills",
 				Description:  listDescription,
 				InputSchema:  json.RawMessage(listInputSchema),
@@ -80,7 +80,7 @@ func (l *Library) Toolset() tooldef.Toolset {
 				Handler:      l.handleList,
 			},
 			{
-				Name:         "skill_view",
+				Name:         catalog.SkillView,
 				Title:        "View a skill",
 				Description:  viewDescription,
 				InputSchema:  json.RawMessage(viewInputSchema),
@@ -89,7 +89,7 @@ func (l *Library) Toolset() tooldef.Toolset {
 				Handler:      l.handleView,
 			},
 			{
-				Name:         "skill_manage",
+				Name:         catalog.SkillManage,
 				Title:        "Create or change a skill",
 				Description:  manageDescription,
 				InputSchema:  json.RawMessage(manageInputSchema),

@@ -14,6 +14,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -44,17 +45,17 @@ func Toolset(opts Options) tooldef.Toolset {
 }
 
 // ToolsetName is what users type in --toolsets.
-const ToolsetName = "todo"
+const ToolsetName = catalog.Todo
 
 // ToolName is the wire name of the toolset's only tool.
-const ToolName = "todo"
+const ToolName = catalog.TodoTool
 
 // SessionEnv names the variable that picks the session whose list a call
 // uses when the call names none.
-const SessionEnv = "HERMES_SESSION_ID"
+const SessionEnv = catalog.EnvSessionID
 
 // EnvVars returns the environment variables the toolset reads.
-func EnvVars() []string { return []string{SessionEnv} }
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // The statuses an item can have. The implementation normalises every item
 // to one of these and counts them in the summary; the schemas below spell
@@ -75,15 +76,12 @@ func Statuses() []string {
 
 // declare returns the todo toolset with its tool bound to handle.
 func declare(handle tooldef.Handler) tooldef.Toolset {
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:        ToolsetName,
-		Description: "A task list for the current session; a named session's list survives server restarts.",
-		// Off by default: codex, Claude Code and most other MCP clients
-		// have a plan or todo tool of their own, and a second one costs
-		// context and splits the plan in two. Turn it on for clients
-		// without one.
-		Default: false,
-		EnvVars: EnvVars(),
+		Description: meta.Description,
+		Default:     meta.Default,
+		EnvVars:     meta.EnvVars,
 		Tools: []tooldef.Tool{{
 			Name:         ToolName,
 			Title:        "Session todo list",

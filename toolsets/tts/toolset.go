@@ -6,6 +6,7 @@ package tts
 import (
 	"encoding/json"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
@@ -25,24 +26,23 @@ func Toolset(opts Options) tooldef.Toolset {
 }
 
 // ToolName is text_to_speech's wire name.
-const ToolName = "text_to_speech"
+const ToolName = catalog.TextToSpeech
 
 // ToolsetName is what users type in --toolsets.
-const ToolsetName = "tts"
+const ToolsetName = catalog.TTS
 
 // EnvVars returns the environment variables the `tts` toolset reads.
-func EnvVars() []string {
-	return []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"}
-}
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // declare declares the `tts` toolset with handle as
 // text_to_speech's handler.
 func declare(opts Options, handle tooldef.Handler) tooldef.Toolset {
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:        ToolsetName,
-		Description: "Turn text into speech audio files (espeak-ng locally, or OpenAI or ElevenLabs).",
-		Default:     true,
-		EnvVars:     EnvVars(),
+		Description: meta.Description,
+		Default:     meta.Default,
+		EnvVars:     meta.EnvVars,
 		Tools: []tooldef.Tool{{
 			Name:         ToolName,
 			Title:        "Text to speech",

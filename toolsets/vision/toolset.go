@@ -8,6 +8,7 @@ package vision
 import (
 	"encoding/json"
 
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
@@ -23,25 +24,24 @@ func Toolset(opts Options) tooldef.Toolset {
 }
 
 // ToolName is vision_analyze's wire name.
-const ToolName = "vision_analyze"
+const ToolName = catalog.VisionAnalyze
 
 // ToolsetName is what users type in --toolsets.
-const ToolsetName = "vision"
+const ToolsetName = catalog.Vision
 
 // EnvVars returns the environment variables the `vision` toolset reads.
-func EnvVars() []string {
-	return []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL"}
-}
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // declare declares the `vision` toolset with handle as
 // vision_analyze's handler.
 func declare(opts Options, handle tooldef.Handler) tooldef.Toolset {
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:         ToolsetName,
-		Description:  "Look at images from URLs, files or data URLs with a vision model.",
-		Default:      true,
+		Description:  meta.Description,
+		Default:      meta.Default,
 		Instructions: "vision_analyze takes an image URL, a local path or a data URL.",
-		EnvVars:      EnvVars(),
+		EnvVars:      meta.EnvVars,
 		Tools: []tooldef.Tool{{
 			Name:         ToolName,
 			Title:        "Analyze an image",

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -93,37 +94,30 @@ func (t *tools) withTimeout(ctx context.Context) (context.Context, context.Cance
 	return context.WithTimeout(ctx, t.timeout)
 }
 
-// Tool names.
 // ToolsetName is what users type in --toolsets.
-const ToolsetName = "web"
+const ToolsetName = catalog.Web
 
+// Tool names.
 const (
-	SearchTool  = "web_search"
-	ExtractTool = "web_extract"
+	SearchTool  = catalog.WebSearch
+	ExtractTool = catalog.WebExtract
 )
 
 // EnvVars returns the environment variables the toolset reads: the keys
 // the checks look at and the base URLs the handlers honour.
-func EnvVars() []string {
-	return []string{
-		"TAVILY_API_KEY", "TAVILY_BASE_URL",
-		"EXA_API_KEY", "EXA_BASE_URL",
-		"FIRECRAWL_API_KEY", "FIRECRAWL_API_URL",
-		"SEARXNG_URL",
-		"BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_BASE_URL",
-	}
-}
+func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
 // toolset declares the web toolset with t's handlers.
 func (t *tools) toolset() tooldef.Toolset {
 	home, getenv := t.home, t.getenv
 	hints := tooldef.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true}
+	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:         ToolsetName,
-		Description:  "Search the web and read pages (HTML, PDF) as Markdown.",
-		Default:      true,
+		Description:  meta.Description,
+		Default:      meta.Default,
 		Instructions: "Search the web, then extract the pages worth reading; use the browser only when a page needs interaction.",
-		EnvVars:      EnvVars(),
+		EnvVars:      meta.EnvVars,
 		Tools: []tooldef.Tool{
 			{
 				Name:         SearchTool,
