@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -35,7 +36,7 @@ func BenchmarkToolNeeds(b *testing.B) {
 	home := filepath.Join(h.home, ".hermes")
 	getenv := func(k string) string { return h.env[k] }
 	for b.Loop() {
-		if _, err := toolNeeds(home, getenv); err != nil {
+		if _, err := toolNeeds(home, getenv, exec.LookPath); err != nil {
 			b.Fatal(err)
 		}
 	}
