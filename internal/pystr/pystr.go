@@ -8,6 +8,7 @@ package pystr
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,8 +56,60 @@ func Truthy(v any) bool {
 		return len(x) > 0
 	case map[string]any:
 		return len(x) > 0
+	case map[any]any:
+		return len(x) > 0
 	}
 	return true
+}
+
+// Str is Python's str() of a scalar decoded from YAML or JSON where it
+// differs from Go's formatting: None, True and False.
+func Str(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// In is Python's `name in (value or [])` on a decoded value: membership in
+// a list, a key of a mapping, a substring of a string. ok is false where
+// Python would raise (a true number or boolean), which callers answering
+// a yes/no question take as "no".
+func In(value any, name string) (in, ok bool) {
+	switch v := value.(type) {
+	case nil:
+		return false, true
+	case string:
+		return strings.Contains(v, name), true
+	case []any:
+		for _, e := range v {
+			if s, isStr := e.(string); isStr && s == name {
+				return true, true
+			}
+		}
+		return false, true
+	case map[string]any:
+		_, has := v[name]
+		return has, true
+	case map[any]any:
+		_, has := v[name]
+		return has, true
+	case bool:
+		return false, !v
+	case int:
+		return false, v == 0
+	case float64:
+		return false, v == 0
+	}
+	return false, false
 }
 
 // TruthyJSON is Truthy of a JSON text; an empty or malformed one is false.

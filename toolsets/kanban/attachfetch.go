@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/internal/urlguard"
 )
 
@@ -73,7 +74,7 @@ func isTruthyValue(v any) bool {
 		}
 		return false
 	}
-	return pyTruthy(v)
+	return pystr.Truthy(v)
 }
 
 // download fetches rawURL as Hermes' _download_url_with_cap does: http(s)

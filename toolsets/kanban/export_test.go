@@ -33,9 +33,6 @@ func WorkerRuleTools() []string {
 	return out
 }
 
-// ParsePyList exposes the reader of Python list literals to the tests.
-var ParsePyList = parsePyList
-
 // PyB64Decode exposes Python's strict base64 decoding to the tests.
 var PyB64Decode = pyB64Decode
 

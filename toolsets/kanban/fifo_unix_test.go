@@ -3,10 +3,13 @@
 package kanban_test
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/toolsets/kanban"
 )
 
 // TestFIFOBoardRefusedAndServerExits runs the real server on a home whose
@@ -53,5 +56,31 @@ func mkfifo(t *testing.T, path string) {
 	t.Helper()
 	if err := syscall.Mkfifo(path, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFIFOCurrentBoardDoesNotBlock: a FIFO at <root>/kanban/current (which
+// names the current board) is passed over at once, as an unreadable file,
+// instead of blocking every call that resolves the board.
+func TestFIFOCurrentBoardDoesNotBlock(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "kanban"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(home, "kanban", "current"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		ref, _ := kanban.ResolveBoard(home, "", func(string) string { return "" })
+		done <- ref.Path
+	}()
+	select {
+	case got := <-done:
+		if want := filepath.Join(home, "kanban.db"); got != want {
+			t.Errorf("board %s, want the default %s", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("resolving the board blocked on a FIFO at kanban/current")
 	}
 }

@@ -28,6 +28,9 @@ func TestResolveBoard(t *testing.T) {
 	writeFile(t, filepath.Join(home, "kanban", "boards", "stub", "kanban.db"), "")
 	stale := t.TempDir()
 	writeFile(t, filepath.Join(stale, "kanban", "current"), "gone\n")
+	archived := t.TempDir()
+	writeFile(t, filepath.Join(archived, "kanban", "current"), "old\n")
+	writeFile(t, filepath.Join(archived, "kanban", "boards", "old", "board.json"), `{"archived": true}`)
 	tests := []struct {
 		name    string
 		home    string
@@ -48,6 +51,7 @@ func TestResolveBoard(t *testing.T) {
 		{name: "archived board env", home: home, env: map[string]string{"HERMES_KANBAN_BOARD": "old"}, want: filepath.Join(home, "kanban", "boards", "research", "kanban.db")},
 		{name: "malformed board env", home: home, env: map[string]string{"HERMES_KANBAN_BOARD": "../x"}, want: filepath.Join(home, "kanban", "boards", "research", "kanban.db")},
 		{name: "stale current file", home: stale, want: filepath.Join(stale, "kanban.db")},
+		{name: "current file naming an archived board", home: archived, want: filepath.Join(archived, "kanban.db")},
 		{name: "profile home shares the root", home: profile, board: "default", want: filepath.Join(home, "kanban.db")},
 		{name: "kanban home", home: profile, env: map[string]string{"HERMES_KANBAN_HOME": "/srv/kb"}, want: "/srv/kb/kanban.db"},
 		{name: "no current file", home: t.TempDir(), want: ""},

@@ -1,7 +1,6 @@
 package kanban
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/internal/safefile"
 )
 
@@ -79,9 +79,9 @@ func ResolveBoard(home, board string, getenv func(string) string) (BoardRef, err
 	return slugRef(root, currentBoard(root, getenv))
 }
 
-// currentBoard is Hermes' get_current_board: HERMES_KANBAN_BOARD when it
-// names a board that exists and is not archived, else the slug in
-// <root>/kanban/current when that board exists, else the default board. A
+// currentBoard is Hermes' get_current_board: HERMES_KANBAN_BOARD, else the
+// slug in <root>/kanban/current, whichever first names a board that exists
+// and is not archived, else the default board. A
 // malformed or stale name falls through, as in Hermes, so that the board
 // a row is written to and the directory its attachments go to are always
 // chosen alike.
@@ -89,8 +89,11 @@ func currentBoard(root string, getenv func(string) string) string {
 	if slug, ok := normalizeSlug(getenv(envBoard)); ok && boardExists(root, slug) && !boardArchived(root, slug) {
 		return slug
 	}
-	if line, err := readFirstLine(filepath.Join(root, "kanban", "current")); err == nil {
-		if slug, ok := normalizeSlug(strings.TrimPrefix(line, "\ufeff")); ok && boardExists(root, slug) {
+	// Read without blocking and bounded: a FIFO or a device planted there
+	// must not stall every kanban call.
+	if data, err := safefile.ReadUserFile(filepath.Join(root, "kanban", "current"), 4096); err == nil {
+		line, _, _ := strings.Cut(strings.TrimPrefix(string(data), "\ufeff"), "\n")
+		if slug, ok := normalizeSlug(line); ok && boardExists(root, slug) && !boardArchived(root, slug) {
 			return slug
 		}
 	}
@@ -134,7 +137,7 @@ func boardArchived(root, slug string) bool {
 	if json.Unmarshal(data, &meta) != nil {
 		return false
 	}
-	return pyTruthy(meta["archived"])
+	return pystr.Truthy(meta["archived"])
 }
 
 func slugRef(root, raw string) (BoardRef, error) {
@@ -146,17 +149,4 @@ func slugRef(root, raw string) (BoardRef, error) {
 		return BoardRef{Slug: slug, Path: filepath.Join(root, "kanban.db")}, nil
 	}
 	return BoardRef{Slug: slug, Path: filepath.Join(root, "kanban", "boards", slug, "kanban.db")}, nil
-}
-
-func readFirstLine(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if sc.Scan() {
-		return strings.TrimSpace(sc.Text()), nil
-	}
-	return "", sc.Err()
 }

@@ -59,28 +59,12 @@ func matchesEnvironment(fields map[string]any, env environment) bool {
 		list = []any{v}
 	}
 	for _, t := range list {
-		tag := strings.ToLower(strings.TrimSpace(pyStr(t)))
+		tag := strings.ToLower(strings.TrimSpace(pystr.Str(t)))
 		if tag != "" && env.active(tag) {
 			return true
 		}
 	}
 	return false
-}
-
-// pyStr is Python's str() of a frontmatter scalar where it differs from
-// str: a null tag is the unknown tag "None" there (and so relevant), not a
-// blank one.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	}
-	return str(v)
 }
 
 // kanbanFromEnv is the first of the original's kanban signals: a
@@ -90,26 +74,6 @@ func pyStr(v any) string {
 func (l *Library) kanbanFromEnv() bool {
 	set := func(k string) bool { v, ok := l.lookupEnv(k); return ok && v != "" }
 	return (set(envKanbanTask) || set(envKanbanBoard)) && !set(envDelegatedChild)
-}
-
-// profileHasKanban is the second: "kanban" in config.yaml's top-level
-// toolsets, tested as Python's `in` tests it (a list holds it, a string
-// contains it, a mapping has it as a key).
-func profileHasKanban(toolsets any) bool {
-	switch x := toolsets.(type) {
-	case []any:
-		for _, e := range x {
-			if s, ok := e.(string); ok && s == "kanban" {
-				return true
-			}
-		}
-	case string:
-		return strings.Contains(x, "kanban")
-	case map[string]any:
-		_, ok := x["kanban"]
-		return ok
-	}
-	return false
 }
 
 // containerMarkers detects docker and s6 under root ("/" outside tests),

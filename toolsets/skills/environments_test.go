@@ -53,6 +53,10 @@ func TestEnvironmentsTag(t *testing.T) {
 			env: map[string]string{"HERMES_KANBAN_TASK": "t_1", "HERMES_DELEGATED_CHILD_CONTEXT": "1"}, listed: []string{"env-kanban", "env-mixed"}},
 		{name: "toolsets as a string", config: "toolsets: hermes-cli,kanban\n", listed: []string{"env-kanban", "env-mixed"}},
 		{name: "no kanban in toolsets", config: "toolsets: [hermes-cli]\nagent:\n  disabled_toolsets: []\n"},
+		// `hermes tools` writes per-platform lists; the kanban tools' gate
+		// counts them, and so does this, as the original's one predicate.
+		{name: "kanban in a platform list", config: "platform_toolsets:\n  cli: [hermes-cli, kanban]\n", listed: []string{"env-kanban", "env-mixed"}},
+		{name: "platform list, disabled", config: "platform_toolsets:\n  cli: [kanban]\nagent:\n  disabled_toolsets: \"['kanban']\"\n"},
 		{name: "docker by .dockerenv", root: map[string]string{".dockerenv": ""}, listed: []string{"env-docker", "env-mixed"}},
 		{name: "podman by .containerenv", root: map[string]string{"run/.containerenv": ""}, listed: []string{"env-docker", "env-mixed"}},
 		{name: "container by PID 1's cgroup", root: map[string]string{"proc/1/cgroup": "0::/system.slice/docker-4f1c.scope\n"}, listed: []string{"env-docker", "env-mixed"}},

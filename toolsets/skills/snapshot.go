@@ -182,13 +182,13 @@ func (l *Library) readConfig(snap *snapshot, platformEnv string) listingConfig {
 	cfgPath := filepath.Join(l.home, "config.yaml")
 	snap.stamp(cfgPath)
 	var cfg struct {
-		Toolsets any `yaml:"toolsets"`
-		Skills   struct {
+		Skills struct {
 			Disabled         any            `yaml:"disabled"`
 			PlatformDisabled map[string]any `yaml:"platform_disabled"`
 		} `yaml:"skills"`
 	}
-	if err := hermeshome.DecodeFile(cfgPath, &cfg); err != nil {
+	var whole map[string]any
+	if err := hermeshome.DecodeFile(cfgPath, &cfg); err != nil || hermeshome.DecodeFile(cfgPath, &whole) != nil {
 		return listingConfig{}
 	}
 	out := map[string]bool{}
@@ -203,7 +203,7 @@ func (l *Library) readConfig(snap *snapshot, platformEnv string) listingConfig {
 	if platformEnv != "" {
 		add(cfg.Skills.PlatformDisabled[platformEnv])
 	}
-	return listingConfig{disabled: out, kanbanProfile: profileHasKanban(cfg.Toolsets)}
+	return listingConfig{disabled: out, kanbanProfile: hermeshome.KanbanProfile(whole)}
 }
 
 // configNames reads a list setting that `hermes config set` may have stored

@@ -1,4 +1,4 @@
-package kanban_test
+package pystr_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/toolsets/kanban"
+	"github.com/hermes-go/hermes/internal/pystr"
 )
 
 func TestParsePyList(t *testing.T) {
@@ -30,7 +30,7 @@ func TestParsePyList(t *testing.T) {
 		{`['a' 'b']`, nil},
 	}
 	for _, tt := range tests {
-		got, err := kanban.ParsePyList(tt.in)
+		got, err := pystr.ParseList(tt.in)
 		if tt.want == nil {
 			if err == nil {
 				t.Errorf("%s: parsed as %q, want a refusal", tt.in, got)
@@ -89,7 +89,7 @@ json.dump(out, sys.stdout)
 	}
 	accepted := 0
 	for i, s := range inputs {
-		got, err := kanban.ParsePyList(s)
+		got, err := pystr.ParseList(s)
 		if err != nil {
 			// What matters to the gate: a list Python reads as naming
 			// kanban is read so here too.

@@ -1,4 +1,4 @@
-package kanban
+package pystr
 
 import (
 	"errors"
@@ -11,12 +11,12 @@ import (
 // would accept (as far as this reader goes).
 var errNotLiteral = errors.New("not a Python list literal")
 
-// parsePyList reads a Python list literal such as "['kanban', \"web\"]",
+// ParseList reads a Python list literal such as "['kanban', \"web\"]",
 // the form `hermes config set` stores lists in, and returns str() of each
 // element: strings as they are, True/False/None and numbers as Python
 // prints them, nested lists and tuples as an opaque placeholder (no
 // toolset is named like one).
-func parsePyList(s string) ([]string, error) {
+func ParseList(s string) ([]string, error) {
 	p := &pyParser{s: s}
 	p.space()
 	if !p.eat('[') {
