@@ -294,6 +294,12 @@ func activeProfile(root string) (string, error) {
 	return canon, nil
 }
 
+// ValidProfileName reports whether name is a named profile's directory
+// name by the original's rule (not "default", which is the root itself).
+func ValidProfileName(name string) bool {
+	return profileNameRE.MatchString(name) && !reservedProfiles[name]
+}
+
 // FlagTakesValue reports, for a flag as written on a command line ("-m",
 // "--model"), whether fs defines it with a value (not a boolean), for
 // TakeProfileFlag.

@@ -2,11 +2,10 @@ package hermesstate
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
-)
 
-var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+	"github.com/hermes-go/hermes/internal/hermeshome"
+)
 
 // OwnProfile names the Hermes profile a state.db belongs to, which Hermes
 // stamps on every session it creates (sessions.profile_name): "default" for
@@ -26,13 +25,13 @@ func OwnProfile(home, nativeHome string) string {
 	native := canonical(nativeHome)
 	if native != "" && (home == native || strings.HasPrefix(home, native+string(filepath.Separator))) {
 		root = native
-	} else if filepath.Base(filepath.Dir(home)) == "profiles" {
-		root = filepath.Dir(filepath.Dir(home))
+	} else {
+		root = hermeshome.RootOf(home)
 	}
 	if home == root {
 		return "default"
 	}
-	if filepath.Dir(home) == filepath.Join(root, "profiles") && profileName.MatchString(filepath.Base(home)) {
+	if filepath.Dir(home) == filepath.Join(root, "profiles") && hermeshome.ValidProfileName(filepath.Base(home)) {
 		return filepath.Base(home)
 	}
 	return ""

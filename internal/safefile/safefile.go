@@ -212,8 +212,8 @@ func ReadLimited(r io.Reader, sizeHint, limit int64) ([]byte, error) {
 	}
 }
 
-// Describe names a file type that is not a regular file in words a user
-// recognises, with its article: "a FIFO (named pipe)", "a directory".
+// Describe names a file type (usually one that is not a regular file) in
+// words a user recognises, with its article: "a FIFO (named pipe)", "a directory".
 func Describe(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -230,6 +230,8 @@ func Describe(m fs.FileMode) string {
 		return "a symbolic link"
 	case m&fs.ModeIrregular != 0:
 		return "an irregular file"
+	case m.IsRegular():
+		return "a file"
 	}
 	return "not a regular file"
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // AttachmentMaxBytes is Hermes' one cap on an attachment, for the
@@ -271,7 +272,7 @@ func openRealDir(parent *os.Root, name, shown string) (*os.Root, error) {
 		return nil, fmt.Errorf("stat %s: %w", shown, err)
 	}
 	if !fi.IsDir() {
-		return nil, inputErrorf("%s is %s, not a directory; refusing to store attachments through it (move it aside)", shown, describeMode(fi.Mode()))
+		return nil, inputErrorf("%s is %s, not a directory; refusing to store attachments through it (move it aside)", shown, safefile.Describe(fi.Mode()))
 	}
 	sub, err := parent.OpenRoot(name)
 	if err != nil {
@@ -283,20 +284,6 @@ func openRealDir(parent *os.Root, name, shown string) (*os.Root, error) {
 		return nil, inputErrorf("%s changed while it was being opened; refusing to store attachments through it", shown)
 	}
 	return sub, nil
-}
-
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a file"
 }
 
 // writeNew writes data to a fresh file in dir named name or, when that

@@ -47,10 +47,7 @@ func Root(home string, getenv func(string) string) (string, error) {
 		}
 		return filepath.Abs(p)
 	}
-	if filepath.Base(filepath.Dir(home)) == "profiles" {
-		return filepath.Dir(filepath.Dir(home)), nil
-	}
-	return home, nil
+	return hermeshome.RootOf(home), nil
 }
 
 // ResolveBoard picks the database for a call: the board argument, else

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
@@ -33,8 +32,6 @@ func failure(format string, a ...any) tooldef.Result {
 	return tooldef.Failure(map[string]any{"success": false, "error": fmt.Sprintf(format, a...)})
 }
 
-var profileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
-
 // statePath finds the state.db to read: this home's, or a named profile's
 // under the shared Hermes root.
 func (k *kit) statePath(profile string) (string, error) {
@@ -42,13 +39,10 @@ func (k *kit) statePath(profile string) (string, error) {
 	if profile == "" {
 		return filepath.Join(k.opts.Home, "state.db"), nil
 	}
-	if !profileRE().MatchString(profile) {
+	if profile != hermeshome.DefaultProfile && !hermeshome.ValidProfileName(profile) {
 		return "", fmt.Errorf("invalid profile name '%s': use lowercase letters, digits, '-' and '_'", profile)
 	}
-	root := k.opts.Home
-	if filepath.Base(filepath.Dir(root)) == "profiles" {
-		root = filepath.Dir(filepath.Dir(root))
-	}
+	root := hermeshome.RootOf(k.opts.Home)
 	if profile == "default" {
 		return filepath.Join(root, "state.db"), nil
 	}
