@@ -745,15 +745,6 @@ func (s *Store) EndSession(ctx context.Context, sessionID, reason string) error 
 	})
 }
 
-// resetReasons are the end reasons of a deliberate conversation boundary
-// in Hermes (a /new, a daily or idle reset).
-var resetReasons = []any{"session_reset", "session_switch", "idle", "daily", "suspended", "resume_pending_expired"}
-
-// jsonField reads a key of a model_config column that may hold anything.
-func jsonField(col, key string) string {
-	return fmt.Sprintf("json_extract(CASE WHEN json_valid(%s) THEN %s ELSE '{}' END, '$.%s')", col, col, key)
-}
-
 // ReopenSession clears ended_at and end_reason of a session being resumed,
 // as Hermes' reopen_session does: first the children that a reset boundary
 // of this session started carry that in a _reset_from marker, so they stay
@@ -765,16 +756,16 @@ func (s *Store) ReopenSession(ctx context.Context, sessionID string) error {
 			return err
 		}
 		if s.has["session_key"] {
-			ph := "?" + strings.Repeat(", ?", len(resetReasons)-1)
+			ph := "?" + strings.Repeat(", ?", len(hermesstate.ResetReasons)-1)
 			q := `UPDATE sessions AS child SET model_config = json_set(CASE WHEN json_valid(child.model_config) THEN child.model_config ELSE '{}' END, '$._reset_from', child.parent_session_id)
-				WHERE child.parent_session_id = ? AND ` + jsonField("child.model_config", "_reset_from") + ` IS NULL
-				AND ` + jsonField("child.model_config", "_branched_from") + ` IS NULL
-				AND ` + jsonField("child.model_config", "_delegate_from") + ` IS NULL
+				WHERE child.parent_session_id = ? AND ` + hermesstate.JSONField("child.model_config", "_reset_from") + ` IS NULL
+				AND ` + hermesstate.JSONField("child.model_config", "_branched_from") + ` IS NULL
+				AND ` + hermesstate.JSONField("child.model_config", "_delegate_from") + ` IS NULL
 				AND COALESCE(child.source, '') != 'tool'
 				AND child.started_at >= (SELECT p.started_at FROM sessions p WHERE p.id = child.parent_session_id)
 				AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = child.parent_session_id AND p.end_reason IN (` + ph + `)
 					AND child.session_key IS NOT NULL AND child.session_key != '' AND child.session_key = p.session_key)`
-			if _, err := tx.ExecContext(ctx, q, append([]any{sessionID}, resetReasons...)...); err != nil {
+			if _, err := tx.ExecContext(ctx, q, resetArgs(sessionID)...); err != nil {
 				return s.db.Explain("mark the reset children of "+sessionID, err)
 			}
 		}
@@ -797,9 +788,9 @@ func (s *Store) continuation(ctx context.Context, id string) (string, error) {
 	}
 	q := `SELECT child.id FROM sessions parent JOIN sessions child ON child.parent_session_id = parent.id
 		WHERE parent.id = ? AND parent.end_reason = 'compression'
-		AND COALESCE(` + jsonField("child.model_config", "_branched_from") + `, '') != ?
-		AND COALESCE(` + jsonField("child.model_config", "_delegate_from") + `, '') != ?
-		AND COALESCE(` + jsonField("child.model_config", "_reset_from") + `, '') != ?
+		AND COALESCE(` + hermesstate.JSONField("child.model_config", "_branched_from") + `, '') != ?
+		AND COALESCE(` + hermesstate.JSONField("child.model_config", "_delegate_from") + `, '') != ?
+		AND COALESCE(` + hermesstate.JSONField("child.model_config", "_reset_from") + `, '') != ?
 		AND COALESCE(child.source, '') != 'tool'
 		ORDER BY CASE WHEN child.end_reason = 'compression' THEN 0 WHEN child.ended_at IS NULL THEN 1 ELSE 2 END,
 			` + activity + ` DESC, child.started_at DESC, child.id DESC
@@ -952,4 +943,13 @@ func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, 
 		return nil, s.db.Explain("list sessions", err)
 	}
 	return out, nil
+}
+
+// resetArgs are the query arguments id, then each of Hermes' reset reasons.
+func resetArgs(id string) []any {
+	args := []any{id}
+	for _, r := range hermesstate.ResetReasons {
+		args = append(args, r)
+	}
+	return args
 }

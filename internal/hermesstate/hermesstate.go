@@ -153,3 +153,14 @@ func ObjectName(stmt string) string {
 	}
 	return strings.Trim(name, `"`)
 }
+
+// ResetReasons are the end reasons of a deliberate conversation boundary in
+// Hermes (a /new, a daily or idle reset): a child that such a boundary
+// started is a conversation of its own.
+var ResetReasons = []string{"session_reset", "session_switch", "idle", "daily", "suspended", "resume_pending_expired"}
+
+// JSONField is the SQL that reads key of a JSON column (model_config) that
+// may hold anything, as Hermes reads it: not JSON reads as {}.
+func JSONField(col, key string) string {
+	return "json_extract(CASE WHEN json_valid(" + col + ") THEN " + col + " ELSE '{}' END, '$." + key + "')"
+}

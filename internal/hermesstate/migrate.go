@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hermes-go/hermes/internal/pystr"
 	"github.com/hermes-go/hermes/internal/safefile"
 
 	_ "modernc.org/sqlite" // the reference schema is laid out in memory
@@ -462,11 +463,11 @@ func backfillGatewayMetadata(ctx context.Context, tx *sql.Tx, home string) (int,
 			continue
 		}
 		id := scalar(entry["session_id"])
-		if !truthy(entry["session_id"]) || id == nil {
+		if !pystr.Truthy(entry["session_id"]) || id == nil {
 			continue
 		}
 		sessionKey := scalar(entry["session_key"])
-		if !truthy(entry["session_key"]) {
+		if !pystr.Truthy(entry["session_key"]) {
 			sessionKey = key
 		}
 		var chatID, threadID, originJSON any
@@ -478,7 +479,7 @@ func backfillGatewayMetadata(ctx context.Context, tx *sql.Tx, home string) (int,
 			}
 		}
 		finalized := 0
-		if truthy(entry["expiry_finalized"]) || truthy(entry["memory_flushed"]) {
+		if pystr.Truthy(entry["expiry_finalized"]) || pystr.Truthy(entry["memory_flushed"]) {
 			finalized = 1
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET session_key = COALESCE(session_key, ?), chat_id = COALESCE(chat_id, ?),
@@ -519,25 +520,6 @@ func scalar(v any) any {
 	return nil
 }
 
-// truthy is Python's truth of a decoded JSON value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case string:
-		return x != ""
-	case bool:
-		return x
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
-	case map[string]any:
-		return len(x) > 0
-	case []any:
-		return len(x) > 0
-	}
-	return true
-}
 
 // uniqueTitleIndex creates the unique title index; older files may hold
 // duplicate titles, and as in Hermes the newest session keeps its title.

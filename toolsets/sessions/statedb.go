@@ -601,10 +601,6 @@ func (s *DB) hits(ctx context.Context, q string, args ...any) ([]Hit, error) {
 	return out, s.db.Explain("search messages", rows.Err())
 }
 
-// jsonField reads a key of model_config, which may hold anything.
-func jsonField(col, key string) string {
-	return "json_extract(CASE WHEN json_valid(" + col + ") THEN " + col + " ELSE '{}' END, '$." + key + "')"
-}
 
 // Recent returns the latest (or earliest) sessions the user would
 // recognise as conversations, as Hermes' browse lists them: not archived,
@@ -632,16 +628,16 @@ func (s *DB) Recent(ctx context.Context, sortBy string, limit int) ([]Session, e
 	if s.modelConfig {
 		children := []string{
 			"parent_session_id IS NULL",
-			jsonField("sessions.model_config", "_branched_from") + " IS NOT NULL",
-			jsonField("sessions.model_config", "_reset_from") + " IS NOT NULL",
+			hermesstate.JSONField("sessions.model_config", "_branched_from") + " IS NOT NULL",
+			hermesstate.JSONField("sessions.model_config", "_reset_from") + " IS NOT NULL",
 			"EXISTS (SELECT 1 FROM sessions p WHERE p.id = sessions.parent_session_id AND p.end_reason = 'branched' AND sessions.started_at >= p.ended_at)",
 		}
 		if s.sessionKey {
 			children = append(children, "EXISTS (SELECT 1 FROM sessions p WHERE p.id = sessions.parent_session_id "+
-				"AND p.end_reason IN ('session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired') "+
+				"AND p.end_reason IN ('"+strings.Join(hermesstate.ResetReasons, "', '")+"') "+
 				"AND sessions.session_key IS NOT NULL AND sessions.session_key != '' AND sessions.session_key = p.session_key)")
 		}
-		where += " AND (" + strings.Join(children, " OR ") + ") AND " + jsonField("sessions.model_config", "_delegate_from") + " IS NULL"
+		where += " AND (" + strings.Join(children, " OR ") + ") AND " + hermesstate.JSONField("sessions.model_config", "_delegate_from") + " IS NULL"
 	}
 	args = append(args, limit)
 	rows, err := s.db.QueryContext(ctx, "SELECT "+sessionCols+" FROM sessions"+where+" ORDER BY "+order+" LIMIT ?", args...)
