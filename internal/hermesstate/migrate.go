@@ -520,7 +520,6 @@ func scalar(v any) any {
 	return nil
 }
 
-
 // uniqueTitleIndex creates the unique title index; older files may hold
 // duplicate titles, and as in Hermes the newest session keeps its title.
 func uniqueTitleIndex(ctx context.Context, tx *sql.Tx, out *Outcome) error {

@@ -601,7 +601,6 @@ func (s *DB) hits(ctx context.Context, q string, args ...any) ([]Hit, error) {
 	return out, s.db.Explain("search messages", rows.Err())
 }
 
-
 // Recent returns the latest (or earliest) sessions the user would
 // recognise as conversations, as Hermes' browse lists them: not archived,
 // not hidden sources, and of the child sessions only branches and resets
