@@ -11,12 +11,15 @@
 // stale shell-exported values"); PYTHON_DOTENV_DISABLED turns loading
 // off; and non-ASCII characters are dropped from variables named like
 // credentials (*_API_KEY, *_TOKEN, *_SECRET, *_KEY), which are always
-// ASCII and otherwise break HTTP headers. The syntax is python-dotenv's
-// (internal/dotenv).
+// ASCII and otherwise break HTTP headers; when the home has a .env, the
+// six ACP/Copilot command variables it does not set are taken out of the
+// environment. The syntax is python-dotenv's (internal/dotenv).
 //
 // Unlike the original, a .env that is not a regular file (a FIFO, a
 // directory) or is over 1 MiB is not read, with a note: reading it could
-// block the program or fill its memory.
+// block the program or fill its memory. A variable no environment can
+// hold (a name with "=" or NUL, a value with NUL) is skipped with a note,
+// where the original stops with an exception.
 package hermesenv
 
 import (
@@ -105,9 +108,35 @@ func (e *Env) loadFile(path string) {
 		e.Notes = append(e.Notes, fmt.Sprintf("%s:%d: not a KEY=value line, skipped (check its quotes)", path, line))
 	}
 	for _, v := range dotenv.Resolve(bindings, e.LookupEnv) {
-		if v.Set {
-			e.set(v.Key, v.Value)
-			e.fromFile[v.Key] = true
+		if !v.Set {
+			continue
+		}
+		// An environment holds no such variable: a name with "=" would
+		// come out as another variable in every child's environment, a
+		// NUL makes the child refuse to start. Python refuses both too.
+		if strings.ContainsAny(v.Key, "=\x00") || strings.ContainsRune(v.Value, 0) {
+			e.Notes = append(e.Notes, fmt.Sprintf("%s: %q skipped: a variable's name cannot hold \"=\" or a NUL byte, nor its value a NUL byte", path, v.Key))
+			continue
+		}
+		e.set(v.Key, v.Value)
+		e.fromFile[v.Key] = true
+	}
+	e.clearManagedKeys()
+}
+
+// managedKeys are variables the original's profiles manage through their
+// .env: once a home has a .env, such a variable it does not set is taken
+// out of the environment (inherited from another profile's process, it
+// would point this one at the wrong agent command).
+var managedKeys = []string{"HERMES_ACP_AUTH_METHOD", "HERMES_ACP_AUTO_APPROVE", "HERMES_COPILOT_ACP_COMMAND",
+	"HERMES_COPILOT_ACP_ARGS", "COPILOT_CLI_PATH", "COPILOT_ACP_BASE_URL"}
+
+// clearManagedKeys is the original's _clear_known_keys_missing_from_dotenv.
+func (e *Env) clearManagedKeys() {
+	for _, k := range managedKeys {
+		if _, ok := e.vars[k]; ok && !e.fromFile[k] {
+			delete(e.vars, k)
+			e.order = slices.DeleteFunc(e.order, func(o string) bool { return o == k })
 		}
 	}
 }

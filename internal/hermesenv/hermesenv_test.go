@@ -118,3 +118,47 @@ func TestSetOverridesForChildren(t *testing.T) {
 		t.Errorf("HERMES_HOME %q, from file %v", e.Getenv("HERMES_HOME"), e.FromFile("HERMES_HOME"))
 	}
 }
+
+// TestLoadRefusesImpossibleVariables: a quoted key holding "=" would reach
+// every child as another variable, a NUL (from a UTF-16 file) makes every
+// child fail to start; both are skipped with a note, the rest is loaded.
+func TestLoadRefusesImpossibleVariables(t *testing.T) {
+	home := t.TempDir()
+	writeEnv(t, home, "'NEWVAR=injected'=x\nGOOD=1\n")
+	e := Load(home, nil)
+	if _, ok := e.LookupEnv("NEWVAR=injected"); ok || e.Getenv("GOOD") != "1" || len(e.Notes) != 1 {
+		t.Errorf("environ %q notes %q", e.Environ(), e.Notes)
+	}
+	for _, kv := range e.Environ() {
+		if strings.HasPrefix(kv, "NEWVAR") {
+			t.Errorf("a child would get %q", kv)
+		}
+	}
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range "A\x00B=1\nC=x\x00y\nD=2\n" {
+		utf16 = append(utf16, byte(r), byte(r>>8))
+	}
+	if err := os.WriteFile(filepath.Join(home, FileName), utf16, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e = Load(home, nil)
+	if e.Getenv("D") != "2" || len(e.Notes) != 2 || slices.ContainsFunc(e.Environ(), func(kv string) bool { return strings.ContainsRune(kv, 0) }) {
+		t.Errorf("environ %q notes %q", e.Environ(), e.Notes)
+	}
+}
+
+// TestManagedKeysFollowTheHomesEnv: the original takes the ACP/Copilot
+// command variables out of the environment when the home's .env exists
+// and does not set them; without a .env they stay.
+func TestManagedKeysFollowTheHomesEnv(t *testing.T) {
+	home := t.TempDir()
+	environ := []string{"COPILOT_CLI_PATH=/other/profile/copilot", "HERMES_ACP_AUTH_METHOD=x", "KEEP=1"}
+	if e := Load(home, environ); e.Getenv("COPILOT_CLI_PATH") == "" {
+		t.Errorf("without a .env the variable must stay")
+	}
+	writeEnv(t, home, "HERMES_ACP_AUTH_METHOD=mine\n")
+	e := Load(home, environ)
+	if _, ok := e.LookupEnv("COPILOT_CLI_PATH"); ok || e.Getenv("HERMES_ACP_AUTH_METHOD") != "mine" || e.Getenv("KEEP") != "1" {
+		t.Errorf("environ %q", e.Environ())
+	}
+}
