@@ -26,10 +26,10 @@ type CodexJob struct {
 	// HermesHome is the resolved Hermes home whose config.yaml lists the
 	// user's MCP servers.
 	HermesHome string
-	// HermesHomeExplicit says the user chose HermesHome; only then is it
-	// written into the hermes-tools entry, so the default keeps following
-	// the server's own lookup.
-	HermesHomeExplicit bool
+	// Pin is what the hermes-tools entry passes to point the server at the
+	// home the user chose (HERMES_HOME, --profile); the zero Pin passes
+	// nothing, so the server keeps following its own lookup.
+	Pin hermeshome.Pin
 	// HermesToolsCommand is the hermes-tools-mcp the user named; empty looks
 	// beside the running program, then on PATH.
 	HermesToolsCommand string
@@ -236,10 +236,7 @@ func (j CodexJob) HermesToolsEntry() (Server, error) {
 	if j.ToolsCommandByName && j.HermesToolsCommand == "" {
 		bin = toolsbin.Name
 	}
-	opts := HermesToolsOptions{Command: bin, EnvVars: j.EnvVars, Approve: j.ApproveTools}
-	if j.HermesHomeExplicit {
-		opts.HermesHome = j.HermesHome
-	}
+	opts := HermesToolsOptions{Command: bin, Args: j.Pin.Args(), HermesHome: j.Pin.Home, EnvVars: j.EnvVars, Approve: j.ApproveTools}
 	return HermesToolsServer(opts), nil
 }
 

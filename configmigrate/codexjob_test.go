@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
 // noFile stands for a config.toml that does not exist yet.
@@ -54,7 +56,7 @@ func (f *jobFixture) job(found []Plugin, err error) CodexJob {
 	return CodexJob{
 		CodexHome:          f.codexHome,
 		HermesHome:         f.hermesHome,
-		HermesHomeExplicit: true,
+		Pin:                hermeshome.Pin{Home: f.hermesHome},
 		HermesToolsCommand: f.toolsBin,
 		EnvVars:            []string{"MY_API_KEY"},
 		DefaultPermissions: DefaultPermissions,
@@ -200,7 +202,7 @@ func TestCodexJobRun(t *testing.T) {
 		},
 		{
 			name: "home chosen by default is not written", before: noFile,
-			edit:   func(j *CodexJob) { j.HermesHomeExplicit, j.ApproveTools = false, true },
+			edit:   func(j *CodexJob) { j.Pin, j.ApproveTools = hermeshome.Pin{}, true },
 			want:   []string{`default_tools_approval_mode = "approve"`},
 			absent: []string{"HERMES_HOME"},
 		},

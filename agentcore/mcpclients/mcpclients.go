@@ -29,6 +29,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
 // HermesToolsName is the server name hermes-tools-mcp is registered under.
@@ -183,7 +184,9 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 		args := slices.Clone(opts.ToolsArgs)
 		env := []configmigrate.KeyValue(nil)
 		if opts.HermesHome != "" {
-			args = append([]string{"--hermes-home", opts.HermesHome}, args...)
+			// Exactly this home: a root's active_profile must not send
+			// the tools to another profile than the agent's (-p default).
+			args = append(hermeshome.ExactArgs(opts.HermesHome), args...)
 			env = append(env, configmigrate.KeyValue{Key: "HERMES_HOME", Value: configmigrate.Value{Literal: opts.HermesHome}})
 		}
 		if opts.DelegatedChild {

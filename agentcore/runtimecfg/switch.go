@@ -42,9 +42,9 @@ func ParseArg(raw string) (value string, show bool, err error) {
 type Switch struct {
 	// HermesHome is the resolved Hermes home; its config.yaml is edited.
 	HermesHome string
-	// HermesHomeExplicit says the user chose the home (HERMES_HOME or a
-	// flag); only then is it written into codex's hermes-tools entry.
-	HermesHomeExplicit bool
+	// Pin points codex's hermes-tools entry at the home the user chose
+	// (hermeshome.Selection.Pin); the zero Pin lets the server find it.
+	Pin hermeshome.Pin
 	// CodexHome is where config.toml is migrated; empty means $CODEX_HOME,
 	// else ~/.codex.
 	CodexHome string
@@ -239,7 +239,7 @@ func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
 	job := configmigrate.CodexJob{
 		CodexHome:           s.CodexHome,
 		HermesHome:          s.HermesHome,
-		HermesHomeExplicit:  s.HermesHomeExplicit,
+		Pin:                 s.Pin,
 		HermesToolsCommand:  s.HermesToolsCommand,
 		HermesToolsOptional: true,
 		DefaultPermissions:  configmigrate.DefaultPermissions,

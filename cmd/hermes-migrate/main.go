@@ -363,13 +363,23 @@ func contains(list []string, s string) bool {
 }
 
 // hermesHome resolves the Hermes home as the Python Hermes does (-p,
-// HERMES_HOME, the sticky active_profile) and reports whether the user
-// chose it for this run: only then is HERMES_HOME written into client
-// configs; a home the sticky profile picked is left for hermes-tools-mcp
-// to pick the same way, so `hermes profile use` keeps working.
-func hermesHome(o options, d deps) (home string, explicit bool, err error) {
+// HERMES_HOME, the sticky active_profile) and says how client configs
+// point hermes-tools-mcp at it: what the user chose for this run is
+// pinned (HERMES_HOME, --profile); a home the sticky profile picked is
+// left for hermes-tools-mcp to pick the same way, so `hermes profile use`
+// keeps working.
+func hermesHome(o options, d deps) (home string, pin hermeshome.Pin, err error) {
 	sel, err := hermeshome.Select(o.hermesHome, o.profile, d.getenv)
-	return sel.Home, sel.Explicit(), err
+	return sel.Home, sel.Pin(), err
+}
+
+// stateHome is where hermes-migrate keeps what spans profiles: the record
+// of the client entries it owns and the locks of project files. Client
+// files are one per user, not one per profile, so this is the root above
+// the chosen profile.
+func stateHome(o options, d deps) (string, error) {
+	home, _, err := hermesHome(o, d)
+	return hermeshome.RootOf(home), err
 }
 
 // codexJob turns the flags into the codex job; its hermes-tools entry is
@@ -405,25 +415,29 @@ func codexJob(o options, d deps) (configmigrate.CodexJob, error) {
 	if o.projectRoot != "" {
 		// The lock goes in the Hermes home, not the project (as
 		// clientsync.Job does for the other clients' project files).
-		home, _, err := hermesHome(o, d)
+		root, err := stateHome(o, d)
 		if err != nil {
 			return job, err
 		}
-		job.LockPath = clientsync.ProjectLockPath(home, filepath.Join(job.CodexHome, "config.toml"))
+		job.LockPath = clientsync.ProjectLockPath(root, filepath.Join(job.CodexHome, "config.toml"))
 	}
 	if o.remove {
 		return job, nil
 	}
 	var err error
-	if job.HermesHome, job.HermesHomeExplicit, err = hermesHome(o, d); err != nil {
+	if job.HermesHome, job.Pin, err = hermesHome(o, d); err != nil {
 		return job, err
 	}
 	job.EnvVars = catalog.EnvVarNames()
 	if o.projectRoot != "" {
 		// Project files are committed and read on other machines: no
 		// absolute path of this one, and HERMES_HOME only when
-		// --hermes-home asks ($HERMES_HOME is this user's).
-		job.ToolsCommandByName, job.HermesHomeExplicit = true, o.hermesHome != ""
+		// --hermes-home asks ($HERMES_HOME is this user's); a profile -p
+		// names travels as --profile.
+		job.ToolsCommandByName = true
+		if o.hermesHome == "" {
+			job.Pin.Home = ""
+		}
 	}
 	return job, nil
 }

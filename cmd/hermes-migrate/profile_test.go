@@ -44,10 +44,13 @@ func TestProfileSelectsTheHome(t *testing.T) {
 		if !strings.Contains(cfg, "[mcp_servers.github]") || strings.Contains(cfg, "rootsrv") {
 			t.Errorf("not the profile's servers:\n%s", cfg)
 		}
-		// The server is pinned to the profile the user chose.
-		if !strings.Contains(cfg, `HERMES_HOME = "`+work+`"`) {
-			t.Errorf("hermes-tools entry lacks HERMES_HOME=%s:\n%s", work, cfg)
+		// The server is pinned to the profile the user chose, as the
+		// Python Hermes takes it: the root and --profile, so that it serves
+		// that profile whatever the root's active_profile says.
+		if !strings.Contains(cfg, `HERMES_HOME = "`+e.hermesHome+`"`) || !strings.Contains(cfg, `args = ["--profile", "work"]`) {
+			t.Errorf("hermes-tools entry lacks HERMES_HOME=%s and --profile work:\n%s", e.hermesHome, cfg)
 		}
+		_ = work
 		t.Logf("report:\n%s", out)
 	})
 	t.Run("active_profile", func(t *testing.T) {
@@ -61,6 +64,34 @@ func TestProfileSelectsTheHome(t *testing.T) {
 		cfg := e.config(t)
 		if !strings.Contains(cfg, "[mcp_servers.github]") || strings.Contains(cfg, "rootsrv") {
 			t.Errorf("the sticky profile's servers were not migrated:\n%s", cfg)
+		}
+		// HERMES_HOME named the root: the server must get it, and find the
+		// sticky profile there itself (no --profile pins it).
+		if !strings.Contains(cfg, `HERMES_HOME = "`+e.hermesHome+`"`) || strings.Contains(cfg, "--profile") {
+			t.Errorf("hermes-tools entry must pass HERMES_HOME=%s and no --profile:\n%s", e.hermesHome, cfg)
+		}
+	})
+	t.Run("ownership record at the root", func(t *testing.T) {
+		// Client files are one per user: the record of the entries
+		// hermes-migrate owns there must not move with the profile, or a
+		// --remove in another profile forgets them.
+		e, work := profileTestEnv(t)
+		e.env["HERMES_HOME"] = e.hermesHome
+		if code, _, stderr := e.runNoHome(t, "-p", "work", "--client", "cursor", "--user-servers"); code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(e.hermesHome, "hermes-migrate-state.json")); err != nil {
+			t.Errorf("no ownership record at the root: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(work, "hermes-migrate-state.json")); err == nil {
+			t.Errorf("the ownership record went into the profile")
+		}
+		if code, _, stderr := e.runNoHome(t, "--client", "cursor", "--remove"); code != exitOK {
+			t.Fatalf("remove: exit %d: %s", code, stderr)
+		}
+		b, _ := os.ReadFile(filepath.Join(e.env["HOME"], ".cursor", "mcp.json"))
+		if strings.Contains(string(b), "github") {
+			t.Errorf("--remove from the root left the entry written under the profile:\n%s", b)
 		}
 	})
 	t.Run("missing profile", func(t *testing.T) {

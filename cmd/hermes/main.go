@@ -77,10 +77,10 @@ type deps struct {
 	// interrupts delivers Ctrl+C; nil never fires.
 	interrupts <-chan os.Signal
 
-	// profile is -p/--profile from the command line; homeExplicit says
-	// the user chose the home for this run (set by useHome).
-	profile      hermeshome.ProfileFlag
-	homeExplicit bool
+	// profile is -p/--profile from the command line; pin is how other
+	// programs are pointed at the home chosen (set by useHome).
+	profile hermeshome.ProfileFlag
+	pin     hermeshome.Pin
 }
 
 // useHome resolves the Hermes home as the Python Hermes does (--hermes-home
@@ -99,7 +99,7 @@ func (d *deps) useHome(homeFlag string, stderr io.Writer) (string, error) {
 		fmt.Fprintf(stderr, "hermes: warning: %s\n", n)
 	}
 	d.getenv, d.environ = env.Getenv, env.Environ
-	d.homeExplicit = sel.Explicit()
+	d.pin = sel.Pin()
 	return sel.Home, nil
 }
 
@@ -649,7 +649,7 @@ const (
 func (c *cli) codexRuntime(arg string) {
 	sw := &runtimecfg.Switch{
 		HermesHome:         c.home,
-		HermesHomeExplicit: c.deps.homeExplicit,
+		Pin:                c.deps.pin,
 		CodexHome:          c.opts.codexHome,
 		CodexBinary:        c.opts.codexBin,
 		HermesToolsCommand: c.opts.toolsCmd,

@@ -124,7 +124,7 @@ func runCodexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, stdou
 	sw := &runtimecfg.Switch{
 		AllowLiteralSecrets: *literal,
 		HermesHome:          home,
-		HermesHomeExplicit:  d.homeExplicit,
+		Pin:                 d.pin,
 		CodexHome:           *codexHome,
 		CodexBinary:         *codexBin,
 		HermesToolsCommand:  *toolsCmd,

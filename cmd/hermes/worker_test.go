@@ -281,3 +281,38 @@ func TestDispatchedWorkerProviderFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestProfileDefaultOverSticky: with the root's active_profile naming
+// "coder", `hermes -p default` runs in the root, and so must the
+// hermes-tools it starts: that child must not read active_profile again
+// and serve coder's memory (as the dispatcher's worker for assignee
+// "default" would otherwise).
+func TestProfileDefaultOverSticky(t *testing.T) {
+	fake := fakechat.New(
+		call("c1", "memory", `{"action": "read", "target": "memory"}`),
+		fakechat.Reply{Text: "done"},
+	)
+	defer fake.Close()
+	root := newHome(t, fake, "")
+	coder := filepath.Join(root, "profiles", "coder")
+	for dir, fact := range map[string]string{root: "ROOT-FACT", coder: "CODER-FACT"} {
+		if err := os.MkdirAll(filepath.Join(dir, "memories"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "memories", "MEMORY.md"), []byte(fact), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "active_profile"), []byte("coder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, testDeps(map[string]string{"HERMES_HOME": root}), "", "-p", "default", "chat", "-q", "hi", "--no-history", "--hermes-tools-command", buildTools(t))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	msgs := fake.Requests()[1].Messages()
+	got := fakechat.TextOf(msgs[len(msgs)-1])
+	if !strings.Contains(got, "ROOT-FACT") || strings.Contains(got, "CODER-FACT") {
+		t.Errorf("hermes-tools served another home than the chat's: memory read %s", got)
+	}
+}

@@ -113,8 +113,12 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		// --remove on a machine without this file creates nothing.
 		ExistingOnly: j.Remove,
 	}
+	// Client files are one per user, not one per profile: what spans
+	// profiles (the record of owned entries, a project file's lock) lives
+	// at the root above the home.
+	root := hermeshome.RootOf(home)
 	if j.Project != "" {
-		opts.LockPath = ProjectLockPath(home, res.Path)
+		opts.LockPath = ProjectLockPath(root, res.Path)
 	}
 	ed, err := atomicfile.Begin(ctx, res.Path, opts)
 	if err != nil {
@@ -122,7 +126,7 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 	}
 	defer ed.Close()
 	existing := ed.Before
-	state := stateFile{home: home, force: j.Force, wait: j.OnLockWait}
+	state := stateFile{home: root, force: j.Force, wait: j.OnLockWait}
 	owned, err := state.read()
 	if err != nil {
 		return res, err

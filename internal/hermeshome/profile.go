@@ -89,7 +89,7 @@ func NormalizeProfileName(name string) (string, error) {
 // RootOf is the Hermes root a home belongs to: the root itself, or the
 // root above a profile's home (<root>/profiles/<name>).
 func RootOf(home string) string {
-	if isProfileHome(home) {
+	if IsProfileHome(home) {
 		return filepath.Dir(filepath.Dir(home))
 	}
 	return home
@@ -165,12 +165,53 @@ type Selection struct {
 	// Source says what chose Home: "--profile", "--hermes-home",
 	// "HERMES_HOME", "active_profile" or "default".
 	Source string
+	// Base is the home --hermes-home or HERMES_HOME named (absolute), ""
+	// when neither did.
+	Base string
 }
 
-// Explicit reports whether the user chose the home for this run (a flag
-// or HERMES_HOME) rather than the default or the sticky profile.
-func (s Selection) Explicit() bool {
-	return s.Source == "--profile" || s.Source == "--hermes-home" || s.Source == EnvVar
+// Pin is how another program (a client starting hermes-tools-mcp, the
+// agent's own hermes-tools) is pointed at the home a Selection chose, so
+// that it resolves the same one: HERMES_HOME and --profile as they must be
+// passed. A sticky choice is not pinned, so `hermes profile use` still
+// applies to the other program.
+type Pin struct {
+	// Home is the HERMES_HOME to pass; "" passes none.
+	Home string
+	// Profile is the --profile to pass; "" passes none.
+	Profile string
+}
+
+// Pin is what the user chose for this run: -p pins the profile (under the
+// root of the home they named, if any); a home they named is pinned as
+// named (a root still follows its active_profile there).
+func (s Selection) Pin() Pin {
+	if s.Source == "--profile" {
+		p := Pin{Profile: s.Profile}
+		if s.Base != "" {
+			p.Home = RootOf(s.Base)
+		}
+		return p
+	}
+	return Pin{Home: s.Base}
+}
+
+// Args are the command-line arguments that carry the pin's profile.
+func (p Pin) Args() []string {
+	if p.Profile == "" {
+		return nil
+	}
+	return []string{"--profile", p.Profile}
+}
+
+// ExactArgs are hermes-tools-mcp's arguments that serve exactly home,
+// whatever the root's active_profile says: a profile's home is taken as
+// it is, any other home as the "default" profile of itself.
+func ExactArgs(home string) []string {
+	if IsProfileHome(home) {
+		return []string{"--hermes-home", home}
+	}
+	return []string{"--hermes-home", home, "--profile", DefaultProfile}
 }
 
 // Select resolves the home as the Python Hermes does before it reads
@@ -210,10 +251,10 @@ func Select(homeFlag string, p ProfileFlag, getenv func(string) string) (Selecti
 		if err != nil {
 			return Selection{}, err
 		}
-		return Selection{Home: home, Root: root, Profile: name, Source: "--profile"}, nil
+		return Selection{Home: home, Root: root, Profile: name, Source: "--profile", Base: base}, nil
 	}
-	if base != "" && isProfileHome(base) {
-		return Selection{Home: base, Root: root, Profile: filepath.Base(base), Source: source}, nil
+	if base != "" && IsProfileHome(base) {
+		return Selection{Home: base, Root: root, Profile: filepath.Base(base), Source: source, Base: base}, nil
 	}
 	if name, err := activeProfile(root); err != nil {
 		return Selection{}, err
@@ -222,7 +263,7 @@ func Select(homeFlag string, p ProfileFlag, getenv func(string) string) (Selecti
 		if err != nil {
 			return Selection{}, fmt.Errorf("%s names profile %q: %w (run `hermes profile use default` in the Python Hermes, or delete the file)", filepath.Join(root, ActiveProfileFile), name, err)
 		}
-		return Selection{Home: home, Root: root, Profile: name, Source: ActiveProfileFile}, nil
+		return Selection{Home: home, Root: root, Profile: name, Source: ActiveProfileFile, Base: base}, nil
 	}
 	home := root
 	profile := DefaultProfile
@@ -232,7 +273,7 @@ func Select(homeFlag string, p ProfileFlag, getenv func(string) string) (Selecti
 			profile = "custom"
 		}
 	}
-	return Selection{Home: home, Root: root, Profile: profile, Source: source}, nil
+	return Selection{Home: home, Root: root, Profile: profile, Source: source, Base: base}, nil
 }
 
 // defaultRoot is ~/.hermes (with HERMES_DATA_DIR_SUFFIX appended, as the
@@ -251,7 +292,8 @@ func defaultRoot(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".hermes"+suffix), nil
 }
 
-func isProfileHome(dir string) bool { return filepath.Base(filepath.Dir(dir)) == "profiles" }
+// IsProfileHome reports whether dir is <root>/profiles/<name>.
+func IsProfileHome(dir string) bool { return filepath.Base(filepath.Dir(dir)) == "profiles" }
 
 // profileHome is root's profile name, which must exist and must not have
 // been deleted (the original leaves a marker in profiles/.deleted).

@@ -70,18 +70,18 @@ func TestSelect(t *testing.T) {
 		want    Selection
 		errHas  string
 	}{
-		{name: "HERMES_HOME", env: map[string]string{"HERMES_HOME": root}, want: Selection{Home: root, Root: root, Profile: "default", Source: "HERMES_HOME"}},
+		{name: "HERMES_HOME", env: map[string]string{"HERMES_HOME": root}, want: Selection{Home: root, Root: root, Profile: "default", Source: "HERMES_HOME", Base: root}},
 		{name: "default", env: map[string]string{"HOME": userHome}, want: Selection{Home: filepath.Join(userHome, ".hermes"), Root: filepath.Join(userHome, ".hermes"), Profile: "default", Source: "default"}},
 		{name: "data dir suffix", env: map[string]string{"HOME": userHome, "HERMES_DATA_DIR_SUFFIX": "-dev"}, want: Selection{Home: filepath.Join(userHome, ".hermes-dev"), Root: filepath.Join(userHome, ".hermes-dev"), Profile: "default", Source: "default"}},
-		{name: "-p under HERMES_HOME", env: map[string]string{"HERMES_HOME": root}, profile: ProfileFlag{Name: " Work ", Set: true}, want: Selection{Home: work, Root: root, Profile: "work", Source: "--profile"}},
+		{name: "-p under HERMES_HOME", env: map[string]string{"HERMES_HOME": root}, profile: ProfileFlag{Name: " Work ", Set: true}, want: Selection{Home: work, Root: root, Profile: "work", Source: "--profile", Base: root}},
 		{name: "-p under the default root", env: map[string]string{"HOME": userHome}, profile: ProfileFlag{Name: "work", Set: true}, want: Selection{Home: filepath.Join(userHome, ".hermes", "profiles", "work"), Root: filepath.Join(userHome, ".hermes"), Profile: "work", Source: "--profile"}},
-		{name: "-p from a profile's HERMES_HOME goes to the root's", env: map[string]string{"HERMES_HOME": work}, profile: ProfileFlag{Name: "default", Set: true}, want: Selection{Home: root, Root: root, Profile: "default", Source: "--profile"}},
-		{name: "--hermes-home over HERMES_HOME", flag: work, env: map[string]string{"HERMES_HOME": "/nowhere"}, want: Selection{Home: work, Root: root, Profile: "work", Source: "--hermes-home"}},
-		{name: "a profile home stays", env: map[string]string{"HERMES_HOME": work}, active: "other", want: Selection{Home: work, Root: root, Profile: "work", Source: "HERMES_HOME"}},
-		{name: "sticky profile", env: map[string]string{"HERMES_HOME": root}, active: "work\n", want: Selection{Home: work, Root: root, Profile: "work", Source: "active_profile"}},
-		{name: "sticky default", env: map[string]string{"HERMES_HOME": root}, active: "default\n", want: Selection{Home: root, Root: root, Profile: "default", Source: "HERMES_HOME"}},
-		{name: "-p beats sticky", env: map[string]string{"HERMES_HOME": root}, active: "work", profile: ProfileFlag{Name: "default", Set: true}, want: Selection{Home: root, Root: root, Profile: "default", Source: "--profile"}},
-		{name: "HERMES_PROFILE chooses nothing", env: map[string]string{"HERMES_HOME": root, "HERMES_PROFILE": "work"}, want: Selection{Home: root, Root: root, Profile: "default", Source: "HERMES_HOME"}},
+		{name: "-p from a profile's HERMES_HOME goes to the root's", env: map[string]string{"HERMES_HOME": work}, profile: ProfileFlag{Name: "default", Set: true}, want: Selection{Home: root, Root: root, Profile: "default", Source: "--profile", Base: work}},
+		{name: "--hermes-home over HERMES_HOME", flag: work, env: map[string]string{"HERMES_HOME": "/nowhere"}, want: Selection{Home: work, Root: root, Profile: "work", Source: "--hermes-home", Base: work}},
+		{name: "a profile home stays", env: map[string]string{"HERMES_HOME": work}, active: "other", want: Selection{Home: work, Root: root, Profile: "work", Source: "HERMES_HOME", Base: work}},
+		{name: "sticky profile", env: map[string]string{"HERMES_HOME": root}, active: "work\n", want: Selection{Home: work, Root: root, Profile: "work", Source: "active_profile", Base: root}},
+		{name: "sticky default", env: map[string]string{"HERMES_HOME": root}, active: "default\n", want: Selection{Home: root, Root: root, Profile: "default", Source: "HERMES_HOME", Base: root}},
+		{name: "-p beats sticky", env: map[string]string{"HERMES_HOME": root}, active: "work", profile: ProfileFlag{Name: "default", Set: true}, want: Selection{Home: root, Root: root, Profile: "default", Source: "--profile", Base: root}},
+		{name: "HERMES_PROFILE chooses nothing", env: map[string]string{"HERMES_HOME": root, "HERMES_PROFILE": "work"}, want: Selection{Home: root, Root: root, Profile: "default", Source: "HERMES_HOME", Base: root}},
 		{name: "missing profile", env: map[string]string{"HERMES_HOME": root}, profile: ProfileFlag{Name: "nope", Set: true}, errHas: `profile "nope" does not exist`},
 		{name: "deleted profile", env: map[string]string{"HERMES_HOME": root}, profile: ProfileFlag{Name: "gone", Set: true}, errHas: `profile "gone" does not exist`},
 		{name: "reserved", env: map[string]string{"HERMES_HOME": root}, profile: ProfileFlag{Name: "root", Set: true}, errHas: "reserved"},
@@ -135,5 +135,65 @@ func TestSelectDoesNotBlockOnActiveProfile(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Select blocked on a FIFO at active_profile")
+	}
+}
+
+// TestPin: what another program must be passed to land in the same home.
+// A sticky choice is not pinned (that program reads active_profile
+// itself); a named home is pinned as named; -p pins the profile, under the
+// root of a named home.
+func TestPin(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "profiles", "work"), 0o755)
+	work := filepath.Join(root, "profiles", "work")
+	for _, tt := range []struct {
+		name    string
+		env     map[string]string
+		profile ProfileFlag
+		active  string
+		want    Pin
+	}{
+		{name: "default home", env: map[string]string{"HOME": t.TempDir()}, want: Pin{}},
+		{name: "HERMES_HOME", env: map[string]string{"HERMES_HOME": root}, want: Pin{Home: root}},
+		// The regression the review found: the sticky profile picked the
+		// home, but the root came from HERMES_HOME and must still be passed.
+		{name: "HERMES_HOME with a sticky profile", env: map[string]string{"HERMES_HOME": root}, active: "work", want: Pin{Home: root}},
+		{name: "-p under HERMES_HOME", env: map[string]string{"HERMES_HOME": root}, profile: ProfileFlag{Name: "work", Set: true}, want: Pin{Home: root, Profile: "work"}},
+		{name: "-p default under a profile's HERMES_HOME", env: map[string]string{"HERMES_HOME": work}, profile: ProfileFlag{Name: "default", Set: true}, want: Pin{Home: root, Profile: "default"}},
+		{name: "-p alone", env: map[string]string{"HOME": t.TempDir()}, profile: ProfileFlag{Name: "default", Set: true}, want: Pin{Profile: "default"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			active := filepath.Join(root, ActiveProfileFile)
+			os.Remove(active)
+			if tt.active != "" {
+				os.WriteFile(active, []byte(tt.active), 0o644)
+				defer os.Remove(active)
+			}
+			sel, err := Select("", tt.profile, func(k string) string { return tt.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sel.Pin(); got != tt.want {
+				t.Errorf("Pin = %+v, want %+v", got, tt.want)
+			}
+			// The far side: another program given the pin resolves the
+			// same home, whatever active_profile says.
+			p := sel.Pin()
+			env := map[string]string{"HOME": tt.env["HOME"], "HERMES_HOME": p.Home}
+			other, err := Select("", ProfileFlag{Name: p.Profile, Set: p.Profile != ""}, func(k string) string { return env[k] })
+			if err != nil || other.Home != sel.Home {
+				t.Errorf("pinned program serves %s (%v), want %s", other.Home, err, sel.Home)
+			}
+			// ExactArgs serves exactly the home too.
+			args := ExactArgs(sel.Home)
+			prof := ProfileFlag{}
+			if len(args) == 4 {
+				prof = ProfileFlag{Name: args[3], Set: true}
+			}
+			exact, err := Select(args[1], prof, func(string) string { return "" })
+			if err != nil || exact.Home != sel.Home {
+				t.Errorf("ExactArgs %q serve %s (%v), want %s", args, exact.Home, err, sel.Home)
+			}
+		})
 	}
 }
