@@ -219,6 +219,11 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 	if codexrt.Selected(model) {
 		c.meta.Runtime = RuntimeCodex
 	}
+	// Instructions first: a conversation that cannot start (an unknown
+	// --skills name) must not have reopened the session it was to resume.
+	if c.instructions, err = c.loadInstructions(ctx); err != nil {
+		return nil, err
+	}
 	if opts.Resume {
 		meta, msgs, err := opts.Store.LoadSession(ctx, opts.SessionID)
 		if err != nil {
@@ -244,9 +249,6 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 		c.meta.ID = NewSessionID(time.Now())
 	}
 
-	if c.instructions, err = c.loadInstructions(ctx); err != nil {
-		return nil, err
-	}
 	if c.meta.Runtime == RuntimeCodex {
 		err = c.startCodex()
 	} else {

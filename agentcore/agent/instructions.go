@@ -49,6 +49,14 @@ func preloadSkills(ctx context.Context, home string, getenv func(string) string,
 			unknown = append(unknown, name)
 			continue
 		}
+		// As skill_view refuses them: a skill config.yaml disables, or one
+		// whose platforms exclude this machine, is not loaded either.
+		switch {
+		case s.Disabled:
+			return "", fmt.Errorf("--skills %s: the skill is disabled (skills.disabled in config.yaml)", name)
+		case !s.Supported:
+			return "", fmt.Errorf("--skills %s: the skill is not supported on this platform (its frontmatter's platforms)", name)
+		}
 		body, err := lib.ReadSkillFile(s)
 		if err != nil {
 			return "", fmt.Errorf("--skills %s: %w", name, err)

@@ -312,7 +312,9 @@ func classifyAPIError(err error) string {
 		switch code := apiErr.StatusCode; {
 		case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
 			return agentcore.ErrorTerminal
-		case code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500:
+		case code == http.StatusTooManyRequests || code == http.StatusPaymentRequired || code == http.StatusRequestTimeout || code >= 500:
+			// 402 is the original's "billing" reason: credit or quota
+			// runs out and comes back; it requeues such a worker.
 			return agentcore.ErrorTransient
 		}
 		return ""

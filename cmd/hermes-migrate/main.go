@@ -221,9 +221,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) i
 	}
 	// A profile that does not exist is a mistake on the command line (or
 	// in active_profile), said once before any client is touched.
-	if _, _, err := hermesHome(o, d); err != nil && (o.profile.Set || !o.remove) {
+	if sel, err := hermeshome.Select(o.hermesHome, o.profile, d.getenv); err != nil && (o.profile.Set || !o.remove) {
 		fmt.Fprintf(stderr, "hermes-migrate: %v\n", err)
 		return exitUsage
+	} else {
+		for _, n := range sel.Notes {
+			fmt.Fprintf(stderr, "hermes-migrate: warning: %s\n", n)
+		}
 	}
 	listing := stdout
 	if o.jsonOut {

@@ -238,7 +238,7 @@ func configure(opts options, log *slog.Logger, environ []string) (setup, error) 
 	s.home, s.selection = home, sel
 	s.env = hermesenv.Load(home, environ)
 	s.env.Set(hermeshome.EnvVar, home)
-	for _, n := range s.env.Notes {
+	for _, n := range append(sel.Notes, s.env.Notes...) {
 		log.Warn(n)
 	}
 	s.configPath = home + string(os.PathSeparator) + hermeshome.ConfigFile

@@ -42,7 +42,7 @@ import (
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -95,7 +95,7 @@ func (d *deps) useHome(homeFlag string, stderr io.Writer) (string, error) {
 	}
 	env := hermesenv.Load(sel.Home, d.environ())
 	env.Set(hermeshome.EnvVar, sel.Home)
-	for _, n := range env.Notes {
+	for _, n := range append(sel.Notes, env.Notes...) {
 		fmt.Fprintf(stderr, "hermes: warning: %s\n", n)
 	}
 	d.getenv, d.environ = env.Getenv, env.Environ
@@ -223,7 +223,24 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q (quote the question and pass it with -q)", fs.Arg(0))
 	}
+	var err error
+	if o.reasoning, err = reasoningEffort(o.reasoning); err != nil {
+		return o, err
+	}
 	return o, nil
+}
+
+// reasoningEffort maps the Python Hermes' --reasoning levels to the
+// reasoning_effort values OpenAI-compatible APIs (and codex) take: its
+// "max" and "ultra" are the top level there, xhigh.
+func reasoningEffort(level string) (string, error) {
+	switch l := strings.ToLower(strings.TrimSpace(level)); l {
+	case "", "none", "minimal", "low", "medium", "high", "xhigh":
+		return l, nil
+	case "max", "ultra":
+		return "xhigh", nil
+	}
+	return "", fmt.Errorf("--reasoning %q: want none, minimal, low, medium, high, xhigh, max or ultra", level)
 }
 
 // pythonHermesCommands are the Python Hermes' commands that messages of
@@ -350,10 +367,7 @@ type cli struct {
 }
 
 func (c *cli) start() (*agent.Conversation, error) {
-	toolsArgs, noTools, err := toolsetsArgs(c.home, c.opts.toolsets, c.worker())
-	if err != nil {
-		return nil, err
-	}
+	toolsArgs, noTools := toolsetsArgs(c.opts.toolsets, c.worker())
 	conv, err := agent.Start(c.ctx, agent.Options{
 		HermesHome: c.home, Model: c.opts.model, Provider: c.opts.provider,
 		Getenv: c.deps.getenv, Environ: c.deps.environ(),
@@ -432,21 +446,12 @@ func (c *cli) oneShot() (code int) {
 // hermes does not have; a composite such as hermes-cli, or "all", means
 // no narrowing. A worker always keeps kanban, its way to report back.
 // none says no hermes-tools toolset is left.
-func toolsetsArgs(home, list string, worker bool) (args []string, none bool, err error) {
+func toolsetsArgs(list string, worker bool) (args []string, none bool) {
 	if strings.TrimSpace(list) == "" {
-		return nil, false, nil
+		return nil, false
 	}
-	cfg, err := hermeshome.LoadConfig(home)
-	if err != nil {
-		return nil, false, err
-	}
-	box, err := toolsets.Builtin(toolsets.Env{Home: home, Config: cfg})
-	if err != nil {
-		return nil, false, err
-	}
-	defer box.Close()
 	known := map[string]bool{}
-	for _, ts := range box.Toolsets {
+	for _, ts := range catalog.All() {
 		known[ts.Name] = true
 	}
 	var keep []string
@@ -454,7 +459,7 @@ func toolsetsArgs(home, list string, worker bool) (args []string, none bool, err
 		name = strings.ToLower(strings.TrimSpace(name))
 		switch {
 		case name == "all" || strings.HasPrefix(name, "hermes-"):
-			return nil, false, nil
+			return nil, false
 		case known[name] && !slices.Contains(keep, name):
 			keep = append(keep, name)
 		}
@@ -463,9 +468,9 @@ func toolsetsArgs(home, list string, worker bool) (args []string, none bool, err
 		keep = append(keep, "kanban")
 	}
 	if len(keep) == 0 {
-		return nil, true, nil
+		return nil, true
 	}
-	return []string{"--toolsets", strings.Join(keep, ",")}, false, nil
+	return []string{"--toolsets", strings.Join(keep, ",")}, false
 }
 
 func (c *cli) closeConv(conv *agent.Conversation) {

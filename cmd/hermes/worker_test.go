@@ -267,7 +267,7 @@ func TestDispatchedWorkerProviderFailures(t *testing.T) {
 	for _, tt := range []struct {
 		status int
 		want   int
-	}{{429, exitWorkerTransient}, {503, exitWorkerTransient}, {401, exitWorkerTerminal}} {
+	}{{429, exitWorkerTransient}, {503, exitWorkerTransient}, {402, exitWorkerTransient}, {401, exitWorkerTerminal}} {
 		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
 			var replies []fakechat.Reply
 			for range 8 { // the SDK's retries of 429 and 5xx included
@@ -314,5 +314,35 @@ func TestProfileDefaultOverSticky(t *testing.T) {
 	got := fakechat.TextOf(msgs[len(msgs)-1])
 	if !strings.Contains(got, "ROOT-FACT") || strings.Contains(got, "CODER-FACT") {
 		t.Errorf("hermes-tools served another home than the chat's: memory read %s", got)
+	}
+}
+
+// TestPreloadRefusesWhatSkillViewRefuses: --skills loads no skill that
+// skill_view would refuse (disabled in config.yaml), and the conversation
+// does not start.
+func TestPreloadRefusesWhatSkillViewRefuses(t *testing.T) {
+	w := newWorkerSetup(t, fakechat.Reply{Text: "should not be asked"})
+	cfg := filepath.Join(w.profile, "config.yaml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(b, "skills:\n  disabled: [kanban-worker]\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, log := w.spawn(t)
+	if code == exitOK || !strings.Contains(log, "--skills kanban-worker: the skill is disabled") || len(w.fake.Requests()) != 0 {
+		t.Errorf("exit %d, %d model calls; want a refusal naming the disabled skill", code, len(w.fake.Requests()))
+	}
+}
+
+func TestReasoningEffort(t *testing.T) {
+	for in, want := range map[string]string{"": "", "none": "none", "High": "high", "xhigh": "xhigh", "max": "xhigh", "ultra": "xhigh"} {
+		if got, err := reasoningEffort(in); err != nil || got != want {
+			t.Errorf("reasoningEffort(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := reasoningEffort("extreme"); err == nil {
+		t.Error("an unknown level must be refused")
 	}
 }

@@ -168,6 +168,9 @@ type Selection struct {
 	// Base is the home --hermes-home or HERMES_HOME named (absolute), ""
 	// when neither did.
 	Base string
+	// Notes are warnings for the user (an active_profile file that could
+	// not be read and was ignored).
+	Notes []string
 }
 
 // Pin is how another program (a client starting hermes-tools-mcp, the
@@ -256,9 +259,11 @@ func Select(homeFlag string, p ProfileFlag, getenv func(string) string) (Selecti
 	if base != "" && IsProfileHome(base) {
 		return Selection{Home: base, Root: root, Profile: filepath.Base(base), Source: source, Base: base}, nil
 	}
-	if name, err := activeProfile(root); err != nil {
+	name, unread, err := activeProfile(root)
+	if err != nil {
 		return Selection{}, err
-	} else if name != "" {
+	}
+	if name != "" {
 		home, err := profileHome(root, name)
 		if err != nil {
 			return Selection{}, fmt.Errorf("%s names profile %q: %w (run `hermes profile use default` in the Python Hermes, or delete the file)", filepath.Join(root, ActiveProfileFile), name, err)
@@ -267,13 +272,17 @@ func Select(homeFlag string, p ProfileFlag, getenv func(string) string) (Selecti
 	}
 	home := root
 	profile := DefaultProfile
+	var notes []string
+	if unread != nil {
+		notes = append(notes, fmt.Sprintf("%v; ignored, as the Python Hermes ignores it", unread))
+	}
 	if base != "" {
 		home = base
 		if home != root {
 			profile = "custom"
 		}
 	}
-	return Selection{Home: home, Root: root, Profile: profile, Source: source, Base: base}, nil
+	return Selection{Home: home, Root: root, Profile: profile, Source: source, Base: base, Notes: notes}, nil
 }
 
 // defaultRoot is ~/.hermes (with HERMES_DATA_DIR_SUFFIX appended, as the
@@ -312,28 +321,30 @@ func profileHome(root, name string) (string, error) {
 }
 
 // activeProfile reads the root's sticky choice; "" or "default" mean the
-// root itself. The file is read without blocking, whatever it is.
-func activeProfile(root string) (string, error) {
+// root itself. The file is read without blocking, whatever it is; one
+// that cannot be read (unread) is ignored, as the original ignores it,
+// while a name it holds that is invalid or names no profile is an error.
+func activeProfile(root string) (name string, unread, err error) {
 	path := filepath.Join(root, ActiveProfileFile)
-	data, err := safefile.ReadUserFile(path, 4096)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+	data, rerr := safefile.ReadUserFile(path, 4096)
+	if errors.Is(rerr, fs.ErrNotExist) {
+		return "", nil, nil
 	}
-	if err != nil {
-		return "", fmt.Errorf("read the sticky profile: %w", err)
+	if rerr != nil {
+		return "", fmt.Errorf("the sticky profile: %w", rerr), nil
 	}
-	name := pystr.Strip(strings.TrimPrefix(string(data), "\ufeff"))
+	name = pystr.Strip(strings.TrimPrefix(string(data), "\ufeff"))
 	if name == "" || name == DefaultProfile {
-		return "", nil
+		return "", nil, nil
 	}
 	canon, err := CheckProfileName(name)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if canon == DefaultProfile {
-		return "", nil
+		return "", nil, nil
 	}
-	return canon, nil
+	return canon, nil, nil
 }
 
 // ValidProfileName reports whether name is a named profile's directory

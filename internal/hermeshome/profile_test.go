@@ -3,6 +3,7 @@ package hermeshome
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -107,14 +108,15 @@ func TestSelect(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != tt.want {
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Select = %+v, %v\nwant %+v", got, err, tt.want)
 			}
 		})
 	}
 }
 
-// A FIFO planted at active_profile is refused at once, not waited on.
+// A FIFO planted at active_profile is passed over at once, not waited on,
+// with a note: the original ignores a sticky file it cannot read.
 func TestSelectDoesNotBlockOnActiveProfile(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no FIFOs")
@@ -123,15 +125,20 @@ func TestSelectDoesNotBlockOnActiveProfile(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, ActiveProfileFile), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
+	type out struct {
+		sel Selection
+		err error
+	}
+	done := make(chan out, 1)
 	go func() {
-		_, err := Select("", ProfileFlag{}, func(k string) string { return map[string]string{"HERMES_HOME": root}[k] })
-		done <- err
+		sel, err := Select("", ProfileFlag{}, func(k string) string { return map[string]string{"HERMES_HOME": root}[k] })
+		done <- out{sel, err}
 	}()
 	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "FIFO") {
-			t.Errorf("err %v, want one naming the FIFO", err)
+	case o := <-done:
+		sel, err := o.sel, o.err
+		if err != nil || len(sel.Notes) != 1 || !strings.Contains(sel.Notes[0], "FIFO") || sel.Home != root {
+			t.Errorf("Select = %+v, %v; want the root and a note naming the FIFO", sel, err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Select blocked on a FIFO at active_profile")
