@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,8 +112,42 @@ func Fresh(t testing.TB, path string) {
 // rewound and compaction-archived rows, a hidden row and CJK text.
 func OriginalV30(t testing.TB, path string) {
 	t.Helper()
-	Fresh(t, path)
+	freshFromResearch(t, path)
 	WriteOriginalRows(t, OpenOriginal(t, path))
+}
+
+// freshFromResearch creates path as the original creates a fresh store,
+// from the research's transcription of its DDL and initial rows
+// (ResearchV30), not from this project's schema: the fixture then tests
+// our code against the original's layout, not against itself. The
+// header's application_id and fts_storage_version, which the original
+// sets on its next writable open, are set here as it leaves them.
+func freshFromResearch(t testing.TB, path string) {
+	t.Helper()
+	db := newFile(t, path)
+	defer db.Close()
+	if _, err := db.Exec(ResearchV30); err != nil {
+		t.Fatalf("the research DDL: %v", err)
+	}
+	if _, err := db.Exec(`INSERT OR IGNORE INTO state_meta (key, value) VALUES ('fts_storage_version', '3')`); err != nil {
+		t.Fatal(err)
+	}
+	var gen string
+	if err := db.QueryRow(`SELECT value FROM state_meta WHERE key = 'db_file_generation'`).Scan(&gen); err != nil {
+		t.Fatal(err)
+	}
+	// (int(generation[:8], 16) & 0x7FFFFFFF) or 1, as the original stamps it.
+	n, err := strconv.ParseUint(gen[:8], 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := n & 0x7fffffff
+	if app == 0 {
+		app = 1
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA application_id = %d", app)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // WriteOriginalRows writes the sessions OriginalV30 describes.
