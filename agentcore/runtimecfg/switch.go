@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets/catalog"
@@ -232,11 +233,12 @@ func (s *Switch) checkCodex(ctx context.Context) (string, error) {
 	return v.String(), nil
 }
 
-// migrate runs the codex job hermes-migrate runs, so /codex-runtime on
+// migrate runs the job hermes-migrate runs for codex, so /codex-runtime on
 // gives codex the same block. Missing hermes-tools is a warning, not a
 // failure: the user's own servers and plugins are still worth migrating.
 func (s *Switch) migrate(ctx context.Context) (*Migration, error) {
-	job := configmigrate.CodexJob{
+	job := clientsync.Job{
+		Client:              clientsync.Codex,
 		CodexHome:           s.CodexHome,
 		HermesHome:          s.HermesHome,
 		Pin:                 s.Pin,

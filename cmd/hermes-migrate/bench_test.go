@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -25,19 +24,6 @@ func BenchmarkFirstRun(b *testing.B) {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), []string{"--client", "all"}, &out, &errb, h.deps()); code != exitOK {
 			b.Fatalf("exit %d: %s", code, errb.String())
-		}
-	}
-}
-
-// BenchmarkToolNeeds is what finding the tools that wait for a variable
-// adds to every run.
-func BenchmarkToolNeeds(b *testing.B) {
-	h := newRealHome(b)
-	home := filepath.Join(h.home, ".hermes")
-	getenv := func(k string) string { return h.env[k] }
-	for b.Loop() {
-		if _, err := toolNeeds(home, getenv, exec.LookPath); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

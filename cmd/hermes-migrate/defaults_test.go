@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/hermes-go/hermes/configmigrate/migrate"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,7 +71,7 @@ func TestDefaultClients(t *testing.T) {
 					removeAll(t, filepath.Join(h.home, d))
 				}
 			},
-			want: []string{"No other MCP client's config was found either. Name a client: hermes-migrate --client <name> (" + strings.Join(knownClients(), ", ") + ")."},
+			want: []string{"No other MCP client's config was found either. Name a client: hermes-migrate --client <name> (" + strings.Join(migrate.KnownClients(), ", ") + ")."},
 		},
 	}
 	for _, tt := range tests {

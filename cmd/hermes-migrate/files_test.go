@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/configmigrate/migrate"
 	"github.com/hermes-go/hermes/internal/filelock"
 )
 
@@ -27,17 +28,15 @@ const childEnv = "HERMES_MIGRATE_TEST_CHILD_TOOLS"
 
 func TestMain(m *testing.M) {
 	if tools := os.Getenv(childEnv); tools != "" {
-		d := defaultDeps()
-		d.executable = func() (string, error) { return tools, nil }
-		d.lookPath = func(string) (string, error) { return "", errors.New("not on PATH") }
-		d.discoverPlugins = func(context.Context, string, string, []string) ([]configmigrate.Plugin, error) {
+		var d migrate.System
+		d.Executable = func() (string, error) { return tools, nil }
+		d.LookPath = func(string) (string, error) { return "", errors.New("not on PATH") }
+		d.DiscoverPlugins = func(context.Context, string, string, []string) ([]configmigrate.Plugin, error) {
 			return nil, errors.New("codex discovery is faked in tests")
 		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, d))
 	}
-	code := m.Run()
-	testCaches.remove()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 const userTOML = "# mine\nmodel = \"gpt-5.5\"\n\n[history]\npersistence = \"none\"\n"
@@ -141,7 +140,7 @@ func TestRemoveOnEmptyHomeCreatesNothing(t *testing.T) {
 
 func TestHelpDocumentsFilesAndExitCodes(t *testing.T) {
 	var errb bytes.Buffer
-	if code := run(context.Background(), []string{"--help"}, &bytes.Buffer{}, &errb, deps{}); code != exitOK {
+	if code := run(context.Background(), []string{"--help"}, &bytes.Buffer{}, &errb, migrate.System{}); code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"-force", filelock.Suffix, "symlink", "3  a file was left alone", ".bak"} {
@@ -188,6 +187,9 @@ func TestConcurrentProcesses(t *testing.T) {
 	user := map[string]string{filepath.Join(e.codexHome, "config.toml"): userTOML}
 	var jsonFiles []string
 	for _, c := range clientsync.Clients() {
+		if c == clientsync.Codex {
+			continue // its file is the one in --codex-home, above
+		}
 		p, err := clientsync.ConfigPath(c, clientsync.Env{GOOS: runtime.GOOS, Home: home})
 		if err != nil {
 			t.Fatal(err)

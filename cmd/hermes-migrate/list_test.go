@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/configmigrate/migrate"
 	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
@@ -37,11 +38,11 @@ func TestList(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("list: exit %d %s", code, stderr)
 	}
-	var list []listedClient
+	var list []migrate.ListedClient
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	got := map[string]listedClient{}
+	got := map[string]migrate.ListedClient{}
 	for _, c := range list {
 		got[c.Client] = c
 	}
@@ -124,7 +125,7 @@ func TestListRealBinary(t *testing.T) {
 		t.Fatalf("sync: %s", stderr)
 	}
 	code, js, stderr := e.list(t, "--json")
-	var list []listedClient
+	var list []migrate.ListedClient
 	// codex is listed too: its home exists, without a config.toml.
 	if code != exitOK || json.Unmarshal([]byte(js), &list) != nil || len(list) != 2 || list[0].Client != "codex" || list[0].Exists {
 		t.Fatalf("list: exit %d %s\n%s", code, stderr, js)
@@ -137,32 +138,6 @@ func TestListRealBinary(t *testing.T) {
 // TestDescribeToolsStale: each reason an entry's command is stale names
 // what is actually wrong; a path that does not exist is "no such file"
 // whatever its name.
-func TestDescribeToolsStale(t *testing.T) {
-	dir := t.TempDir()
-	other := filepath.Join(dir, "server.py")
-	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, command, url, want string
-	}{
-		{"missing, other name", filepath.Join(dir, "gone", "old-server"), "", "no such file"},
-		{"missing hermes-tools-mcp", filepath.Join(dir, "gone", "hermes-tools-mcp"), "", "no such file"},
-		{"a directory", dir, "", "no such file"},
-		{"another program", other, "", "not hermes-tools-mcp"},
-		{"not on PATH", "no-such-command-hermes-test", "", "not found on PATH"},
-		{"no command", "", "", "no command"},
-		{"remote", "", "http://127.0.0.1:1/mcp", "a remote URL, not the hermes-tools-mcp binary"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := describeTools(t.Context(), tt.command, tt.url, map[string]string{}); got.Stale != tt.want {
-				t.Errorf("describeTools(%q) stale %q, want %q", tt.command, got.Stale, tt.want)
-			}
-		})
-	}
-}
-
 // TestListClientNotLocated: a client whose file cannot be located (its
 // own variable set to a relative path) is listed with the reason, and the
 // other clients are listed all the same; a run without --client names it

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/configmigrate/migrate"
 )
 
 // testEnv is a pair of homes and a fake hermes-tools-mcp binary.
@@ -42,13 +43,13 @@ func newTestEnv(t *testing.T) *testEnv {
 	return e
 }
 
-func (e *testEnv) deps() deps {
-	return deps{
-		getenv:     func(k string) string { return e.env[k] },
-		executable: func() (string, error) { return e.toolsBin, nil }, // installed side by side
-		lookPath:   func(string) (string, error) { return "", errors.New("not on PATH") },
-		environ:    environOf(e.env),
-		discoverPlugins: func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
+func (e *testEnv) deps() migrate.System {
+	return migrate.System{
+		Getenv:     func(k string) string { return e.env[k] },
+		Executable: func() (string, error) { return e.toolsBin, nil }, // installed side by side
+		LookPath:   func(string) (string, error) { return "", errors.New("not on PATH") },
+		Environ:    environOf(e.env),
+		DiscoverPlugins: func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error) {
 			e.discoverCalls++
 			return e.plugins, e.pluginErr
 		},
@@ -179,7 +180,7 @@ func TestMigrateReportsAndRefuses(t *testing.T) {
 	e3 := newTestEnv(t)
 	e3.pluginErr = errors.New("codex not installed")
 	code, out, _ := e3.run(t, "--json")
-	var reps []clientReport
+	var reps []migrate.Report
 	if code != exitOK || json.Unmarshal([]byte(out), &reps) != nil || reps[0].PluginError != "codex not installed" || !reps[0].Written {
 		t.Fatalf("plugin failure must be reported and non-fatal: exit %d %s", code, out)
 	}
@@ -223,7 +224,7 @@ func TestFlagsAndLookup(t *testing.T) {
 	}
 	// Not next to hermes-migrate and not on PATH: a message saying how to fix it.
 	d := e.deps()
-	d.executable = func() (string, error) { return "/elsewhere/hermes-migrate", nil }
+	d.Executable = func() (string, error) { return "/elsewhere/hermes-migrate", nil }
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"--codex-home", e.codexHome}, &out, &errb, d)
 	if code != exitFailure || !strings.Contains(errb.String(), "--hermes-tools-command") {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/configmigrate/migrate"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,7 +58,7 @@ func TestProjectScope(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := e.deps()
 			wd := tt.wd
-			d.getwd = func() (string, error) { return wd, nil }
+			d.Getwd = func() (string, error) { return wd, nil }
 			code, out, stderr := runWith(t, e, d, tt.args...)
 			if code != tt.code || !strings.Contains(stderr, tt.err) {
 				t.Fatalf("exit %d, stderr %q; want %d with %q\n%s", code, stderr, tt.code, tt.err, out)
@@ -86,7 +88,7 @@ func TestProjectScope(t *testing.T) {
 	}
 	// list --project shows the project's files, not the user's.
 	code, js, stderr := e.list(t, "--project", proj, "--json")
-	var list []listedClient
+	var list []migrate.ListedClient
 	if code != exitOK || json.Unmarshal([]byte(js), &list) != nil {
 		t.Fatalf("list --project: exit %d %s\n%s", code, stderr, js)
 	}
@@ -110,7 +112,7 @@ func TestProjectScope(t *testing.T) {
 	}
 }
 
-func runWith(t *testing.T, e *testEnv, d deps, args ...string) (int, string, string) {
+func runWith(t *testing.T, e *testEnv, d migrate.System, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb strings.Builder
 	base := []string{"--codex-home", e.codexHome, "--hermes-home", e.hermesHome}
@@ -294,4 +296,15 @@ func TestProjectAllAndPortableEntries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// projectCapable are the clients that read a project-level file.
+func projectCapable() []string {
+	var out []string
+	for _, c := range clientsync.Clients() {
+		if _, err := clientsync.ProjectPath(c, "/"); err == nil {
+			out = append(out, string(c))
+		}
+	}
+	return out
 }

@@ -30,22 +30,28 @@ func readmeSnippets(t *testing.T) string {
 		EnvVars: catalog.EnvVarNames(),
 	})
 	var b strings.Builder
-	codex, _, err := configmigrate.MigrateCodex(nil, configmigrate.CodexInput{HermesTools: &tools})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snippet(&b, "Codex", "codex", "~/.codex/config.toml", codex)
 	env := clientsync.Env{GOOS: "linux", Home: "/home/you"}
 	for _, c := range clientsync.Clients() {
-		res, err := clientsync.Apply(c, nil, []configmigrate.Server{tools}, clientsync.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", c, err)
+		var out []byte
+		if c == clientsync.Codex {
+			// Codex's entries are Hermes' managed block.
+			block, _, err := configmigrate.MigrateCodex(nil, configmigrate.CodexInput{HermesTools: &tools})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = block
+		} else {
+			res, err := clientsync.Apply(c, nil, []configmigrate.Server{tools}, clientsync.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", c, err)
+			}
+			out = res.Output
 		}
 		path, err := clientsync.ConfigPath(c, env)
 		if err != nil {
 			t.Fatalf("%s: %v", c, err)
 		}
-		snippet(&b, c.DisplayName(), string(c), "~"+strings.TrimPrefix(filepath.ToSlash(path), "/home/you"), res.Output)
+		snippet(&b, c.DisplayName(), string(c), "~"+strings.TrimPrefix(filepath.ToSlash(path), "/home/you"), out)
 	}
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/configmigrate/migrate"
 	"github.com/hermes-go/hermes/internal/golden"
 	"github.com/hermes-go/hermes/toolsets/catalog"
 )
@@ -68,18 +69,18 @@ func newRealHome(t testing.TB) *realHome {
 	return h
 }
 
-func (h *realHome) deps() deps {
-	return deps{
-		getenv:     func(k string) string { return h.env[k] },
-		environ:    func() []string { return environOf(h.env)() },
-		executable: func() (string, error) { return h.toolsBin, nil },
-		lookPath: func(name string) (string, error) {
+func (h *realHome) deps() migrate.System {
+	return migrate.System{
+		Getenv:     func(k string) string { return h.env[k] },
+		Environ:    func() []string { return environOf(h.env)() },
+		Executable: func() (string, error) { return h.toolsBin, nil },
+		LookPath: func(name string) (string, error) {
 			if slices.Contains(h.onPath, name) {
 				return "/usr/bin/" + name, nil
 			}
 			return "", errors.New("not on PATH")
 		},
-		discoverPlugins: func(context.Context, string, string, []string) ([]configmigrate.Plugin, error) {
+		DiscoverPlugins: func(context.Context, string, string, []string) ([]configmigrate.Plugin, error) {
 			return nil, h.pluginErr
 		},
 	}
@@ -122,7 +123,7 @@ func TestFirstRunOnRealisticHomeIsShort(t *testing.T) {
 	}
 	// One line per client found, naming the file; none for the others,
 	// which get no file and no directory either.
-	for _, c := range knownClients() {
+	for _, c := range migrate.KnownClients() {
 		want := 0
 		if slices.Contains(realHomeClients, c) {
 			want = 1
@@ -311,23 +312,6 @@ func TestPluginDiscoveryNotes(t *testing.T) {
 		_, out, _ := h.run(t, "--client", "codex")
 		if !strings.Contains(out, "warning: could not ask codex for its plugins") || !strings.Contains(out, "status 1") {
 			t.Errorf("a failing codex must warn on every run:\n%s", out)
-		}
-	}
-}
-
-func TestTilde(t *testing.T) {
-	tests := []struct{ path, home, want string }{
-		{"/home/u/.cursor/mcp.json", "/home/u", "~/.cursor/mcp.json"},
-		{"/home/u/.cursor/mcp.json", "/home/u/", "~/.cursor/mcp.json"},
-		{"/home/user2/x", "/home/u", "/home/user2/x"},
-		{"/home/u", "/home/u", "/home/u"},
-		{"/etc/x", "", "/etc/x"},
-		{"/etc/x", "relative", "/etc/x"},
-		{"/home/u/..x/y", "/home/u", "~/..x/y"},
-	}
-	for _, tt := range tests {
-		if got := tilde(tt.path, tt.home); got != tt.want {
-			t.Errorf("tilde(%q, %q) = %q, want %q", tt.path, tt.home, got, tt.want)
 		}
 	}
 }

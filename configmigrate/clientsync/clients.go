@@ -118,6 +118,21 @@ type dialect struct {
 	// filters.
 	gemini bool
 
+	// section, when set, says Hermes' entries in the file are one
+	// section Hermes owns whole, rewritten at once, rather than entries
+	// edited one by one beside the user's (codex's managed block): Job
+	// runs the section's hooks and keeps no ownership record for it,
+	// and Apply and Remove refuse the client. The entry fields above do
+	// not apply to such a client.
+	section *section
+	// homeVar is the client's own variable naming the directory its
+	// user file is in: while it is set, the file is found without the
+	// user's home directory.
+	homeVar string
+	// envNote is the README's env reference column for a client that
+	// passes secrets some way of its own.
+	envNote string
+
 	// source names where the row's facts come from, for the README.
 	source string
 }
@@ -270,6 +285,13 @@ func stdEntry(d dialect) *dialect {
 // sources disagree (reference/mcp-clients.md §4) the choice and its
 // source are named in the row.
 var dialects = map[Client]*dialect{
+	Codex: {
+		client: Codex, display: "Codex", format: formatTOML, rootKey: "mcp_servers",
+		user: codexConfig, homeVar: codexHomeVar, project: ".codex/config.toml",
+		envNote: "none: secrets passed by name (`env_vars`, `bearer_token_env_var`)",
+		section: codexSection,
+		source:  "developers.openai.com/codex/config-reference; the Python Hermes' codex runtime migration (the managed block's markers)",
+	},
 	ClaudeDesktop: stdEntry(dialect{
 		client: ClaudeDesktop, display: "Claude Desktop",
 		user: func(p pathEnv) (string, error) {

@@ -1,7 +1,14 @@
-// Package clientsync registers MCP servers in the config files of the MCP
-// clients other than codex (which configmigrate's managed block serves):
-// one table of clients (clients.go) says where each keeps its file on
-// every OS, at user and project level, and how it spells an entry.
+// Package clientsync registers Hermes' MCP servers with MCP clients: one
+// table of clients (clients.go) says where each keeps its file on every
+// OS, at user and project level, and how it spells an entry; one Job
+// (job.go) runs any row of it for hermes-migrate and /codex-runtime.
+//
+// Codex is a row like the others with hooks for what only it has
+// (codex.go): its entries are one section of config.toml that Hermes owns
+// whole, between the Python Hermes' marker lines (configmigrate's managed
+// block), with the plugins codex app-server reports and a
+// default_permissions profile; the other clients' entries are edited one
+// by one beside the user's.
 //
 // Those files belong to the user and several hold unrelated state
 // (~/.claude.json, ~/.gemini/settings.json); they are JSON, JSONC, YAML
@@ -15,9 +22,9 @@
 // commas.
 //
 // Apply and Remove work on bytes, and ConfigPath only computes a path
-// from an injected Env. Job puts them together for hermes-migrate: it
-// finds, reads and atomically rewrites a client's file and keeps the
-// ownership state described below across runs.
+// from an injected Env. Job puts them together: it finds, reads and
+// atomically rewrites a client's file and keeps the ownership state
+// described below across runs.
 //
 // # Ownership
 //
@@ -59,11 +66,12 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 )
 
-// Client names a JSON-configured MCP client.
+// Client names an MCP client, as --client spells it.
 type Client string
 
-// The supported clients. Codex (TOML) is handled by configmigrate.
+// The supported clients.
 const (
+	Codex         Client = "codex"
 	ClaudeDesktop Client = "claude-desktop"
 	ClaudeCode    Client = "claude-code"
 	Cursor        Client = "cursor"
@@ -89,11 +97,11 @@ const (
 	LMStudio      Client = "lmstudio"
 )
 
-// Clients lists the supported clients in a stable order: the first five
-// in the order hermes-migrate has always run them, then add-mcp's other
-// JSON clients by name, two it lacks, then YAML and TOML.
+// Clients lists the supported clients in a stable order: codex, then the
+// next five in the order hermes-migrate has always run them, then
+// add-mcp's other JSON clients by name, two it lacks, then YAML and TOML.
 func Clients() []Client {
-	return []Client{ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini,
+	return []Client{Codex, ClaudeDesktop, ClaudeCode, Cursor, VSCode, Gemini,
 		Antigravity, Cline, ClineCLI, FX, CopilotCLI, KiloCode, KimiCode, KiroCLI,
 		MastraCode, MCPorter, OpenCode, Pi, Windsurf, Zed, RooCode, LMStudio, Goose, GrokBuild}
 }
@@ -157,6 +165,17 @@ type Env struct {
 	Getenv func(string) string
 }
 
+// MachineEnv is the Env of the machine a program runs on, seen through
+// getenv: the home is $HOME or, on Windows where HOME is usually unset,
+// %USERPROFILE% (as os.UserHomeDir finds it).
+func MachineEnv(goos string, getenv func(string) string) Env {
+	home := getenv("HOME")
+	if home == "" && goos == "windows" {
+		home = getenv("USERPROFILE")
+	}
+	return Env{GOOS: goos, Home: home, AppData: getenv("APPDATA"), XDGConfigHome: getenv("XDG_CONFIG_HOME"), Getenv: getenv}
+}
+
 func (env Env) paths() (pathEnv, error) {
 	p := pathEnv{Env: env, win: env.GOOS == "windows"}
 	if !isAbs(env.Home, p.win) {
@@ -173,7 +192,7 @@ func ConfigPath(c Client, env Env) (string, error) {
 		return "", err
 	}
 	p, err := env.paths()
-	if err != nil {
+	if err != nil && (d.homeVar == "" || env.Getenv == nil || env.Getenv(d.homeVar) == "") {
 		return "", err
 	}
 	return d.user(p)
@@ -261,6 +280,9 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 	d, err := dialectFor(c)
 	if err != nil {
 		return Result{}, err
+	}
+	if d.section != nil {
+		return Result{}, errSection(d)
 	}
 	if opts.Project && d.refUserOnly {
 		user := *d
@@ -362,6 +384,9 @@ func Remove(c Client, existing []byte, names []string) (Result, error) {
 	d, err := dialectFor(c)
 	if err != nil {
 		return Result{}, err
+	}
+	if d.section != nil {
+		return Result{}, errSection(d)
 	}
 	ed, err := open(d, existing)
 	if err != nil {

@@ -13,8 +13,8 @@ func TestParseClient(t *testing.T) {
 			t.Errorf("ParseClient(%q) = %q, %v", c, got, err)
 		}
 	}
-	_, err := ParseClient("codex")
-	want := `unknown MCP client "codex"; valid clients are claude-desktop, claude-code, cursor, vscode, gemini, antigravity, cline, cline-cli, fx, github-copilot-cli, kilo-code, kimi-code, kiro-cli, mastracode, mcporter, opencode, pi, windsurf, zed, roo-code, lmstudio, goose, grok-build`
+	_, err := ParseClient("nope")
+	want := `unknown MCP client "nope"; valid clients are codex, claude-desktop, claude-code, cursor, vscode, gemini, antigravity, cline, cline-cli, fx, github-copilot-cli, kilo-code, kimi-code, kiro-cli, mastracode, mcporter, opencode, pi, windsurf, zed, roo-code, lmstudio, goose, grok-build`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
@@ -144,7 +144,7 @@ func TestConfigPathErrors(t *testing.T) {
 		{Cursor, Env{GOOS: "windows", Home: "/home/u"}, "not an absolute path"},
 		{VSCode, Env{GOOS: "windows", Home: `C:\Users\u`}, `%APPDATA% is "", not an absolute path; VS Code keeps its config under it, so set APPDATA`},
 		{ClaudeDesktop, Env{GOOS: "windows", Home: `C:\Users\u`, AppData: "AppData"}, "set APPDATA"},
-		{"codex", Env{GOOS: "linux", Home: "/h"}, "unknown MCP client"},
+		{"nope", Env{GOOS: "linux", Home: "/h"}, "unknown MCP client"},
 	}
 	for _, tt := range tests {
 		if got, err := ConfigPath(tt.client, tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {

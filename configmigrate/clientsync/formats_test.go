@@ -2,6 +2,18 @@ package clientsync
 
 import "fmt"
 
+// entryClients are the clients whose entries are edited one by one: every
+// row but those whose Hermes entries are one section (codex).
+func entryClients() []Client {
+	var out []Client
+	for _, c := range Clients() {
+		if dialects[c].section == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // jsonClients are the clients whose files are JSON or JSONC, which the
 // JSON document generator and fuzzers exercise.
 func jsonClients() []Client {

@@ -23,6 +23,9 @@ func Inspect(c Client, content []byte) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.section != nil {
+		return d.section.entries(content)
+	}
 	ed, err := open(d, content)
 	if err != nil {
 		return nil, err
@@ -74,6 +77,17 @@ func SyncStates(c Client, content []byte, servers []configmigrate.Server) (map[s
 		return nil, err
 	}
 	out := map[string]SyncState{}
+	if d, _ := dialectFor(c); d.section != nil {
+		// The section is rewritten whole on every run: a server is there
+		// or not.
+		for _, s := range servers {
+			out[s.Name] = Missing
+			if slices.ContainsFunc(entries, func(e Entry) bool { return e.Name == s.Name }) {
+				out[s.Name] = Synced
+			}
+		}
+		return out, nil
+	}
 	for _, s := range servers {
 		res, err := Apply(c, content, []configmigrate.Server{s}, Options{Owned: []string{s.Name}})
 		if err != nil {

@@ -1,6 +1,7 @@
 package clientsync
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,28 +19,29 @@ import (
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/toolsbin"
 )
 
-// Job registers Hermes' MCP servers in one client's user-level config file,
-// or takes them out again, and remembers which entries it wrote. It is to
-// the JSON clients what configmigrate.CodexJob is to codex: hermes-migrate
-// only builds it from its flags and prints the result.
+// Job registers Hermes' MCP servers with one client, any row of the client
+// table, or takes them out again: it finds the client's file (user-level,
+// or a project's), reads it and rewrites it atomically under its lock. For
+// most clients it edits Hermes' entries one by one beside the user's and
+// remembers which it wrote; for codex it rewrites Hermes' managed block
+// (dialect.section). hermes-migrate builds one per client from its flags,
+// /codex-runtime one for codex, and both print the JobResult.
 type Job struct {
 	// Client is the client whose config file is edited.
 	Client Client
-	// HermesHome holds config.yaml (the user's servers) and the ownership
-	// state file; empty means $HERMES_HOME, else the platform default.
+	// HermesHome holds config.yaml (the user's servers) and, at the root
+	// above a profile, the ownership state file; empty means
+	// $HERMES_HOME, else the platform default.
 	HermesHome string
-	// HermesTools describes the hermes-tools callback entry. Callers pass
-	// configmigrate.CodexJob.HermesToolsEntry, so every client gets the
-	// entry codex gets. It is called only when registering, after the files
-	// were read: Remove needs no hermes-tools-mcp, and a damaged config or
-	// state file is reported before a missing binary.
-	HermesTools func() (configmigrate.Server, error)
 	// UserServers also registers the MCP servers in the Hermes home's
-	// config.yaml; without it the client gets hermes-tools alone.
+	// config.yaml; without it the client gets hermes-tools alone. Codex
+	// always gets them: its runtime stands in for Hermes' own.
 	UserServers bool
-	// Remove takes out hermes-tools and every entry an earlier run wrote.
+	// Remove takes out hermes-tools and every entry an earlier run wrote
+	// (codex: the managed block).
 	Remove bool
 	// Project, when set, is the root of a project: the client's
 	// project-level file there is edited instead of the user-level one.
@@ -54,21 +57,64 @@ type Job struct {
 	// Without it such a file is left alone with an error matching
 	// atomicfile.ErrNotWritable.
 	Force bool
-	// OnLockWait is called when another run holds the lock of the config
-	// or state file for more than a moment; nil waits silently.
+	// OnLockWait is called when another run (hermes-migrate, or hermes
+	// switching runtimes) holds the lock of the config or state file for
+	// more than a moment; nil logs it to Logger, if any.
 	OnLockWait func(lockPath string)
+	// Logger receives codex's diagnostics during plugin discovery; nil
+	// discards them.
+	Logger *slog.Logger
 
-	// GOOS and Getenv are the job's view of the machine, which decides
-	// where the config file and the Hermes home are. Empty GOOS means
-	// runtime.GOOS, nil Getenv means os.Getenv.
-	GOOS   string
-	Getenv func(string) string
+	// The hermes-tools entry every client gets (configmigrate.
+	// HermesToolsServer of these): HermesToolsCommand is the
+	// hermes-tools-mcp the user named, empty for the one beside the
+	// running program, else on PATH; ToolsCommandByName writes it by
+	// name instead of this machine's path (a project's file, committed
+	// and read on other machines); Pin points it at the home the user
+	// chose (HERMES_HOME, --profile); EnvVars are the variables its
+	// toolsets read (catalog.EnvVarNames()); ApproveTools lets codex run
+	// its tools without asking. The entry is made only when registering,
+	// after the files were read: Remove needs no hermes-tools-mcp, and a
+	// damaged config or state file is reported before a missing binary.
+	HermesToolsCommand string
+	ToolsCommandByName bool
+	Pin                hermeshome.Pin
+	EnvVars            []string
+	ApproveTools       bool
+	// HermesToolsOptional turns a hermes-tools-mcp that cannot be found
+	// into JobResult.HermesToolsError instead of a failed job (codex,
+	// for /codex-runtime: the user's servers are still worth writing).
+	HermesToolsOptional bool
+
+	// Codex's row: CodexHome is codex's home (--codex-home), over
+	// $CODEX_HOME; DefaultPermissions the default_permissions profile,
+	// empty for none; CodexBinary the codex asked for its plugins, empty
+	// for $CODEX_BIN, else codex on PATH; NoPluginDiscovery keeps the
+	// plugins the block lists instead of asking codex (which starts a
+	// process and may touch the network); DiscoverPlugins, nil for
+	// configmigrate.DiscoverPlugins, asks codex (binary) run with env
+	// for the plugins installed in codexHome.
+	CodexHome          string
+	DefaultPermissions string
+	CodexBinary        string
+	NoPluginDiscovery  bool
+	DiscoverPlugins    func(ctx context.Context, codexHome, binary string, env []string) ([]configmigrate.Plugin, error)
+
+	// GOOS, Getenv, Environ, Executable and LookPath are the job's view
+	// of the machine and the process: where the files and the Hermes home
+	// are, what codex is started with, where hermes-tools-mcp is. Empty
+	// or nil means the real one.
+	GOOS       string
+	Getenv     func(string) string
+	Environ    func() []string
+	Executable func() (string, error)
+	LookPath   func(string) (string, error)
 }
 
 // JobResult is what a Job did to the client's config file.
 type JobResult struct {
 	configmigrate.FileChange
-	// Removed says Remove found entries to take out.
+	// Removed says Remove found entries (the block) to take out.
 	Removed bool
 	// Skipped names servers left unregistered, mostly because the user has
 	// an entry of the same name; Notes say why.
@@ -77,38 +123,46 @@ type JobResult struct {
 	Notes []string
 	// Problems are Hermes servers that could not be translated.
 	Problems []string
+	// HermesTools is the hermes-tools entry registered, nil when none
+	// was; HermesToolsError is why an optional one was left out.
+	HermesTools      *configmigrate.Server
+	HermesToolsError error
+
+	// Codex's managed block: Report says what it holds (nil for Remove);
+	// PluginSource where the plugins came from ("codex", "previous
+	// block" or "" for none); PluginError why discovery failed, the job
+	// going on without it; CodexNotInstalled that it did not run because
+	// no codex is installed (PluginError then matches
+	// configmigrate.ErrCodexNotInstalled), a note rather than a failure.
+	Report            *configmigrate.CodexReport
+	PluginSource      string
+	PluginError       string
+	CodexNotInstalled bool
 }
 
 // Run edits the config file atomically under its lock, through symlinks,
 // keeping the user's last own version as a backup (atomicfile.Edit), then
 // records the entries it now owns. Nothing is written when a file cannot
-// be read or parsed.
+// be read or parsed, or the result would not parse. The whole
+// read-modify-write holds the file's lock, so a concurrent run starts
+// from this run's output instead of overwriting it.
 func (j Job) Run(ctx context.Context) (JobResult, error) {
 	var res JobResult
-	getenv := j.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	goos := j.GOOS
-	if goos == "" {
-		goos = runtime.GOOS
-	}
-	var err error
-	res.Path, err = j.configPath(goos, getenv)
+	d, err := dialectFor(j.Client)
 	if err != nil {
+		return res, err
+	}
+	getenv := j.getenv()
+	if res.Path, err = j.configPath(getenv); err != nil {
 		return res, err
 	}
 	home, err := hermeshome.Resolve(j.HermesHome, getenv)
 	if err != nil {
 		return res, err
 	}
-	// The config file's lock is held from reading it to recording what
-	// was written, so concurrent runs for this client take turns; other
-	// clients' runs only meet at the state file, which record merges
-	// under its own lock.
 	opts := atomicfile.EditOptions{
 		Options: atomicfile.Options{Backup: configmigrate.BackupSuffix, Mode: 0o600, Force: j.Force},
-		Lock:    filelock.Options{Waiting: j.OnLockWait},
+		Lock:    filelock.Options{Waiting: j.lockWait()},
 		NoLock:  j.DryRun,
 		// --remove on a machine without this file creates nothing.
 		ExistingOnly: j.Remove,
@@ -125,22 +179,53 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 		return res, err
 	}
 	defer ed.Close()
+	if d.section != nil {
+		err = j.runSection(ctx, d.section, ed, home, &res)
+	} else {
+		err = j.runEntries(ctx, d, ed, home, stateFile{home: root, force: j.Force, wait: j.lockWait()}, &res)
+	}
+	return res, err
+}
+
+// runSection rewrites (or removes) the client's section as a whole.
+func (j Job) runSection(ctx context.Context, sec *section, ed *atomicfile.Edit, home string, res *JobResult) error {
+	var out []byte
+	var err error
+	if j.Remove {
+		out, res.Removed, err = sec.remove(ed.Before)
+		if err != nil {
+			return fmt.Errorf("%s: %w", res.Path, err)
+		}
+	} else if out, err = sec.write(ctx, j, home, ed.Before, res); err != nil {
+		return err
+	}
+	if res.FileChange, err = commit(ed, out, j.DryRun); err != nil {
+		return err
+	}
+	if j.Remove && !j.DryRun {
+		// The file is the user's alone again; a lock file left behind is
+		// harmless, so failing to delete it is no error.
+		_ = ed.Forget()
+	}
+	return nil
+}
+
+// runEntries edits Hermes' entries one by one and records which it owns.
+func (j Job) runEntries(ctx context.Context, d *dialect, ed *atomicfile.Edit, home string, state stateFile, res *JobResult) error {
 	existing := ed.Before
-	state := stateFile{home: root, force: j.Force, wait: j.OnLockWait}
 	owned, err := state.read()
 	if err != nil {
-		return res, err
+		return err
 	}
-
 	var edit Result
 	if j.Remove {
 		if existing == nil {
-			return res, nil
+			return nil
 		}
 		names := owned[res.Path]
 		var own bool
 		if own, err = ownHermesTools(j.Client, existing); err != nil {
-			return res, err
+			return err
 		}
 		if !own || j.Force {
 			names = append([]string{configmigrate.HermesToolsName}, names...)
@@ -154,37 +239,101 @@ func (j Job) Run(ctx context.Context) (JobResult, error) {
 	} else {
 		var servers []configmigrate.Server
 		if servers, res.Problems, err = j.servers(home); err != nil {
-			return res, err
+			return err
 		}
+		res.HermesTools = &servers[0]
 		edit, err = Apply(j.Client, existing, servers, Options{Owned: owned[res.Path], Overwrite: j.Force, File: res.Path, Project: j.Project != ""})
 	}
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", res.Path, err)
+		return fmt.Errorf("%s: %w", res.Path, err)
 	}
 	res.Notes, res.Skipped = edit.Notes, edit.Skipped
 	out := existing
 	if edit.Changed {
 		out = edit.Output
 	}
-	if j.DryRun || !edit.Changed {
-		res.FileChange = configmigrate.PlanChange(res.Path, existing, out)
-	} else {
-		res.FileChange = configmigrate.FileChange{Path: res.Path, Changed: true}
-		res.Backup, err = ed.Commit(out)
-		res.Written = err == nil
-	}
-	if err != nil || j.DryRun {
-		return res, err
+	if res.FileChange, err = commit(ed, out, j.DryRun || !edit.Changed); err != nil || j.DryRun {
+		return err
 	}
 	if err := state.record(ctx, res.Path, j.Remove, edit); err != nil {
-		return res, err
+		return err
 	}
 	if j.Remove {
-		// The file is the user's alone again; a lock file left behind is
-		// harmless, so failing to delete it is no error.
+		// As in runSection.
 		_ = ed.Forget()
 	}
-	return res, nil
+	return nil
+}
+
+// commit writes out under the edit's lock, with its backup rule; plan
+// (a dry run, or nothing to change) only says what would change.
+func commit(ed *atomicfile.Edit, out []byte, plan bool) (configmigrate.FileChange, error) {
+	if plan || bytes.Equal(ed.Before, out) {
+		return configmigrate.PlanChange(ed.Path, ed.Before, out), nil
+	}
+	ch := configmigrate.FileChange{Path: ed.Path, Changed: true}
+	var err error
+	if ch.Backup, err = ed.Commit(out); err != nil {
+		return ch, err
+	}
+	ch.Written = true
+	return ch, nil
+}
+
+func (j Job) getenv() func(string) string {
+	getenv := j.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if j.CodexHome == "" {
+		return getenv
+	}
+	return WithCodexHome(getenv, j.CodexHome)
+}
+
+// WithCodexHome is getenv with $CODEX_HOME set to dir, made absolute
+// against the working directory: a directory named on the command line
+// (--codex-home), where a relative one means the directory it was typed
+// in.
+func WithCodexHome(getenv func(string) string, dir string) func(string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return func(k string) string {
+		if k == codexHomeVar {
+			return dir
+		}
+		return getenv(k)
+	}
+}
+
+func (j Job) lockWait() func(string) {
+	if j.OnLockWait != nil || j.Logger == nil {
+		return j.OnLockWait
+	}
+	return func(lock string) {
+		j.Logger.Info("waiting for another hermes-migrate or hermes run to finish editing "+j.Client.DisplayName()+"'s config file", "lock", lock)
+	}
+}
+
+// hermesTools is the hermes-tools entry: configmigrate.HermesToolsServer
+// of the job's inputs, with the binary found as the user named it. The
+// command is absolute (clients start servers with a minimal environment)
+// unless ToolsCommandByName.
+func (j Job) hermesTools() (configmigrate.Server, error) {
+	bin, err := toolsbin.Locator{Executable: j.Executable, LookPath: j.LookPath}.Find(j.HermesToolsCommand)
+	if err != nil && j.HermesToolsCommand != "" {
+		return configmigrate.Server{}, fmt.Errorf("--hermes-tools-command %w", err)
+	}
+	if err != nil {
+		return configmigrate.Server{}, fmt.Errorf("%w (--hermes-tools-command)", err)
+	}
+	if j.ToolsCommandByName && j.HermesToolsCommand == "" {
+		bin = toolsbin.Name
+	}
+	return configmigrate.HermesToolsServer(configmigrate.HermesToolsOptions{
+		Command: bin, Args: j.Pin.Args(), HermesHome: j.Pin.Home, EnvVars: j.EnvVars, Approve: j.ApproveTools,
+	}), nil
 }
 
 // ProjectLockPath is where a project file's lock lives: in the Hermes
@@ -206,10 +355,7 @@ func ProjectLockPath(home, file string) string {
 // servers are what the client gets: hermes-tools, then the user's servers
 // when asked for, with the ones that did not translate as problems.
 func (j Job) servers(home string) ([]configmigrate.Server, []string, error) {
-	if j.HermesTools == nil {
-		return nil, nil, errors.New("clientsync.Job.HermesTools is not set; pass configmigrate.CodexJob.HermesToolsEntry")
-	}
-	tools, err := j.HermesTools()
+	tools, err := j.hermesTools()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -329,20 +475,18 @@ func (s stateFile) record(ctx context.Context, configPath string, remove bool, e
 // configPath is the file the job edits: the project file under Project,
 // else the first of the client's user-level files that exists, else its
 // usual one.
-func (j Job) configPath(goos string, getenv func(string) string) (string, error) {
+func (j Job) configPath(getenv func(string) string) (string, error) {
 	if j.Project != "" {
 		if !filepath.IsAbs(j.Project) {
 			return "", fmt.Errorf("project directory %q is not an absolute path", j.Project)
 		}
 		return ProjectPath(j.Client, j.Project)
 	}
-	return Locate(j.Client, Env{
-		GOOS:          goos,
-		Home:          getenv("HOME"),
-		AppData:       getenv("APPDATA"),
-		XDGConfigHome: getenv("XDG_CONFIG_HOME"),
-		Getenv:        getenv,
-	})
+	goos := j.GOOS
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	return Locate(j.Client, MachineEnv(goos, getenv))
 }
 
 // Locate returns the user-level file of c that is edited: the first of

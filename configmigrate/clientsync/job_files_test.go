@@ -100,7 +100,7 @@ func TestJobConcurrentClientsKeepState(t *testing.T) {
 	d := newJobDirs(t)
 	writeTestFile(t, d.yaml(), ghYAML)
 	paths, user := map[Client]string{}, map[Client]string{}
-	for _, c := range Clients() {
+	for _, c := range entryClients() {
 		user[c] = userDoc(c, "mine", "my-server")
 		p, err := ConfigPath(c, Env{GOOS: "linux", Home: d.home})
 		if err != nil {
@@ -112,7 +112,7 @@ func TestJobConcurrentClientsKeepState(t *testing.T) {
 	}
 	run := func(remove bool) {
 		var wg sync.WaitGroup
-		for _, c := range Clients() {
+		for _, c := range entryClients() {
 			for range 2 {
 				wg.Add(1)
 				go func() {

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/configmigrate"
+	"github.com/hermes-go/hermes/internal/hermeshome"
+	"github.com/hermes-go/hermes/internal/toolsbin"
 )
 
 // jobDirs are a user home (where Cursor's config lives) and a Hermes home,
@@ -37,10 +39,14 @@ func (d jobDirs) yaml() string   { return filepath.Join(d.hermes, "config.yaml")
 
 func (d jobDirs) job() Job {
 	return Job{
-		Client:      Cursor,
-		HermesHome:  d.hermes,
-		HermesTools: func() (configmigrate.Server, error) { return toolsServer, nil },
-		Getenv:      func(k string) string { return map[string]string{"HOME": d.home}[k] },
+		Client:     Cursor,
+		HermesHome: d.hermes,
+		// toolsServer, as the job builds it.
+		HermesToolsCommand: toolsServer.Command,
+		Pin:                hermeshome.Pin{Home: toolsServer.Env[0].Value.Literal},
+		EnvVars:            toolsServer.EnvVars,
+		LookPath:           func(p string) (string, error) { return p, nil },
+		Getenv:             func(k string) string { return map[string]string{"HOME": d.home}[k] },
 	}
 }
 
@@ -288,22 +294,19 @@ func TestJobStateFileFormat(t *testing.T) {
 	}
 }
 
-// TestJobHermesTools checks when the hermes-tools entry is asked for:
-// never by remove (which must work without hermes-tools-mcp), and only
-// after the files were read.
+// TestJobHermesTools checks when the hermes-tools entry is made: never by
+// remove (which must work without hermes-tools-mcp), and only after the
+// files were read.
 func TestJobHermesTools(t *testing.T) {
-	missing := errors.New("hermes-tools-mcp not found")
 	tests := []struct {
 		name    string
-		tools   func() (configmigrate.Server, error)
 		remove  bool
 		state   string
 		wantErr string
 	}{
-		{"remove does not need it", func() (configmigrate.Server, error) { return configmigrate.Server{}, missing }, true, "", ""},
-		{"its error fails the job as it is", func() (configmigrate.Server, error) { return configmigrate.Server{}, missing }, false, "", missing.Error()},
-		{"a damaged state file is reported first", func() (configmigrate.Server, error) { return configmigrate.Server{}, missing }, false, "{", "is damaged"},
-		{"unset is a caller error", nil, false, "", "clientsync.Job.HermesTools is not set"},
+		{"remove does not need it", true, "", ""},
+		{"its error fails the job as it is", false, "", toolsbin.ErrNotFound.Error()},
+		{"a damaged state file is reported first", false, "{", "is damaged"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,7 +316,10 @@ func TestJobHermesTools(t *testing.T) {
 				writeTestFile(t, d.state(), tt.state)
 			}
 			job := d.job()
-			job.HermesTools, job.Remove = tt.tools, tt.remove
+			// No hermes-tools-mcp anywhere.
+			job.HermesToolsCommand, job.Remove = "", tt.remove
+			job.Executable = func() (string, error) { return filepath.Join(t.TempDir(), "hermes-migrate"), nil }
+			job.LookPath = func(string) (string, error) { return "", errors.New("not on PATH") }
 			_, err := job.Run(context.Background())
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("err = %v, want %q", err, tt.wantErr)

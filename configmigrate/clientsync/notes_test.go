@@ -32,7 +32,7 @@ func TestNotesMatchTheEntry(t *testing.T) {
 		if len(protected) != 1 || !slices.ContainsFunc(protected[0].Notes, readsRE.MatchString) {
 			t.Fatalf("%s: ProtectSecrets gave %+v, want a note that the entry reads a variable", tt.name, protected)
 		}
-		for _, c := range Clients() {
+		for _, c := range entryClients() {
 			res, err := Apply(c, nil, protected, Options{})
 			if err != nil {
 				t.Fatalf("%s, %s: %v", tt.name, c, err)
@@ -79,7 +79,7 @@ func TestScrubbedVariablesAreNamed(t *testing.T) {
 		kv("TOKEN_AGAIN", configmigrate.ParseValue("${GITHUB_TOKEN}")),
 		kv("GH_HOST", configmigrate.ParseValue("${GH_HOST}")),
 	}}
-	for _, c := range Clients() {
+	for _, c := range entryClients() {
 		d := dialects[c]
 		res, err := Apply(c, nil, []configServer{server}, Options{})
 		if err != nil {

@@ -15,10 +15,6 @@ const (
 	clientTableEnd   = "<!-- end client table -->"
 )
 
-// codexRow is codex's line: its file is edited by configmigrate's managed
-// block, not by this package.
-const codexRow = "| Codex `codex` | `${CODEX_HOME:-~/.codex}/config.toml` (all) | – | TOML (managed block) | `mcp_servers` | none: secrets passed by name (`env_vars`, `bearer_token_env_var`) |"
-
 // TestReadmeClientTable fails when the README's client table no longer
 // matches the client table in code; make docs rewrites it.
 func TestReadmeClientTable(t *testing.T) {
@@ -33,7 +29,7 @@ func TestReadmeClientTable(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("README.md lacks the client table markers %q ... %q", clientTableBegin, clientTableEnd)
 	}
-	want := MarkdownClientTable(codexRow)
+	want := MarkdownClientTable()
 	got := text[i+len(clientTableBegin) : j]
 	if got == want {
 		return

@@ -103,7 +103,7 @@ func TestNoClientGetsALiteralSecret(t *testing.T) {
 			}
 		}
 		servers, _ := configmigrate.ProtectSecrets([]configServer{s}, false)
-		for _, c := range Clients() {
+		for _, c := range entryClients() {
 			for _, existing := range [][]byte{nil, []byte(userDoc(c, "x", "y"))} {
 				res, err := Apply(c, existing, servers, Options{})
 				if err != nil {
@@ -130,7 +130,7 @@ func TestSecretBecomesReference(t *testing.T) {
 		Name: "fetch", Command: "/bin/fetch-mcp",
 		Env: []configmigrate.KeyValue{kv("FETCH_API_KEY", lit(key))},
 	}}, false)
-	for _, c := range Clients() {
+	for _, c := range entryClients() {
 		d := dialects[c]
 		res, err := Apply(c, nil, servers, Options{})
 		if err != nil {

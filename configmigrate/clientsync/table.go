@@ -39,15 +39,11 @@ func Describe(c Client) (Info, error) {
 }
 
 // MarkdownClientTable renders the client table for the README, with the
-// user-level path on each OS. extra rows (codex, handled by configmigrate)
-// come first.
-func MarkdownClientTable(extra ...string) string {
+// user-level path on each OS.
+func MarkdownClientTable() string {
 	var b strings.Builder
 	b.WriteString("\n| client (`--client`) | user file: Linux · macOS · Windows | project file (`--project`) | format | servers key | env reference |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
-	for _, row := range extra {
-		b.WriteString(row + "\n")
-	}
 	envs := []Env{
 		{GOOS: "linux", Home: "/H"},
 		{GOOS: "darwin", Home: "/H"},
@@ -110,6 +106,8 @@ func MarkdownClientTable(extra ...string) string {
 		}
 		env := "none: secrets left for you to fill in"
 		switch {
+		case d.envNote != "":
+			env = d.envNote
 		case d.refSyntax != "":
 			env = "`" + d.refSyntax + "`"
 		case d.inheritsEnv:
@@ -118,7 +116,11 @@ func MarkdownClientTable(extra ...string) string {
 		if d.bearerKey != "" {
 			env += "; `Authorization: Bearer ${VAR}` becomes `" + d.bearerKey + ": VAR`"
 		}
-		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | `%s` | %s |\n", d.display, name, strings.Join(paths, " · "), project, d.format, d.rootKey, env)
+		format := d.format
+		if d.section != nil {
+			format += " (managed block)"
+		}
+		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | `%s` | %s |\n", d.display, name, strings.Join(paths, " · "), project, format, d.rootKey, env)
 	}
 	return b.String()
 }

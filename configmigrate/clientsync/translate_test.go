@@ -21,7 +21,7 @@ func TestTranslate(t *testing.T) {
 	}
 	all := func(e expect) map[Client]expect {
 		m := map[Client]expect{}
-		for _, c := range Clients() {
+		for _, c := range entryClients() {
 			m[c] = e
 		}
 		return m
@@ -491,7 +491,7 @@ func TestNotesNeverHoldValues(t *testing.T) {
 		URL:     "https://h/?k=" + secret,
 		Cwd:     "/" + secret,
 	}
-	for _, c := range Clients() {
+	for _, c := range entryClients() {
 		for _, remote := range []bool{false, true} {
 			s := s
 			if remote {
@@ -516,7 +516,7 @@ func TestNotesNeverHoldValues(t *testing.T) {
 // lacks a timeout its entry carries.
 func TestTimeoutNotesMatchEntries(t *testing.T) {
 	for _, sec := range []float64{0, 0.2, 45, 120.5} {
-		for _, c := range Clients() {
+		for _, c := range entryClients() {
 			d := dialects[c]
 			tr := translate(d, configServer{Name: "srv", Command: "/bin/srv", ToolTimeoutSec: sec})
 			var got any
@@ -594,7 +594,7 @@ func TestValuePartsRebuildTheValue(t *testing.T) {
 		}
 	}
 	server := configServer{Name: "multi", Command: "/bin/x", Args: []string{"a-${A}-b-${B}-c", "${A}${B}${C}"}}
-	for _, c := range Clients() {
+	for _, c := range entryClients() {
 		if _, err := Apply(c, nil, []configServer{server}, Options{}); err != nil {
 			t.Errorf("%s: %v", c, err)
 		}

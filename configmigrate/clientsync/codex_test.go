@@ -1,13 +1,15 @@
-package configmigrate
+package clientsync
 
 import (
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
@@ -52,17 +54,18 @@ func newJobFixture(t *testing.T, configTOML, configYAML string) *jobFixture {
 func (f *jobFixture) tomlPath() string { return filepath.Join(f.codexHome, "config.toml") }
 
 // job is a job over the fixture whose codex discovery answers found, err.
-func (f *jobFixture) job(found []Plugin, err error) CodexJob {
-	return CodexJob{
+func (f *jobFixture) job(found []configmigrate.Plugin, err error) Job {
+	return Job{
+		Client:             Codex,
 		CodexHome:          f.codexHome,
 		HermesHome:         f.hermesHome,
 		Pin:                hermeshome.Pin{Home: f.hermesHome},
 		HermesToolsCommand: f.toolsBin,
 		EnvVars:            []string{"MY_API_KEY"},
-		DefaultPermissions: DefaultPermissions,
+		DefaultPermissions: configmigrate.DefaultPermissions,
 		Getenv:             func(string) string { return "" },
 		Environ:            func() []string { return nil },
-		DiscoverPlugins: func(context.Context, string, string, []string) ([]Plugin, error) {
+		DiscoverPlugins: func(context.Context, string, string, []string) ([]configmigrate.Plugin, error) {
 			f.discoverCalls++
 			return found, err
 		},
@@ -83,9 +86,9 @@ func (f *jobFixture) read(t *testing.T, path string) (string, bool) {
 
 // withBlock is user followed by a managed block that lists plugin, as an
 // earlier run would have left it.
-func withBlock(t *testing.T, user string, plugin Plugin) string {
+func withBlock(t *testing.T, user string, plugin configmigrate.Plugin) string {
 	t.Helper()
-	out, _, err := MigrateCodex([]byte(user), CodexInput{Plugins: []Plugin{plugin}})
+	out, _, err := configmigrate.MigrateCodex([]byte(user), configmigrate.CodexInput{Plugins: []configmigrate.Plugin{plugin}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,24 +98,24 @@ func withBlock(t *testing.T, user string, plugin Plugin) string {
 func TestCodexJobRun(t *testing.T) {
 	const user = "# mine\nmodel = \"gpt-5.5\"\n\n[history]\npersistence = \"none\"\n"
 	const yaml = "mcp_servers:\n  gh:\n    command: npx\n    env: {GITHUB_TOKEN: \"${GITHUB_TOKEN}\"}\n  broken: {}\n"
-	github := Plugin{Name: "github", Marketplace: "openai-curated", Enabled: true}
-	linear := Plugin{Name: "linear", Marketplace: "openai-curated", Enabled: true}
+	github := configmigrate.Plugin{Name: "github", Marketplace: "openai-curated", Enabled: true}
+	linear := configmigrate.Plugin{Name: "linear", Marketplace: "openai-curated", Enabled: true}
 	tests := []struct {
 		name        string
 		before      string // noFile: config.toml is missing
 		yaml        string
-		edit        func(*CodexJob)
+		edit        func(*Job)
 		discoverErr error
 		wantErr     string
 		// After a failed run the file must be as before.
 		want, absent []string
-		check        func(t *testing.T, f *jobFixture, res CodexResult)
+		check        func(t *testing.T, f *jobFixture, res JobResult)
 	}{
 		{
 			name: "new file", before: noFile, yaml: yaml,
-			want: []string{BeginMarker, "[mcp_servers.hermes-tools]", `command = "` + "%TOOLS%" + `"`, `env = { HERMES_HOME = "%HERMES%" }`,
+			want: []string{configmigrate.BeginMarker, "[mcp_servers.hermes-tools]", `command = "` + "%TOOLS%" + `"`, `env = { HERMES_HOME = "%HERMES%" }`,
 				`env_vars = ["MY_API_KEY"]`, "[mcp_servers.gh]", `[plugins."github@openai-curated"]`, `default_permissions = ":workspace"`},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
+			check: func(t *testing.T, f *jobFixture, res JobResult) {
 				if !res.Written || res.Backup != "" || res.PluginSource != "codex" || res.HermesTools == nil || res.HermesTools.Command != f.toolsBin {
 					t.Errorf("result %+v", res)
 				}
@@ -127,8 +130,8 @@ func TestCodexJobRun(t *testing.T) {
 		{
 			name: "existing file is kept around the block and backed up", before: user, yaml: yaml,
 			want: []string{"# mine\nmodel = \"gpt-5.5\"\n", "[history]\npersistence = \"none\"\n", "[mcp_servers.gh]"},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
-				if bak, _ := f.read(t, res.Backup); res.Backup != f.tomlPath()+BackupSuffix || bak != user {
+			check: func(t *testing.T, f *jobFixture, res JobResult) {
+				if bak, _ := f.read(t, res.Backup); res.Backup != f.tomlPath()+configmigrate.BackupSuffix || bak != user {
 					t.Errorf("backup %q holds %q", res.Backup, bak)
 				}
 				if fi, _ := os.Stat(f.tomlPath()); fi.Mode().Perm() != 0o640 {
@@ -140,7 +143,7 @@ func TestCodexJobRun(t *testing.T) {
 			name: "discovery failure keeps the previous block's plugins", before: withBlock(t, user, linear),
 			discoverErr: errors.New("codex not installed"),
 			want:        []string{`[plugins."linear@openai-curated"]`},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
+			check: func(t *testing.T, f *jobFixture, res JobResult) {
 				if res.PluginSource != "previous block" || res.PluginError != "codex not installed" || !res.Written {
 					t.Errorf("result %+v", res)
 				}
@@ -148,10 +151,10 @@ func TestCodexJobRun(t *testing.T) {
 		},
 		{
 			name: "no discovery keeps the previous block's plugins", before: withBlock(t, user, linear),
-			edit:   func(j *CodexJob) { j.NoPluginDiscovery = true },
+			edit:   func(j *Job) { j.NoPluginDiscovery = true },
 			want:   []string{`[plugins."linear@openai-curated"]`},
 			absent: []string{"github@openai-curated"},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
+			check: func(t *testing.T, f *jobFixture, res JobResult) {
 				if f.discoverCalls != 0 || res.PluginSource != "previous block" {
 					t.Errorf("asked codex %d times, source %q", f.discoverCalls, res.PluginSource)
 				}
@@ -159,22 +162,22 @@ func TestCodexJobRun(t *testing.T) {
 		},
 		{
 			name: "dry run writes nothing", before: user, yaml: yaml,
-			edit:   func(j *CodexJob) { j.DryRun = true },
-			absent: []string{BeginMarker},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
+			edit:   func(j *Job) { j.DryRun = true },
+			absent: []string{configmigrate.BeginMarker},
+			check: func(t *testing.T, f *jobFixture, res JobResult) {
 				if res.Written || !res.Changed || !strings.Contains(res.Diff, "+[mcp_servers.gh]") {
 					t.Errorf("result %+v", res)
 				}
-				if _, ok := f.read(t, f.tomlPath()+BackupSuffix); ok {
+				if _, ok := f.read(t, f.tomlPath()+configmigrate.BackupSuffix); ok {
 					t.Error("dry run left a backup")
 				}
 			},
 		},
 		{
 			name: "remove restores the user's file", before: withBlock(t, user, linear),
-			edit:   func(j *CodexJob) { j.Remove = true },
-			absent: []string{BeginMarker},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
+			edit:   func(j *Job) { j.Remove = true },
+			absent: []string{configmigrate.BeginMarker},
+			check: func(t *testing.T, f *jobFixture, res JobResult) {
 				if got, _ := f.read(t, f.tomlPath()); got != user || !res.Removed || res.Report != nil || f.discoverCalls != 0 {
 					t.Errorf("after remove (removed %v, discovery %d):\n%q\nwant\n%q", res.Removed, f.discoverCalls, got, user)
 				}
@@ -182,19 +185,19 @@ func TestCodexJobRun(t *testing.T) {
 		},
 		{
 			name: "hermes-tools not found fails", before: user,
-			edit:    func(j *CodexJob) { j.HermesToolsCommand = "/nonexistent/hermes-tools-mcp" },
+			edit:    func(j *Job) { j.HermesToolsCommand = "/nonexistent/hermes-tools-mcp" },
 			wantErr: "--hermes-tools-command /nonexistent/hermes-tools-mcp: not an executable file",
 		},
 		{
 			name: "hermes-tools not found, optional", before: noFile,
-			edit: func(j *CodexJob) {
+			edit: func(j *Job) {
 				j.HermesToolsCommand, j.HermesToolsOptional = "", true
 				j.Executable = func() (string, error) { return "/elsewhere/hermes", nil }
 				j.LookPath = func(string) (string, error) { return "", errors.New("not on PATH") }
 			},
 			want:   []string{`[plugins."github@openai-curated"]`},
 			absent: []string{"[mcp_servers.hermes-tools]"},
-			check: func(t *testing.T, f *jobFixture, res CodexResult) {
+			check: func(t *testing.T, f *jobFixture, res JobResult) {
 				if res.HermesTools != nil || res.HermesToolsError == nil || !strings.Contains(res.HermesToolsError.Error(), "(--hermes-tools-command)") {
 					t.Errorf("entry %v, error %v", res.HermesTools, res.HermesToolsError)
 				}
@@ -202,7 +205,7 @@ func TestCodexJobRun(t *testing.T) {
 		},
 		{
 			name: "home chosen by default is not written", before: noFile,
-			edit:   func(j *CodexJob) { j.Pin, j.ApproveTools = hermeshome.Pin{}, true },
+			edit:   func(j *Job) { j.Pin, j.ApproveTools = hermeshome.Pin{}, true },
 			want:   []string{`default_tools_approval_mode = "approve"`},
 			absent: []string{"HERMES_HOME"},
 		},
@@ -212,7 +215,7 @@ func TestCodexJobRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newJobFixture(t, tt.before, tt.yaml)
-			job := f.job([]Plugin{github}, tt.discoverErr)
+			job := f.job([]configmigrate.Plugin{github}, tt.discoverErr)
 			if tt.edit != nil {
 				tt.edit(&job)
 			}
@@ -222,7 +225,7 @@ func TestCodexJobRun(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)
 				}
-				if _, bak := f.read(t, f.tomlPath()+BackupSuffix); got != strings.TrimPrefix(tt.before, noFile) || exists == (tt.before == noFile) || bak {
+				if _, bak := f.read(t, f.tomlPath()+configmigrate.BackupSuffix); got != strings.TrimPrefix(tt.before, noFile) || exists == (tt.before == noFile) || bak {
 					t.Errorf("a refused run changed config.toml or left a backup:\n%s", got)
 				}
 				return
@@ -255,7 +258,7 @@ func TestCodexJobRun(t *testing.T) {
 // churn.
 func TestCodexJobIsIdempotent(t *testing.T) {
 	f := newJobFixture(t, "model = \"gpt-5.5\"\n", "mcp_servers:\n  gh:\n    command: npx\n")
-	job := f.job([]Plugin{{Name: "github", Marketplace: "openai-curated", Enabled: true}}, nil)
+	job := f.job([]configmigrate.Plugin{{Name: "github", Marketplace: "openai-curated", Enabled: true}}, nil)
 	if _, err := job.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -283,11 +286,44 @@ func TestCodexJobFindsCodexHome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			job := CodexJob{CodexHome: tt.flag, Remove: true, DryRun: true, Getenv: func(k string) string { return tt.env[k] }}
+			job := Job{Client: Codex, CodexHome: tt.flag, Remove: true, DryRun: true, Getenv: func(k string) string { return tt.env[k] }}
 			res, err := job.Run(context.Background())
 			if err != nil || res.Path != filepath.Join(tt.want, "config.toml") {
 				t.Errorf("path %q, %v; want %q", res.Path, err, filepath.Join(tt.want, "config.toml"))
 			}
 		})
+	}
+}
+
+// TestCodexRow: codex's row reads back what config.toml registers, inside
+// the managed block or out of it, for list; its entries are one section,
+// so Apply and Remove, which edit entry by entry, refuse it.
+func TestCodexRow(t *testing.T) {
+	block := withBlock(t, "[mcp_servers.mine]\nurl = \"http://127.0.0.1:1/mcp\"\n", configmigrate.Plugin{Name: "p", Marketplace: "m", Enabled: true})
+	tools := toolsServer
+	withTools, _, err := configmigrate.MigrateCodex([]byte(block), configmigrate.CodexInput{HermesTools: &tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := Inspect(Codex, withTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Entry{{Name: "hermes-tools", Command: toolsServer.Command}, {Name: "mine", URL: "http://127.0.0.1:1/mcp"}}
+	if !slices.Equal(entries, want) {
+		t.Errorf("Inspect = %+v, want %+v", entries, want)
+	}
+	states, err := SyncStates(Codex, withTools, []configmigrate.Server{{Name: "mine", Command: "/other"}, {Name: "gone", Command: "/x"}})
+	if err != nil || states["mine"] != Synced || states["gone"] != Missing {
+		t.Errorf("SyncStates = %v, %v", states, err)
+	}
+	if _, err := Inspect(Codex, []byte("[broken\n")); err == nil || !strings.HasPrefix(err.Error(), "config.toml is not valid TOML: ") {
+		t.Errorf("Inspect of broken TOML: %v", err)
+	}
+	if _, err := Apply(Codex, nil, []configmigrate.Server{toolsServer}, Options{}); err == nil || !strings.Contains(err.Error(), "register them with Job") {
+		t.Errorf("Apply(codex) = %v, want a refusal", err)
+	}
+	if _, err := Remove(Codex, withTools, []string{"mine"}); err == nil {
+		t.Error("Remove(codex) edited the block entry by entry")
 	}
 }

@@ -1,12 +1,10 @@
-package main
+package migrate
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,23 +14,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
-// listedClient is one client found on the machine, as `hermes-migrate
+// ListedClient is one client found on the machine, as `hermes-migrate
 // list` reports it.
-type listedClient struct {
+type ListedClient struct {
 	Client string `json:"client"`
 	// Path is the config file; Exists says whether it is there yet (the
 	// client's directory is, or it would not be listed).
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
 	// HermesTools is the hermes-tools entry, nil when none is registered.
-	HermesTools *toolsEntry `json:"hermes_tools,omitempty"`
+	HermesTools *ToolsEntry `json:"hermes_tools,omitempty"`
 	// Servers maps each of the user's Hermes servers to its state there
 	// (synced, differs, missing, not expressible; codex: synced or
 	// missing).
@@ -41,7 +37,8 @@ type listedClient struct {
 	Error string `json:"error,omitempty"`
 }
 
-type toolsEntry struct {
+// ToolsEntry is a client's hermes-tools entry as list reads it.
+type ToolsEntry struct {
 	Command string `json:"command"`
 	// Version is what the binary says with --version.
 	Version string `json:"version,omitempty"`
@@ -50,87 +47,63 @@ type toolsEntry struct {
 	Stale string `json:"stale,omitempty"`
 }
 
-// runList is `hermes-migrate list [--json]`: every client whose config
-// file or directory exists, and what it registers.
-func runList(ctx context.Context, args []string, stdout, stderr io.Writer, d deps) int {
-	fs := flag.NewFlagSet("hermes-migrate list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	jsonOut := fs.Bool("json", false, "print the list as JSON")
-	hermesHome := fs.String("hermes-home", "", "Hermes home (default: $HERMES_HOME, else ~/.hermes)")
-	codexHome := fs.String("codex-home", "", "codex home (default: $CODEX_HOME, else ~/.codex)")
-	var project projectFlag
-	fs.Var(&project, "project", "list the project-level files of the project in `DIR` (default: the one the working directory is in) instead")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "hermes-migrate list shows every MCP client found on this machine, whether hermes-tools is registered there\n(its binary, version, and whether that path is stale) and which of your Hermes servers are synced.\n\nUsage:\n  hermes-migrate list [flags]\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	profile, args, err := hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(fs))
-	if err != nil {
-		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
-		return exitUsage
-	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	} else if err != nil {
-		return exitUsage
-	}
-	if project.set && project.dir == "" && fs.NArg() > 0 {
-		project.dir = fs.Arg(0)
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return exitUsage
-		}
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "hermes-migrate list: unexpected argument %q (run with -h for help)\n", fs.Arg(0))
-		return exitUsage
-	}
-	root, err := projectRoot(project, d.getwd)
-	if err != nil {
-		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
-		return exitUsage
-	}
-	sel, err := hermeshome.Select(*hermesHome, profile, d.getenv)
-	if err != nil {
-		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
-		return exitUsage
-	}
-	list, err := listClients(ctx, d, sel.Home, *codexHome, root)
-	if err != nil {
-		fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
-		return exitFailure
-	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(list); err != nil {
-			fmt.Fprintf(stderr, "hermes-migrate list: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
-	}
-	writeList(stdout, list)
-	return exitOK
+// ListOptions are `hermes-migrate list`'s flags.
+type ListOptions struct {
+	JSON       bool
+	HermesHome string
+	Profile    hermeshome.ProfileFlag
+	CodexHome  string
+	// Project lists the project's files instead of the user's.
+	Project Project
+	Sys     System
 }
 
-func listClients(ctx context.Context, d deps, hermesHomeFlag, codexHomeFlag, project string) ([]listedClient, error) {
-	servers, err := userServers(hermesHomeFlag, d.getenv)
+// List is `hermes-migrate list`: every client whose config file or
+// directory exists, and what it registers. Its error is a *UsageError
+// for a project or profile that cannot be used.
+func List(ctx context.Context, o ListOptions, io IO) error {
+	sys := o.Sys.withDefaults()
+	root, err := projectRoot(o.Project, sys.Getwd)
+	if err != nil {
+		return usage(err)
+	}
+	sel, err := hermeshome.Select(o.HermesHome, o.Profile, sys.Getenv)
+	if err != nil {
+		return usage(err)
+	}
+	getenv := sys.Getenv
+	if o.CodexHome != "" {
+		getenv = clientsync.WithCodexHome(getenv, o.CodexHome)
+	}
+	list, err := listClients(ctx, getenv, sel.Home, root)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(io.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	writeList(io.Stdout, list)
+	return nil
+}
+
+func listClients(ctx context.Context, getenv func(string) string, hermesHome, project string) ([]ListedClient, error) {
+	servers, err := userServers(hermesHome, getenv)
 	if err != nil {
 		return nil, err
 	}
 	versions := map[string]string{}
-	list := []listedClient{}
-	if c, ok := listCodex(ctx, d, codexHomeFlag, project, servers, versions); ok {
-		list = append(list, c)
-	}
-	found, err := findClients(d, project)
+	list := []ListedClient{}
+	found, err := findClients(getenv, project)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range found {
-		lc := listedClient{Client: string(f.client), Path: f.path, Exists: f.exists}
+		lc := ListedClient{Client: string(f.client), Path: f.path, Exists: f.exists}
 		if f.err != nil {
 			lc.Error = f.err.Error()
-		} else if err := inspectJSON(ctx, f.client, f.content, servers, versions, &lc); err != nil {
+		} else if err := inspect(ctx, f.client, f.content, servers, versions, &lc); err != nil {
 			lc.Error = err.Error()
 		}
 		list = append(list, lc)
@@ -157,7 +130,9 @@ func userServers(hermesHomeFlag string, getenv func(string) string) ([]configmig
 	return servers, nil
 }
 
-func inspectJSON(ctx context.Context, c clientsync.Client, content []byte, servers []configmigrate.Server, versions map[string]string, lc *listedClient) error {
+// inspect reads what a client's file registers: its hermes-tools entry
+// and how each of the user's servers stands there.
+func inspect(ctx context.Context, c clientsync.Client, content []byte, servers []configmigrate.Server, versions map[string]string, lc *ListedClient) error {
 	entries, err := clientsync.Inspect(c, content)
 	if err != nil {
 		return err
@@ -173,58 +148,11 @@ func inspectJSON(ctx context.Context, c clientsync.Client, content []byte, serve
 	return err
 }
 
-// listCodex reads codex's config.toml (or the project's .codex/config.toml).
-func listCodex(ctx context.Context, d deps, codexHomeFlag, project string, servers []configmigrate.Server, versions map[string]string) (listedClient, bool) {
-	dir := codexHomeFlag
-	switch {
-	case project != "":
-		dir = filepath.Join(project, ".codex")
-	case dir == "":
-		dir = d.getenv("CODEX_HOME")
-	}
-	if dir == "" {
-		dir = filepath.Join(d.getenv("HOME"), ".codex")
-	}
-	path := filepath.Join(dir, "config.toml")
-	root := d.getenv("HOME")
-	if project != "" {
-		root = project
-	}
-	content, exists, found := readClientFile(path, root, project != "")
-	if !found {
-		return listedClient{}, false
-	}
-	lc := listedClient{Client: "codex", Path: path, Exists: exists}
-	var doc struct {
-		Servers map[string]struct {
-			Command string `toml:"command"`
-			URL     string `toml:"url"`
-		} `toml:"mcp_servers"`
-	}
-	if err := toml.Unmarshal(content, &doc); err != nil {
-		lc.Error = fmt.Sprintf("config.toml is not valid TOML: %v", err)
-		return lc, true
-	}
-	if e, ok := doc.Servers[configmigrate.HermesToolsName]; ok {
-		lc.HermesTools = describeTools(ctx, e.Command, e.URL, versions)
-	}
-	if len(servers) > 0 {
-		lc.Servers = map[string]clientsync.SyncState{}
-		for _, s := range servers {
-			lc.Servers[s.Name] = clientsync.Missing
-			if _, ok := doc.Servers[s.Name]; ok {
-				lc.Servers[s.Name] = clientsync.Synced
-			}
-		}
-	}
-	return lc, true
-}
-
 // describeTools checks the command a hermes-tools entry starts. Only a
 // file named hermes-tools-mcp is ever run (with --version, briefly): the
 // entry may point anywhere.
-func describeTools(ctx context.Context, command, url string, versions map[string]string) *toolsEntry {
-	t := &toolsEntry{Command: command}
+func describeTools(ctx context.Context, command, url string, versions map[string]string) *ToolsEntry {
+	t := &ToolsEntry{Command: command}
 	base := strings.TrimSuffix(strings.ToLower(filepath.Base(command)), ".exe")
 	switch {
 	case command == "" && url != "":
@@ -272,7 +200,7 @@ func toolsVersion(ctx context.Context, bin string) string {
 	return strings.TrimSpace(strings.TrimPrefix(string(line), "hermes-tools-mcp "))
 }
 
-func writeList(w io.Writer, list []listedClient) {
+func writeList(w io.Writer, list []ListedClient) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no MCP client found")
 		return

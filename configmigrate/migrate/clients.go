@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hermes-go/hermes/bridge"
@@ -24,20 +25,21 @@ var errListed = errors.New("listed the clients found; nothing written")
 // written, naming where the value came from (the flag or the variable)
 // and what would work. A user's own permission profile is checked against
 // config.toml by the job.
-func checkFlags(o options, d deps) error {
-	if p := o.defaultPermissions; p != "none" && strings.HasPrefix(p, ":") {
+func (r *runner) checkFlags() error {
+	o := r.o
+	if p := o.DefaultPermissions; strings.HasPrefix(p, ":") {
 		if err := configmigrate.CheckPermissions(p, nil); err != nil {
 			return fmt.Errorf("--default-permissions: %w", err)
 		}
 	}
-	if err := checkHomes(o, d); err != nil {
+	if err := r.checkHomes(); err != nil {
 		return err
 	}
-	if o.codexBin != "" {
+	if o.CodexBin != "" {
 		// Named on the command line, so a typo is a flag error here
 		// rather than a plugin-discovery warning that blames $CODEX_BIN.
-		if _, err := d.lookPath(o.codexBin); err != nil {
-			return fmt.Errorf("--codex-bin %q: not an executable file (%w); give the path of the codex binary, or leave the flag out to use $%s or codex on PATH", o.codexBin, err, bridge.BinaryEnv)
+		if _, err := r.sys.LookPath(o.CodexBin); err != nil {
+			return fmt.Errorf("--codex-bin %q: not an executable file (%w); give the path of the codex binary, or leave the flag out to use $%s or codex on PATH", o.CodexBin, err, bridge.BinaryEnv)
 		}
 	}
 	return nil
@@ -49,26 +51,27 @@ func checkFlags(o options, d deps) error {
 // that does not exist, which is a typo far more often than a plan.
 // Otherwise the run would fail on a path that names neither the flag nor
 // the variable, or silently register no servers.
-func checkHomes(o options, d deps) error {
+func (r *runner) checkHomes() error {
+	o := r.o
 	source := func(flag, value, env string) (string, string) {
 		if value != "" {
 			return "--" + flag, value
 		}
-		return "$" + env, d.getenv(env)
+		return "$" + env, r.sys.Getenv(env)
 	}
-	if src, dir := source("codex-home", o.codexHome, "CODEX_HOME"); dir != "" {
+	if src, dir := source("codex-home", o.CodexHome, "CODEX_HOME"); dir != "" {
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 			return fmt.Errorf("%s %q is a file; it must name codex's home directory, the one holding config.toml", src, dir)
 		}
 	}
-	if o.remove {
+	if o.Remove {
 		return nil
 	}
-	src, dir := source("hermes-home", o.hermesHome, hermeshome.EnvVar)
+	src, dir := source("hermes-home", o.HermesHome, hermeshome.EnvVar)
 	if dir == "" {
 		return nil
 	}
-	home, err := hermeshome.Resolve(o.hermesHome, d.getenv)
+	home, err := hermeshome.Resolve(o.HermesHome, r.sys.Getenv)
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", src, dir, err)
 	}
@@ -89,18 +92,20 @@ func checkHomes(o options, d deps) error {
 // nothing is written: the clients found here are listed with the command
 // for each on listing, so the user picks rather than getting a
 // config.toml for a program they do not have.
-func chooseClients(o options, d deps, listing io.Writer) ([]string, error) {
-	if o.clients != "" {
-		return parseClients(o.clients, func() ([]string, error) { return allClients(o, d) })
+func (r *runner) chooseClients(listing io.Writer) ([]clientsync.Client, error) {
+	if r.o.Clients != "" {
+		return parseClients(r.o.Clients, r.allClients)
 	}
-	if codexPresent(o, d) {
-		return []string{"codex"}, nil
+	if r.codexPresent() {
+		return []clientsync.Client{clientsync.Codex}, nil
 	}
-	found, err := findClients(d, "")
+	found, err := findClients(r.getenv(), "")
 	if err != nil {
 		return nil, err
 	}
-	writeDetected(listing, found, d.getenv("HOME"), o)
+	// Codex is chosen by whether it is installed, not by its files.
+	found = slices.DeleteFunc(found, func(f foundClient) bool { return f.client == clientsync.Codex })
+	writeDetected(listing, found, r.sys.Getenv("HOME"), r.o)
 	return nil, errListed
 }
 
@@ -110,40 +115,75 @@ func chooseClients(o options, d deps, listing io.Writer) ([]string, error) {
 // project scope the clients the project already uses (their project file
 // or directory exists, codex's .codex included): a project gets no file
 // for a client nobody on it uses.
-func allClients(o options, d deps) ([]string, error) {
-	var out []string
+func (r *runner) allClients() ([]clientsync.Client, error) {
+	var out []clientsync.Client
 	root := ""
-	if o.project.set {
+	if r.o.Project.Set {
 		var err error
-		if root, err = projectRoot(o.project, d.getwd); err != nil {
+		if root, err = projectRoot(r.o.Project, r.sys.Getwd); err != nil {
 			return nil, err
 		}
-		codexConfig := filepath.Join(root, ".codex", "config.toml")
-		if _, _, found := readClientFile(codexConfig, root, true); found {
-			out = append(out, "codex")
-		}
-	} else if codexPresent(o, d) {
-		out = append(out, "codex")
+	} else if r.codexPresent() {
+		out = append(out, clientsync.Codex)
 	}
-	found, err := findClients(d, root)
+	found, err := findClients(r.getenv(), root)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range found {
-		out = append(out, string(f.client))
+		// Outside a project codex is chosen by whether it is installed,
+		// not by its files.
+		if f.client != clientsync.Codex || root != "" {
+			out = append(out, f.client)
+		}
 	}
 	switch {
 	case len(out) == 0 && root != "":
 		return nil, fmt.Errorf("--client all --project: no MCP client uses %s yet (none of .mcp.json, .cursor, .vscode, .gemini, .zed, .codex, ... is there); name the clients to write: --client <name>,... (%s)", root, strings.Join(projectCapable(), ", "))
 	case len(out) == 0:
-		return nil, fmt.Errorf("--client all: no MCP client was found here (no config file or config directory of any, and no codex); name the clients to configure: --client <name> (%s)", strings.Join(knownClients(), ", "))
+		return nil, fmt.Errorf("--client all: no MCP client was found here (no config file or config directory of any, and no codex); name the clients to configure: --client <name> (%s)", strings.Join(KnownClients(), ", "))
+	}
+	return out, nil
+}
+
+// parseClients reads --client; all says what "all" stands for.
+func parseClients(s string, all func() ([]clientsync.Client, error)) ([]clientsync.Client, error) {
+	var out []clientsync.Client
+	add := func(c clientsync.Client) {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if name == "all" {
+			cs, err := all()
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cs {
+				add(c)
+			}
+			continue
+		}
+		c, err := clientsync.ParseClient(name)
+		if err != nil {
+			return nil, fmt.Errorf("--client %q: unknown client (known: %s, all)", name, strings.Join(KnownClients(), ", "))
+		}
+		add(c)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--client: name at least one client")
 	}
 	return out, nil
 }
 
 // projectCapable are the clients that read a project-level file.
 func projectCapable() []string {
-	out := []string{"codex"}
+	var out []string
 	for _, c := range clientsync.Clients() {
 		if _, err := clientsync.ProjectPath(c, "/"); err == nil {
 			out = append(out, string(c))
@@ -152,17 +192,19 @@ func projectCapable() []string {
 	return out
 }
 
-// codexPresent says whether codex counts as installed: a codex binary (--codex-bin, $CODEX_BIN, PATH), a codex home the user
-// named (--codex-home, $CODEX_HOME), or an existing ~/.codex (the codex IDE
+// codexPresent says whether codex counts as installed: a codex binary
+// (--codex-bin, $CODEX_BIN, PATH), a codex home the user named
+// (--codex-home, $CODEX_HOME), or an existing ~/.codex (the codex IDE
 // extensions bring their own binary, off PATH, and use it too).
-func codexPresent(o options, d deps) bool {
-	if o.codexBin != "" || o.codexHome != "" || d.getenv("CODEX_HOME") != "" || d.getenv(bridge.BinaryEnv) != "" {
+func (r *runner) codexPresent() bool {
+	o, getenv := r.o, r.sys.Getenv
+	if o.CodexBin != "" || o.CodexHome != "" || getenv("CODEX_HOME") != "" || getenv(bridge.BinaryEnv) != "" {
 		return true
 	}
-	if _, err := d.lookPath("codex"); err == nil {
+	if _, err := r.sys.LookPath("codex"); err == nil {
 		return true
 	}
-	home := d.getenv("HOME")
+	home := getenv("HOME")
 	if home == "" {
 		// As the codex job finds ~/.codex (Windows has no $HOME).
 		var err error
@@ -193,9 +235,9 @@ type foundClient struct {
 // exists or, at user level, whose config directory does (the client is
 // installed but has no MCP servers yet), by readClientFile's rule; in a
 // project (project non-empty) the same for its project files.
-func findClients(d deps, project string) ([]foundClient, error) {
-	home := d.getenv("HOME")
-	env := clientsync.Env{GOOS: runtime.GOOS, Home: home, AppData: d.getenv("APPDATA"), XDGConfigHome: d.getenv("XDG_CONFIG_HOME"), Getenv: d.getenv}
+func findClients(getenv func(string) string, project string) ([]foundClient, error) {
+	env := clientsync.MachineEnv(runtime.GOOS, getenv)
+	home := env.Home
 	var out []foundClient
 	for _, c := range clientsync.Clients() {
 		var path string
@@ -253,17 +295,17 @@ func readClientFile(path, root string, project bool) (content []byte, exists, fo
 
 // writeDetected lists the clients found, each with the command that
 // configures it; the commands keep --remove and --dry-run when given.
-func writeDetected(w io.Writer, found []foundClient, home string, o options) {
+func writeDetected(w io.Writer, found []foundClient, home string, o Options) {
 	mode, purpose := "", "to give one Hermes' tools"
-	if o.remove {
+	if o.Remove {
 		mode, purpose = " --remove", "to take Hermes' entries out of one"
 	}
-	if o.dryRun {
+	if o.DryRun {
 		mode += " --dry-run"
 	}
 	fmt.Fprintf(w, "codex is not installed here (no codex on PATH, no ~/.codex), so nothing was written.\n")
 	if len(found) == 0 {
-		fmt.Fprintf(w, "No other MCP client's config was found either. Name a client: hermes-migrate --client <name>%s (%s).\n", mode, strings.Join(knownClients(), ", "))
+		fmt.Fprintf(w, "No other MCP client's config was found either. Name a client: hermes-migrate --client <name>%s (%s).\n", mode, strings.Join(KnownClients(), ", "))
 		return
 	}
 	fmt.Fprintf(w, "MCP clients found here; %s, run:\n", purpose)
@@ -278,13 +320,14 @@ func writeDetected(w io.Writer, found []foundClient, home string, o options) {
 		}
 		fmt.Fprintf(w, "  hermes-migrate --client %-*s  # %s, %s\n", width, string(f.client)+mode, f.client.DisplayName(), where)
 	}
-	if !o.remove {
+	if !o.Remove {
 		fmt.Fprintf(w, "For codex, install it (%s) and run hermes-migrate again.\n", bridge.InstallHint)
 	}
 }
 
-func knownClients() []string {
-	known := []string{"codex"}
+// KnownClients are the names --client takes, codex first.
+func KnownClients() []string {
+	var known []string
 	for _, c := range clientsync.Clients() {
 		known = append(known, string(c))
 	}

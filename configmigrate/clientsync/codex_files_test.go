@@ -1,4 +1,4 @@
-package configmigrate
+package clientsync
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 )
 
@@ -68,7 +69,7 @@ func TestCodexJobFileRules(t *testing.T) {
 			if fi, _ := os.Stat(target); fi.Mode().Perm() != tt.mode {
 				t.Errorf("mode %v, want %v", fi.Mode().Perm(), tt.mode)
 			}
-			if bak, _ := f.read(t, f.tomlPath()+BackupSuffix); bak != userTOML {
+			if bak, _ := f.read(t, f.tomlPath()+configmigrate.BackupSuffix); bak != userTOML {
 				t.Errorf("backup %q", bak)
 			}
 		})
@@ -89,7 +90,7 @@ func TestCodexJobConcurrentRunsKeepUsersBackup(t *testing.T) {
 				job := f.job(nil, nil)
 				job.DiscoverPlugins = nil
 				job.NoPluginDiscovery = true
-				profiles := BuiltinPermissions()
+				profiles := configmigrate.BuiltinPermissions()
 				job.DefaultPermissions = profiles[(round+i)%len(profiles)]
 				if _, err := job.Run(context.Background()); err != nil {
 					t.Error(err)
@@ -97,7 +98,7 @@ func TestCodexJobConcurrentRunsKeepUsersBackup(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if bak, _ := f.read(t, f.tomlPath()+BackupSuffix); bak != userTOML {
+		if bak, _ := f.read(t, f.tomlPath()+configmigrate.BackupSuffix); bak != userTOML {
 			t.Fatalf("round %d: backup holds\n%s\nwant the user's file", round, bak)
 		}
 	}

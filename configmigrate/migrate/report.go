@@ -1,7 +1,6 @@
-package main
+package migrate
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
-	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets/catalog"
@@ -111,9 +109,9 @@ func dotenvReferences(home string, env *hermesenv.Env, getenv func(string) strin
 // warning that several clients share (a user server's secret, a dropped
 // timeout) is said once, after the clients, naming them. The translation
 // details every run repeats for hermes-tools are for --verbose.
-func writeReports(w io.Writer, reports []clientReport, h humanReport) {
+func writeReports(w io.Writer, reports []Report, h humanReport) {
 	hidden := 0
-	var noVars []clientReport // clients that cannot hand variables on
+	var noVars []Report // clients that cannot hand variables on
 	items := make([][]reportItem, len(reports))
 	for i, r := range reports {
 		items[i], hidden = clientItems(r, h, hidden)
@@ -173,7 +171,7 @@ type sharedGroup struct {
 // clientItems are a client's warnings and notes about servers, in the order
 // they are printed; hermes-tools' own translation notes are counted in
 // hidden instead unless verbose.
-func clientItems(r clientReport, h humanReport, hidden int) ([]reportItem, int) {
+func clientItems(r Report, h humanReport, hidden int) ([]reportItem, int) {
 	own := func(server string) bool {
 		return server == configmigrate.HermesToolsName && !slices.Contains(r.Skipped, server)
 	}
@@ -214,9 +212,6 @@ func clientItems(r clientReport, h humanReport, hidden int) ([]reportItem, int) 
 
 // clientDisplayName is the name a client's notes call it by ("VS Code").
 func clientDisplayName(client string) string {
-	if client == "codex" {
-		return ""
-	}
 	c, err := clientsync.ParseClient(client)
 	if err != nil {
 		return ""
@@ -225,7 +220,7 @@ func clientDisplayName(client string) string {
 }
 
 // sharedItems are the items more than one client has, by key.
-func sharedItems(reports []clientReport, items [][]reportItem) map[string]*sharedGroup {
+func sharedItems(reports []Report, items [][]reportItem) map[string]*sharedGroup {
 	groups := map[string]*sharedGroup{}
 	order := 0
 	for i, its := range items {
@@ -263,7 +258,7 @@ func orderedShared(groups map[string]*sharedGroup) []*sharedGroup {
 
 // writeClient prints a client's own line: what happened to its file, and
 // what only it has (codex's block, the plugin lookup).
-func writeClient(w io.Writer, r clientReport, h humanReport) {
+func writeClient(w io.Writer, r Report, h humanReport) {
 	path := tilde(r.Path, h.home)
 	switch {
 	case r.DryRun && r.Diff != "":
@@ -304,24 +299,6 @@ func writeClient(w io.Writer, r clientReport, h humanReport) {
 	}
 }
 
-// failure reports a client's error in one line and returns the exit code
-// that says what kind of error it is.
-func failure(stderr io.Writer, client string, err error) int {
-	switch {
-	case errors.Is(err, atomicfile.ErrNotWritable):
-		fmt.Fprintf(stderr, "hermes-migrate: %s: %v; rerun with --force to write it anyway\n", client, err)
-		return exitNotWritable
-	case errors.Is(err, configmigrate.ErrUnknownPermissions):
-		fmt.Fprintf(stderr, "hermes-migrate: %s: --default-permissions: %v\n", client, err)
-		return exitUsage
-	}
-	fmt.Fprintf(stderr, "hermes-migrate: %s: %v\n", client, err)
-	if _, ok := errors.AsType[*configmigrate.MarkerError](err); ok {
-		return exitMarkers
-	}
-	return exitFailure
-}
-
 // codexSummary names what the managed block holds.
 func codexSummary(c *configmigrate.CodexReport) string {
 	var parts []string
@@ -346,7 +323,7 @@ func codexSummary(c *configmigrate.CodexReport) string {
 // cannotPassVars reports whether a client's hermes-tools entry left out a
 // variable that is set here: the client cannot hand variables on, so the
 // user has to put the value in by hand.
-func cannotPassVars(r clientReport, vars []string) bool {
+func cannotPassVars(r Report, vars []string) bool {
 	for _, n := range r.Notes {
 		rest, ok := strings.CutPrefix(n, configmigrate.HermesToolsName+": ")
 		if !ok || !strings.Contains(rest, "not written") {
@@ -362,7 +339,7 @@ func cannotPassVars(r clientReport, vars []string) bool {
 	return false
 }
 
-func writeVariables(w io.Writer, h humanReport, noVars []clientReport) {
+func writeVariables(w io.Writer, h humanReport, noVars []Report) {
 	if len(h.needs) > 0 {
 		var groups []string
 		for _, n := range h.needs {
