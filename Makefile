@@ -21,13 +21,16 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 PREFIX ?= /usr/local
 BINDIR  = $(DESTDIR)$(PREFIX)/bin
 
-# Tests run the real hermes-tools-mcp as a subprocess; it is built once per
-# run, here, with -race like the tests, and found through
+# Tests run the real binaries as subprocesses (hermes-tools-mcp; the
+# real-client tests in interop/realclients run hermes-migrate, which finds
+# hermes-tools-mcp beside it); they are built once per run, here, with
+# -race like the tests, into one directory, found through
 # HERMES_TEST_BIN_DIR (internal/toolsbuild).
 TEST_BIN := $(BIN)/test-race
 CMDS     := ./cmd/hermes-tools-mcp ./cmd/hermes-migrate ./cmd/hermes
+TEST_ENV := HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN)
 
-.PHONY: all build install run test test-go test-bins deps deps-apt lint fuzz bench docs clean
+.PHONY: all build install run test test-go test-bins test-clients deps deps-apt lint fuzz bench docs clean
 
 all: build
 
@@ -106,14 +109,21 @@ lint:
 	GOOS=windows $(GO) build ./...
 
 test-bins:
-	$(GO) build -race -o $(TEST_BIN)/ ./cmd/hermes-tools-mcp
+	$(GO) build -race -o $(TEST_BIN)/ $(CMDS)
 
 test: deps lint test-bins
-	HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN) $(GO) test -race -count=1 ./...
+	$(TEST_ENV) $(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 15s -fuzzminimizetime 2s ./mcpserver/stdio
 
 test-go: lint test-bins
-	HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN) $(GO) test -race -count=1 ./...
+	$(TEST_ENV) $(GO) test -race -count=1 ./...
+
+# Only the real-client tests: the real codex, Claude Code, Gemini CLI,
+# OpenCode, MCPorter, Pi, Copilot CLI, Kilo, Cline, Kimi Code and Mastra
+# Code load what the built hermes-migrate wrote (minutes; make test runs
+# them too).
+test-clients: deps test-bins
+	$(TEST_ENV) $(GO) test -race -count=1 ./interop/...
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 5m -fuzzminimizetime 5s ./mcpserver/stdio

@@ -1,12 +1,17 @@
-// Package toolsbuild gives tests the hermes-tools-mcp binary to run as a
-// real subprocess. `make test` builds it once, before any package's tests,
-// and names the directory in $HERMES_TEST_BIN_DIR; a plain `go test`
-// without it builds it once per test process into the user's cache
-// directory (go build is incremental, so later runs are quick).
+// Package toolsbuild gives tests the binaries of cmd/ (hermes-tools-mcp,
+// hermes-migrate, hermes) to run as real subprocesses. `make test` builds
+// them once, before any package's tests, and names the directory in
+// $HERMES_TEST_BIN_DIR; a plain `go test` without it builds each one it
+// needs once per test process into the user's cache directory, one
+// directory per checkout (go build is incremental, so later runs are
+// quick), all of them in the same directory, so that hermes-migrate finds
+// the hermes-tools-mcp beside it.
 package toolsbuild
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,7 +83,7 @@ func build(name string) (string, error) {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	dir := filepath.Join(cache, "hermes-test-bin", flavour)
+	dir := filepath.Join(cache, "hermes-test-bin", flavour, checkout())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -104,6 +109,18 @@ func build(name string) (string, error) {
 		return "", err
 	}
 	return p, nil
+}
+
+// checkout names the source tree the binaries are built from, so that
+// tests of two checkouts (git worktrees) running at once do not replace
+// each other's binaries: this file's directory, as compiled, hashed.
+func checkout() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "unknown"
+	}
+	sum := sha256.Sum256([]byte(filepath.Dir(file)))
+	return hex.EncodeToString(sum[:6])
 }
 
 // raceEnabled reports whether this test binary was built with -race.
