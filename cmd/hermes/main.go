@@ -18,10 +18,11 @@
 // Exit codes: 0 success (interactive: the user quit); 1 the turn failed (the
 // reason on stderr); 2 bad flags or a conversation that cannot start (the
 // message says what to fix).
+//
+// This file reads the flags; agentcore/chatcli does the work.
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -31,18 +32,12 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 
-	"github.com/hermes-go/hermes/agentcore"
-	"github.com/hermes-go/hermes/agentcore/agent"
+	"github.com/hermes-go/hermes/agentcore/chatcli"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
-	"github.com/hermes-go/hermes/agentcore/statedb"
-	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/buildinfo"
-	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -60,91 +55,58 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	ints := make(chan os.Signal, 1)
 	signal.Notify(ints, os.Interrupt)
-	d := defaultDeps()
-	d.interrupts = ints
-	code := runDeps(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, d)
+	code := run(ctx, os.Args[1:], chatcli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, chatcli.System{Interrupts: ints})
 	signal.Stop(ints)
 	stop()
 	os.Exit(code)
 }
 
-// deps are the parts of the outside world a test replaces.
-type deps struct {
-	getenv  func(string) string
-	environ func() []string
-	// isTTY reports whether r is a terminal a person answers prompts on.
-	isTTY func(r io.Reader) bool
-	// interrupts delivers Ctrl+C; nil never fires.
-	interrupts <-chan os.Signal
-
-	// profile is -p/--profile from the command line; pin is how other
-	// programs are pointed at the home chosen (set by useHome).
-	profile hermeshome.ProfileFlag
-	pin     hermeshome.Pin
-}
-
-// useHome resolves the Hermes home as the Python Hermes does (--hermes-home
-// or HERMES_HOME, -p, the sticky active_profile) and loads the home's
-// .env over the environment: from then on d reads that environment and
-// hands it to everything it starts, HERMES_HOME included, as the original
-// exports it. Problems with the .env are warnings on stderr.
-func (d *deps) useHome(homeFlag string, stderr io.Writer) (string, error) {
-	sel, err := hermeshome.Select(homeFlag, d.profile, d.getenv)
+// run is hermes with its arguments, terminal and world.
+func run(ctx context.Context, args []string, std chatcli.IO, sys chatcli.System) int {
+	// -p/--profile may stand anywhere, as in the Python Hermes.
+	profile, args, err := hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(chatFlags(&chatcli.ChatOptions{}, io.Discard)))
 	if err != nil {
-		return "", err
+		fmt.Fprintf(std.Err, "hermes: %v\n", err)
+		return exitUsage
 	}
-	env := hermesenv.Load(sel.Home, d.environ())
-	env.Set(hermeshome.EnvVar, sel.Home)
-	for _, n := range append(sel.Notes, env.Notes...) {
-		fmt.Fprintf(stderr, "hermes: warning: %s\n", n)
+	if len(args) > 0 {
+		if sc, ok := subcommands[args[0]]; ok {
+			fs := flag.NewFlagSet("hermes "+args[0], flag.ContinueOnError)
+			fs.SetOutput(std.Err)
+			fs.Usage = func() { fmt.Fprint(fs.Output(), sc.usage); fs.PrintDefaults() }
+			dir := fs.String("hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes)")
+			home := func() chatcli.Home { return chatcli.Home{Dir: *dir, Profile: profile} }
+			return exitCode(std.Err, sc.run(ctx, fs, args[1:], home, std, sys))
+		}
 	}
-	d.getenv, d.environ = env.Getenv, env.Environ
-	d.pin = sel.Pin()
-	return sel.Home, nil
-}
-
-func defaultDeps() deps {
-	return deps{getenv: os.Getenv, environ: os.Environ, isTTY: isTerminal}
-}
-
-// isTerminal is a portable stand-in for isatty: a character device on stdin
-// is a terminal for our purposes (pipes and files are not).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
+	o, showVersion, err := parseChat(args, std.Err)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err != nil {
+		fmt.Fprintf(std.Err, "hermes: %v\n", err)
+		return exitUsage
+	}
+	if showVersion {
+		fmt.Fprintf(std.Out, "hermes %s\n", buildinfo.Version(version))
+		return exitOK
+	}
+	o.Profile, o.Sys = profile, sys
+	return exitCode(std.Err, chatcli.Chat(ctx, o, std))
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runDeps(ctx, args, stdin, stdout, stderr, defaultDeps())
-}
-
-type options struct {
-	query       string
-	hermesHome  string
-	toolsCmd    string
-	model       string
-	provider    string
-	codexBin    string
-	codexHome   string
-	yesCommands bool
-	resume      string
-	noHistory   bool
-	showVersion bool
-	// skills are preloaded into the system prompt (--skills, repeatable
-	// and comma-separated, as the Python Hermes takes them).
-	skills listFlag
-	// toolsets narrows hermes-tools' toolsets (the Python Hermes' -t).
-	toolsets  string
-	reasoning string
-	// Flags of the Python Hermes' command line that change nothing here,
-	// accepted so its kanban dispatcher can start this hermes as a
-	// worker: --accept-hooks (we run no shell hooks) and --cli (we have
-	// no other interface). --yolo is --yes-commands.
-	acceptHooks, cliOnly bool
+// exitCode is the exit status for a command's error: the status an
+// *chatcli.ExitError carries (its failure is on stderr already), 1 for
+// any other error, which is reported here.
+func exitCode(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if e, ok := errors.AsType[*chatcli.ExitError](err); ok {
+		return e.Code
+	}
+	fmt.Fprintf(stderr, "hermes: %v\n", err)
+	return exitFailure
 }
 
 // listFlag collects a repeatable, comma-separated flag.
@@ -164,44 +126,47 @@ func (l *listFlag) Set(v string) error {
 // chatFlags are chat's flags. The Python Hermes takes most of them before
 // the command word as well as after it (`hermes -m M chat -q Q`), and its
 // kanban dispatcher starts workers that way; so does this one.
-func chatFlags(o *options, stderr io.Writer) *flag.FlagSet {
+func chatFlags(o *chatcli.ChatOptions, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("hermes chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.query, "q", "", "ask one question, print the answer and exit")
-	fs.StringVar(&o.query, "query", "", "same as -q")
-	fs.StringVar(&o.hermesHome, "hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes; -p picks a profile under it)")
-	fs.StringVar(&o.toolsCmd, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes, else on PATH)")
-	fs.StringVar(&o.model, "model", "", "model for this run (default: model.default in config.yaml)")
-	fs.StringVar(&o.model, "m", "", "same as --model")
-	fs.StringVar(&o.provider, "provider", "", "provider for this run (default: model.provider in config.yaml)")
-	fs.StringVar(&o.reasoning, "reasoning", "", "reasoning effort for models that take one: none, minimal, low, medium, high, xhigh")
-	fs.Var(&o.skills, "skills", "skills to load into the conversation from the start (repeat, or comma-separate)")
-	fs.Var(&o.skills, "s", "same as --skills")
-	fs.StringVar(&o.toolsets, "toolsets", "", "only these hermes-tools toolsets (comma-separated Hermes toolset names; composites such as hermes-cli mean all)")
-	fs.StringVar(&o.toolsets, "t", "", "same as --toolsets")
-	fs.StringVar(&o.codexBin, "codex-bin", "", "codex binary for the codex runtime (default: $CODEX_BIN, else codex on PATH)")
-	fs.StringVar(&o.codexHome, "codex-home", "", "CODEX_HOME for codex (default: $CODEX_HOME, else codex's ~/.codex)")
-	fs.StringVar(&o.resume, "resume", "", "continue the stored session with this id (ids are printed when a chat starts)")
-	fs.BoolVar(&o.noHistory, "no-history", false, "do not record this chat in $HERMES_HOME/state.db")
-	fs.BoolVar(&o.yesCommands, "yes-commands", false, "without a terminal to ask, allow codex's command and patch approvals instead of denying them")
-	fs.BoolVar(&o.yesCommands, "yolo", false, "same as --yes-commands")
-	fs.BoolVar(&o.acceptHooks, "accept-hooks", false, "accepted for the Python Hermes' kanban dispatcher; this hermes runs no shell hooks")
-	fs.BoolVar(&o.cliOnly, "cli", false, "accepted for the Python Hermes' kanban dispatcher; this hermes has only the terminal interface")
+	fs.StringVar(&o.Query, "q", "", "ask one question, print the answer and exit")
+	fs.StringVar(&o.Query, "query", "", "same as -q")
+	fs.StringVar(&o.Dir, "hermes-home", "", "Hermes home directory (default: $HERMES_HOME, else ~/.hermes; -p picks a profile under it)")
+	fs.StringVar(&o.ToolsCommand, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes, else on PATH)")
+	fs.StringVar(&o.Model, "model", "", "model for this run (default: model.default in config.yaml)")
+	fs.StringVar(&o.Model, "m", "", "same as --model")
+	fs.StringVar(&o.Provider, "provider", "", "provider for this run (default: model.provider in config.yaml)")
+	fs.StringVar(&o.Reasoning, "reasoning", "", "reasoning effort for models that take one: none, minimal, low, medium, high, xhigh")
+	fs.Var((*listFlag)(&o.Skills), "skills", "skills to load into the conversation from the start (repeat, or comma-separate)")
+	fs.Var((*listFlag)(&o.Skills), "s", "same as --skills")
+	fs.StringVar(&o.Toolsets, "toolsets", "", "only these hermes-tools toolsets (comma-separated Hermes toolset names; composites such as hermes-cli mean all)")
+	fs.StringVar(&o.Toolsets, "t", "", "same as --toolsets")
+	fs.StringVar(&o.CodexBin, "codex-bin", "", "codex binary for the codex runtime (default: $CODEX_BIN, else codex on PATH)")
+	fs.StringVar(&o.CodexHome, "codex-home", "", "CODEX_HOME for codex (default: $CODEX_HOME, else codex's ~/.codex)")
+	fs.StringVar(&o.Resume, "resume", "", "continue the stored session with this id (ids are printed when a chat starts)")
+	fs.BoolVar(&o.NoHistory, "no-history", false, "do not record this chat in $HERMES_HOME/state.db")
+	fs.BoolVar(&o.YesCommands, "yes-commands", false, "without a terminal to ask, allow codex's command and patch approvals instead of denying them")
+	fs.BoolVar(&o.YesCommands, "yolo", false, "same as --yes-commands")
+	// Flags of the Python Hermes' command line that change nothing here,
+	// accepted so its kanban dispatcher can start this hermes as a
+	// worker: --accept-hooks (we run no shell hooks) and --cli (we have
+	// no other interface).
+	fs.Bool("accept-hooks", false, "accepted for the Python Hermes' kanban dispatcher; this hermes runs no shell hooks")
+	fs.Bool("cli", false, "accepted for the Python Hermes' kanban dispatcher; this hermes has only the terminal interface")
 	fs.Usage = func() { usage(fs.Output()); fs.PrintDefaults() }
 	return fs
 }
 
-func parseArgs(args []string, stderr io.Writer) (options, error) {
-	var o options
+// parseChat reads `hermes [flags] chat [flags]`, or `hermes version`.
+func parseChat(args []string, stderr io.Writer) (o chatcli.ChatOptions, showVersion bool, err error) {
 	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
-		o.showVersion = true
-		return o, nil
+		return o, true, nil
 	}
 	fs := chatFlags(&o, stderr)
 	// Flags before the command word, then the command.
 	if len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" && args[0] != "-help" {
 		if err := fs.Parse(args); err != nil {
-			return o, err
+			return o, false, err
 		}
 		args = fs.Args()
 	}
@@ -209,25 +174,24 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 		// The Python Hermes' commands get the one line that helps, not
 		// the usage of commands the user did not ask about.
 		if len(args) > 0 && pythonHermesCommands[args[0]] {
-			return o, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which keeps the kanban boards and the skills hub: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
+			return o, false, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which keeps the kanban boards and the skills hub: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
 		}
 		usage(stderr)
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-			return o, flag.ErrHelp
+			return o, false, flag.ErrHelp
 		}
-		return o, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
+		return o, false, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
 	}
 	if err := fs.Parse(args[1:]); err != nil {
-		return o, err
+		return o, false, err
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q (quote the question and pass it with -q)", fs.Arg(0))
+		return o, false, fmt.Errorf("unexpected argument %q (quote the question and pass it with -q)", fs.Arg(0))
 	}
-	var err error
-	if o.reasoning, err = reasoningEffort(o.reasoning); err != nil {
-		return o, err
+	if o.Reasoning, err = reasoningEffort(o.Reasoning); err != nil {
+		return o, false, err
 	}
-	return o, nil
+	return o, false, nil
 }
 
 // reasoningEffort maps the Python Hermes' --reasoning levels to the
@@ -280,453 +244,170 @@ key, unknown model), and the last stderr line is [kanban-worker-exit] rc=N.
 `)
 }
 
-func runDeps(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, d deps) int {
-	// -p/--profile may stand anywhere, as in the Python Hermes.
-	var err error
-	if d.profile, args, err = hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(chatFlags(&options{}, io.Discard))); err != nil {
-		fmt.Fprintf(stderr, "hermes: %v\n", err)
-		return exitUsage
-	}
-	if len(args) > 0 {
-		if code, ok := runSubcommand(ctx, args[0], args[1:], stdout, stderr, d); ok {
-			return code
+// subcommand is one `hermes <name>` besides chat: run reads its flags
+// into the command's options (fs has --hermes-home already: home is the
+// Hermes home once they are parsed), runs it and returns its error.
+type subcommand struct {
+	usage string
+	run   func(ctx context.Context, fs *flag.FlagSet, args []string, home func() chatcli.Home, std chatcli.IO, sys chatcli.System) error
+}
+
+var subcommands = map[string]subcommand{
+	"codex-runtime": {usage: codexRuntimeUsage, run: codexRuntime},
+	"sessions":      {usage: sessionsUsage, run: sessions},
+	"tools":         {usage: toolsUsage, run: tools},
+}
+
+// parseSub parses a subcommand's flags, allowing at most maxArgs
+// arguments after them; done says the command ends here with err (nil
+// after -h).
+func parseSub(fs *flag.FlagSet, args []string, stderr io.Writer, maxArgs int) (rest []string, done bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, true, nil
 		}
+		return nil, true, &chatcli.ExitError{Code: exitUsage}
 	}
-	o, err := parseArgs(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+	if fs.NArg() > maxArgs {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (run with -h for help)\n", fs.Name(), fs.Arg(maxArgs))
+		return nil, true, &chatcli.ExitError{Code: exitUsage}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "hermes: %v\n", err)
-		return exitUsage
-	}
-	if o.showVersion {
-		fmt.Fprintf(stdout, "hermes %s\n", buildinfo.Version(version))
-		return exitOK
-	}
-	home, err := d.useHome(o.hermesHome, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "hermes: %v\n", err)
-		return exitUsage
-	}
-	out := &syncWriter{w: stdout}
-	errw := &syncWriter{w: stderr}
-	lines := &lineSource{r: stdin, stop: make(chan struct{})}
-	defer close(lines.stop)
-	c := &cli{
-		ctx: ctx, opts: o, deps: d, home: home, out: out, errw: errw, lines: lines,
-		approver: &approver{out: errw, lines: lines, tty: d.isTTY(stdin), allowNoTTY: o.yesCommands},
-	}
-	if o.resume != "" && o.noHistory {
-		fmt.Fprintln(stderr, "hermes: --resume needs the session history; drop --no-history")
-		return exitUsage
-	}
-	if !o.noHistory {
-		// Chats are recorded in state.db beside the Python Hermes' own, so
-		// session_search finds them and --resume can continue them. A
-		// state.db this build cannot write (a newer Hermes schema, say)
-		// costs the history, not the chat.
-		store, err := statedb.Open(ctx, home, statedb.Options{})
-		switch {
-		case err != nil && o.resume != "":
-			fmt.Fprintf(stderr, "hermes: cannot resume: %v\n", err)
-			return exitUsage
-		case err != nil:
-			fmt.Fprintf(errw, "⚠ this chat will not be saved: %v\n", err)
-		default:
-			for _, note := range store.Notes() {
-				fmt.Fprintf(errw, "⚠ %s\n", note)
-			}
-			c.store = store
-			defer store.Close()
-		}
-	}
-	if o.query != "" {
-		return c.oneShot()
-	}
-	return c.interactive()
+	return fs.Args(), false, nil
 }
 
-// cli is one run of `hermes chat`.
-type cli struct {
-	ctx      context.Context
-	opts     options
-	deps     deps
-	home     string
-	out      *syncWriter
-	errw     *syncWriter
-	lines    *lineSource
-	approver *approver
-	store    agentcore.Store // nil: nothing recorded
-
-	// streamed says the current turn printed answer text, so the final
-	// response is not printed twice. Written by the runtime's callback
-	// goroutine, read after the turn: the turn's end orders them.
-	mu       sync.Mutex
-	streamed bool
+// usageError reports a flag error of a subcommand on stderr.
+func usageError(stderr io.Writer, format string, args ...any) error {
+	fmt.Fprintf(stderr, format, args...)
+	return &chatcli.ExitError{Code: exitUsage}
 }
 
-func (c *cli) start() (*agent.Conversation, error) {
-	toolsArgs, noTools := toolsetsArgs(c.opts.toolsets, c.worker())
-	conv, err := agent.Start(c.ctx, agent.Options{
-		HermesHome: c.home, Model: c.opts.model, Provider: c.opts.provider,
-		Getenv: c.deps.getenv, Environ: c.deps.environ(),
-		Source: c.deps.getenv("HERMES_SESSION_SOURCE"), Skills: c.opts.skills,
-		ReasoningEffort: c.opts.reasoning, ToolsArgs: toolsArgs, SkipHermesTools: noTools,
-		ToolsBinary: c.opts.toolsCmd, CodexBinary: c.opts.codexBin, CodexHome: c.opts.codexHome,
-		Approver: c.approver,
-		Store:    c.store, SessionID: c.opts.resume, Resume: c.opts.resume != "",
-		OnText: func(delta string) {
-			c.mu.Lock()
-			c.streamed = true
-			c.mu.Unlock()
-			c.out.write(delta)
-		},
-		OnToolCall: func(call agentcore.ToolCall) {
-			c.errw.write(fmt.Sprintf("\n⚙ %s %s\n", call.Function.Name, oneLine(call.Function.Arguments)))
-		},
-		OnEvent: func(n bridge.Notification) {
-			if line := codexProgress(n); line != "" {
-				c.errw.write("\n" + line + "\n")
-			}
-		},
-		OnNotice:   func(msg string) { c.errw.write("⚠ " + msg + "\n") },
-		OnProgress: func(msg string) { c.errw.write(msg + "\n") },
-	})
-	if err == nil {
-		// --resume applies to the first conversation only; /new starts a
-		// fresh one.
-		c.opts.resume = ""
-	}
-	return conv, err
-}
+const codexRuntimeUsage = `Usage: hermes codex-runtime [status|on|off|auto|codex_app_server|migrate] [flags]
 
-// Exit codes of a kanban worker whose turn failed, as the Python Hermes'
-// dispatcher reads them: a transient provider failure requeues the task
-// without counting a failure; a terminal one blocks it at once.
-const (
-	exitWorkerTransient = 75
-	exitWorkerTerminal  = 78
-)
+Shows or sets model.openai_runtime in config.yaml, as /codex-runtime does
+in a chat:
+  status (or nothing)       the current runtime and whether codex is installed
+  on | codex_app_server     hand OpenAI turns to codex app-server; checks codex,
+                            saves the setting and migrates the MCP servers into
+                            codex's config.toml
+  off | auto                back to Hermes' own runtime
+  migrate                   only rewrite the Hermes-managed section of codex's
+                            config.toml from config.yaml's mcp_servers
 
-// worker reports whether the kanban dispatcher started this process for a
-// task.
-func (c *cli) worker() bool { return strings.TrimSpace(c.deps.getenv("HERMES_KANBAN_TASK")) != "" }
+A server value that looks like a secret becomes a reference to an
+environment variable in config.toml; --allow-literal-secrets (with on or
+migrate) copies it as it is instead.
 
-func (c *cli) oneShot() (code int) {
-	if c.worker() {
-		// The dispatcher reads a worker's exit status from the end of its
-		// log when it did not start the process itself.
-		defer func() { fmt.Fprintf(c.errw, "\n[kanban-worker-exit] rc=%d\n", code) }()
-	}
-	conv, err := c.start()
-	if err != nil {
-		fmt.Fprintf(c.errw, "hermes: %v\n", err)
-		return exitUsage
-	}
-	defer c.closeConv(conv)
-	if c.store != nil {
-		c.errw.write(fmt.Sprintf("session %s (continue it with --resume %s)\n", conv.Meta().ID, conv.Meta().ID))
-	}
-	res, ok := c.turn(conv, c.opts.query)
-	switch {
-	case ok:
-		return exitOK
-	case c.worker() && res.ErrorKind == agentcore.ErrorTransient:
-		return exitWorkerTransient
-	case c.worker() && res.ErrorKind == agentcore.ErrorTerminal:
-		return exitWorkerTerminal
-	}
-	return exitFailure
-}
-
-// toolsetsArgs turns the Python Hermes' -t/--toolsets list into
-// hermes-tools' --toolsets: the names hermes-tools has (the two share
-// toolset names) are kept, the others (terminal, file, ...) are tools this
-// hermes does not have; a composite such as hermes-cli, or "all", means
-// no narrowing. A worker always keeps kanban, its way to report back.
-// none says no hermes-tools toolset is left.
-func toolsetsArgs(list string, worker bool) (args []string, none bool) {
-	if strings.TrimSpace(list) == "" {
-		return nil, false
-	}
-	known := map[string]bool{}
-	for _, ts := range catalog.All() {
-		known[ts.Name] = true
-	}
-	var keep []string
-	for _, name := range strings.Split(list, ",") {
-		name = strings.ToLower(strings.TrimSpace(name))
-		switch {
-		case name == "all" || strings.HasPrefix(name, "hermes-"):
-			return nil, false
-		case known[name] && !slices.Contains(keep, name):
-			keep = append(keep, name)
-		}
-	}
-	if worker && !slices.Contains(keep, "kanban") {
-		keep = append(keep, "kanban")
-	}
-	if len(keep) == 0 {
-		return nil, true
-	}
-	return []string{"--toolsets", strings.Join(keep, ",")}, false
-}
-
-func (c *cli) closeConv(conv *agent.Conversation) {
-	if err := conv.Close(); err != nil {
-		fmt.Fprintf(c.errw, "hermes: %v\n", err)
-	}
-}
-
-// turn runs one turn, letting Ctrl+C interrupt it, prints the answer and
-// any failure, and reports whether the turn succeeded.
-func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, bool) {
-	c.mu.Lock()
-	c.streamed = false
-	c.mu.Unlock()
-	tctx, cancel := context.WithCancel(c.ctx)
-	defer cancel()
-	var (
-		res  agentcore.Result
-		err  error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		res, err = conv.Turn(tctx, text)
-	}()
-	select {
-	case <-done:
-	case <-c.deps.interrupts:
-		cancel()
-		c.errw.write("\n⏹ interrupted\n")
-		<-done
-	}
-	c.mu.Lock()
-	streamed := c.streamed
-	c.mu.Unlock()
-	if err != nil {
-		fmt.Fprintf(c.errw, "hermes: %v\n", err)
-		return res, false
-	}
-	if !streamed && res.FinalResponse != "" {
-		c.out.write(res.FinalResponse)
-		streamed = true
-	}
-	if streamed {
-		c.out.write("\n")
-	}
-	switch {
-	case res.Error != "":
-		fmt.Fprintf(c.errw, "hermes: turn failed: %s\n", res.Error)
-		return res, false
-	case res.Interrupted:
-		fmt.Fprintln(c.errw, "hermes: turn interrupted")
-		return res, false
-	case !res.Completed:
-		fmt.Fprintln(c.errw, "hermes: the turn ended without a complete answer")
-		return res, false
-	}
-	return res, true
-}
-
-const helpText = `Commands:
-  /help                   show this help
-  /new                    start a fresh conversation (re-reads config.yaml)
-  /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
-  /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
-                          (saved to config.yaml; effective from the next conversation)
-  /quit                   leave (also /exit, Ctrl+D, or Ctrl+C twice at the prompt)
-Ctrl+C during an answer interrupts it.
+Flags:
 `
 
-func (c *cli) interactive() int {
-	conv, err := c.start()
+func codexRuntime(ctx context.Context, fs *flag.FlagSet, args []string, home func() chatcli.Home, std chatcli.IO, sys chatcli.System) error {
+	o := chatcli.CodexRuntimeOptions{Sys: sys}
+	fs.StringVar(&o.CodexHome, "codex-home", "", "CODEX_HOME whose config.toml is migrated (default: $CODEX_HOME, else ~/.codex)")
+	fs.StringVar(&o.CodexBin, "codex-bin", "", "codex binary (default: $CODEX_BIN, else codex on PATH)")
+	fs.StringVar(&o.ToolsCommand, "hermes-tools-command", "", "hermes-tools-mcp binary written into codex's config (default: next to hermes, else on PATH)")
+	fs.BoolVar(&o.AllowLiteralSecrets, "allow-literal-secrets", false, "on, migrate: copy values that look like secrets into codex's config.toml as they are (by default they become environment references)")
+	// The action may come before the flags, as people type it.
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		o.Action, args = args[0], args[1:]
+	}
+	// An unknown action is refused before --help is honoured, so
+	// `hermes codex-runtime <typo> --help` does not look like a command.
+	if err := checkCodexAction(o.Action); err != nil {
+		return usageError(std.Err, "hermes codex-runtime: %v\n", err)
+	}
+	rest, done, err := parseSub(fs, args, std.Err, 1)
+	if done {
+		return err
+	}
+	if o.Action == "" && len(rest) == 1 {
+		o.Action = rest[0]
+		if err := checkCodexAction(o.Action); err != nil {
+			return usageError(std.Err, "hermes codex-runtime: %v\n", err)
+		}
+	}
+	if o.AllowLiteralSecrets && !migrates(o.Action) {
+		return usageError(std.Err, "hermes codex-runtime: --allow-literal-secrets only applies to on and migrate, which write codex's config.toml\n")
+	}
+	o.Home = home()
+	return chatcli.CodexRuntime(ctx, o, std)
+}
+
+func checkCodexAction(action string) error {
+	switch strings.ToLower(action) {
+	case "status", "migrate":
+		return nil
+	}
+	_, _, err := runtimecfg.ParseArg(action)
 	if err != nil {
-		fmt.Fprintf(c.errw, "hermes: %v\n", err)
-		return exitUsage
+		return fmt.Errorf("unknown action %q: use status, on, off, auto or migrate", action)
 	}
-	defer func() { c.closeConv(conv) }()
-	c.banner(conv)
-	armed := false // a Ctrl+C at the prompt arms the exit; a second one exits
-	for {
-		c.out.write("› ")
-		var line string
-		select {
-		case <-c.ctx.Done():
-			c.out.write("\n")
-			return exitOK
-		case <-c.deps.interrupts:
-			if armed {
-				c.out.write("\n")
-				return exitOK
-			}
-			armed = true
-			c.out.write("\n(press Ctrl+C again or type /quit to leave)\n")
-			continue
-		case m, ok := <-c.lines.c():
-			if !ok {
-				c.out.write("\n")
-				return exitOK
-			}
-			line = m
+	return nil
+}
+
+// migrates says the action writes codex's config.toml.
+func migrates(action string) bool {
+	if strings.EqualFold(action, "migrate") {
+		return true
+	}
+	v, show, err := runtimecfg.ParseArg(action)
+	return err == nil && !show && v == runtimecfg.CodexAppServer
+}
+
+const sessionsUsage = `Usage: hermes sessions list [flags]
+
+Lists the sessions in state.db (this program's chats and the Python
+Hermes' own), newest first; continue one with hermes chat --resume <id>.
+
+Flags:
+`
+
+func sessions(ctx context.Context, fs *flag.FlagSet, args []string, home func() chatcli.Home, std chatcli.IO, sys chatcli.System) error {
+	o := chatcli.SessionsOptions{Sys: sys}
+	fs.IntVar(&o.Limit, "limit", 20, "show at most this many sessions (0: all)")
+	fs.BoolVar(&o.JSON, "json", false, "print JSON instead of a table")
+	action := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		action, args = args[0], args[1:]
+	}
+	if action != "" && action != "list" {
+		return usageError(std.Err, "hermes sessions: unknown action %q (the one action is list)\n", action)
+	}
+	rest, done, err := parseSub(fs, args, std.Err, 1)
+	if done {
+		return err
+	}
+	if action == "" && len(rest) == 1 {
+		action = rest[0]
+	}
+	if action != "list" {
+		fs.Usage()
+		if action == "" {
+			return &chatcli.ExitError{Code: exitUsage}
 		}
-		armed = false
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if !strings.HasPrefix(line, "/") {
-			c.turn(conv, line)
-			continue
-		}
-		name, arg, _ := strings.Cut(line, " ")
-		arg = strings.TrimSpace(arg)
-		switch name {
-		case "/quit", "/exit", "/q":
-			return exitOK
-		case "/help", "/?":
-			c.out.write(helpText)
-		case "/new", "/reset":
-			c.closeConv(conv)
-			next, err := c.start()
-			if err != nil {
-				fmt.Fprintf(c.errw, "hermes: cannot start a new conversation: %v\n", err)
-				return exitUsage
-			}
-			conv = next
-			c.banner(conv)
-		case "/reload-mcp", "/reload_mcp":
-			if conv = c.reloadMCP(conv); conv == nil {
-				return exitUsage
-			}
-		case "/codex-runtime":
-			c.codexRuntime(arg)
-		default:
-			fmt.Fprintf(c.errw, "unknown command %s (/help lists the commands)\n", name)
-		}
+		return usageError(std.Err, "hermes sessions: unknown action %q (the one action is list)\n", action)
 	}
-}
-
-// reloadMCP reconnects the MCP servers by continuing the same stored
-// session in a new conversation, which reads mcp_servers afresh; servers
-// are connected when a conversation starts, so this is the one way to
-// reach a server that was down. It returns the new conversation, or nil
-// (the old one still open) when it could not start.
-func (c *cli) reloadMCP(conv *agent.Conversation) *agent.Conversation {
-	if c.store == nil {
-		c.errw.write("/reload-mcp needs the session history to carry the conversation over; without it, /new starts a fresh conversation with the servers reconnected\n")
-		return conv
+	if o.Limit < 0 {
+		return usageError(std.Err, "hermes sessions list: --limit must be 0 (all) or more\n")
 	}
-	c.closeConv(conv)
-	c.opts.resume = conv.Meta().ID
-	next, err := c.start()
-	if err != nil {
-		fmt.Fprintf(c.errw, "hermes: /reload-mcp: %v\n", err)
-		c.opts.resume = ""
-		// The old conversation is closed; a fresh one keeps the chat going.
-		if next, err = c.start(); err != nil {
-			fmt.Fprintf(c.errw, "hermes: cannot start a new conversation: %v\n", err)
-			return nil
-		}
+	o.Home = home()
+	return chatcli.ListSessions(ctx, o, std)
+}
+
+const toolsUsage = `Usage: hermes tools [flags]
+
+Lists every Hermes tool hermes-tools-mcp can serve (what
+hermes-tools-mcp doctor shows), then what to set to turn on each
+hidden one.
+
+Flags:
+`
+
+func tools(ctx context.Context, fs *flag.FlagSet, args []string, home func() chatcli.Home, std chatcli.IO, sys chatcli.System) error {
+	o := chatcli.ToolsOptions{Sys: sys}
+	fs.StringVar(&o.ToolsCommand, "hermes-tools-command", "", "path of the hermes-tools-mcp binary (default: next to hermes, else on PATH)")
+	if _, done, err := parseSub(fs, args, std.Err, 0); done {
+		return err
 	}
-	c.banner(next)
-	return next
-}
-
-func (c *cli) banner(conv *agent.Conversation) {
-	m := conv.Meta()
-	prov := m.Provider
-	if prov == "" {
-		prov = "auto"
-	}
-	c.out.write(fmt.Sprintf("Hermes · %s (%s) on the %s runtime · session %s\nType /help for commands, /quit to leave.\n", m.Model, prov, m.Runtime, m.ID))
-}
-
-const (
-	// literalSecretsHint ends configmigrate's message about a secret
-	// that cannot become a reference.
-	literalSecretsHint   = "rerun with --allow-literal-secrets"
-	literalSecretsInChat = "run `hermes codex-runtime migrate --allow-literal-secrets` in a shell"
-)
-
-func (c *cli) codexRuntime(arg string) {
-	sw := &runtimecfg.Switch{
-		HermesHome:         c.home,
-		Pin:                c.deps.pin,
-		CodexHome:          c.opts.codexHome,
-		CodexBinary:        c.opts.codexBin,
-		HermesToolsCommand: c.opts.toolsCmd,
-		Getenv:             c.deps.getenv,
-		Environ:            c.deps.environ,
-	}
-	st, err := sw.Apply(c.ctx, arg)
-	if err != nil {
-		fmt.Fprintf(c.errw, "hermes: /codex-runtime: %v (usage: %s)\n", err, runtimecfg.Usage)
-		return
-	}
-	// The migration's advice names a flag of the shell commands; in a
-	// chat it has to say which command takes it.
-	c.out.write(strings.ReplaceAll(st.Message, literalSecretsHint, literalSecretsInChat) + "\n")
-}
-
-// syncWriter serialises writes from the turn's callbacks, the approval
-// prompt and the loop.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) write(str string) { _, _ = io.WriteString(s, str) }
-
-// lineSource reads input lines on one goroutine, shared by the chat prompt
-// and the approval prompt so neither steals the other's input. Reading
-// starts on first use, so a one-shot run without approvals never touches
-// stdin. The goroutine ends at end of input or when stop closes; a Read
-// blocked on a terminal cannot be cancelled, so in that case it ends with
-// the process.
-type lineSource struct {
-	r    io.Reader
-	stop chan struct{}
-	once sync.Once
-	ch   chan string
-}
-
-func (l *lineSource) c() <-chan string {
-	l.once.Do(func() {
-		l.ch = make(chan string)
-		go func() {
-			defer close(l.ch)
-			sc := bufio.NewScanner(l.r)
-			sc.Buffer(make([]byte, 64*1024), 1<<20)
-			for sc.Scan() {
-				select {
-				case l.ch <- sc.Text():
-				case <-l.stop:
-					return
-				}
-			}
-		}()
-	})
-	return l.ch
-}
-
-// next returns the next line, io.EOF at end of input, or ctx's error.
-func (l *lineSource) next(ctx context.Context) (string, error) {
-	select {
-	case s, ok := <-l.c():
-		if !ok {
-			return "", io.EOF
-		}
-		return s, nil
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
+	o.Home = home()
+	return chatcli.Tools(ctx, o, std)
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/agentcore/chatcli"
 	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/internal/toolsbuild"
@@ -267,7 +268,7 @@ func TestDispatchedWorkerProviderFailures(t *testing.T) {
 	for _, tt := range []struct {
 		status int
 		want   int
-	}{{429, exitWorkerTransient}, {503, exitWorkerTransient}, {402, exitWorkerTransient}, {401, exitWorkerTerminal}} {
+	}{{429, chatcli.ExitWorkerTransient}, {503, chatcli.ExitWorkerTransient}, {402, chatcli.ExitWorkerTransient}, {401, chatcli.ExitWorkerTerminal}} {
 		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
 			var replies []fakechat.Reply
 			for range 8 { // the SDK's retries of 429 and 5xx included
