@@ -247,4 +247,3 @@ func TestReviewerIsNormalisedAndInstalled(t *testing.T) {
 		t.Errorf("changes_requested payload = %v", p)
 	}
 }
-
