@@ -89,7 +89,7 @@ type building struct {
 func inventory() []func(*building) tooldef.Toolset {
 	return []func(*building) tooldef.Toolset{
 		func(b *building) tooldef.Toolset {
-			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv})
+			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv, Logger: b.env.Logger})
 		},
 		func(b *building) tooldef.Toolset {
 			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger,
