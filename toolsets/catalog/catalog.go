@@ -100,6 +100,7 @@ const (
 	Memory        = "memory"
 	SessionSearch = "session_search"
 	Todo          = "todo"
+	XSearch       = "x_search"
 )
 
 // Tool names.
@@ -147,6 +148,8 @@ const (
 	MemoryTool        = "memory"
 	SessionSearchTool = "session_search"
 	TodoTool          = "todo"
+
+	XSearchTool = "x_search"
 )
 
 // Variables more than one toolset reads, or that a need names.
@@ -204,9 +207,9 @@ func kanbanOrchestrator() Need {
 }
 
 // All returns every toolset this build ships, in presentation order (the
-// Python Hermes' order: web, browser, vision, image, skills, speech,
-// kanban, then the stateful tools it kept in the agent loop). Each call
-// returns a new copy.
+// Python Hermes' order: web, X search, browser, vision, image, skills,
+// speech, kanban, then the stateful tools it kept in the agent loop).
+// Each call returns a new copy.
 //
 // Which are on by default, in short: web is on and works with nothing
 // configured, through the original's keyless free tier; vision, image and
@@ -219,7 +222,8 @@ func kanbanOrchestrator() Need {
 // and session_search are on (Hermes' own skills, memory and history, which
 // only the toolsets give an MCP client); todo is off, as codex, Claude Code
 // and most other clients bring a plan tool of their own and a second one
-// splits the plan in two.
+// splits the plan in two; x_search is off, as in Hermes, and hides its tool
+// until XAI_API_KEY is set.
 func All() []Toolset {
 	chromium, vision := ChromiumNeed(), VisionNeed()
 	browser := func(name string) Tool { return Tool{Name: name, Needs: []Need{chromium}} }
@@ -254,6 +258,13 @@ func All() []Toolset {
 				// What no provider reads, web_extract fetches itself.
 				{Name: WebExtract},
 			},
+		},
+		{
+			Name:        XSearch,
+			Description: "Search X (Twitter) posts, profiles and threads through xAI's built-in X Search (read-only).",
+			Default:     false,
+			EnvVars:     []string{"XAI_API_KEY", "XAI_BASE_URL"},
+			Tools:       []Tool{{Name: XSearchTool, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}}},
 		},
 		{
 			Name:        Browser,

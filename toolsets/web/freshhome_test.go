@@ -64,6 +64,9 @@ func TestFreshHomeSearches(t *testing.T) {
 	if state[catalog.WebSearch] != "enabled" || state[catalog.WebExtract] != "enabled" {
 		t.Errorf("doctor on a fresh home: web_search %q, web_extract %q; want both enabled", state[catalog.WebSearch], state[catalog.WebExtract])
 	}
+	if r := state[catalog.XSearchTool]; r == "enabled" || !strings.Contains(r, "XAI_API_KEY") {
+		t.Errorf("doctor: x_search %q, want hidden with a reason naming XAI_API_KEY", r)
+	}
 
 	cmd := exec.Command(bin, "--hermes-home", home)
 	cmd.Env = env
