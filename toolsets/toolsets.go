@@ -93,9 +93,6 @@ func inventory() []func(*building) tooldef.Toolset {
 			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv, Logger: b.env.Logger})
 		},
 		func(b *building) tooldef.Toolset {
-			return xsearch.Toolset(xsearch.Options{Home: b.env.Home, Getenv: b.getenv})
-		},
-		func(b *building) tooldef.Toolset {
 			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger,
 				AllowPrivateURLs: b.env.BrowserAllowPrivateURLs, LookPath: b.env.LookPath}
 			// browser_vision looks through vision_analyze's model; without
@@ -121,6 +118,9 @@ func inventory() []func(*building) tooldef.Toolset {
 		},
 		func(b *building) tooldef.Toolset {
 			return todo.Toolset(todo.Options{Home: b.env.Home, Getenv: b.getenv})
+		},
+		func(b *building) tooldef.Toolset {
+			return xsearch.Toolset(xsearch.Options{Home: b.env.Home, Getenv: b.getenv})
 		},
 	}
 }

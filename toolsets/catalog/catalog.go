@@ -207,9 +207,9 @@ func kanbanOrchestrator() Need {
 }
 
 // All returns every toolset this build ships, in presentation order (the
-// Python Hermes' order: web, X search, browser, vision, image, skills,
-// speech, kanban, then the stateful tools it kept in the agent loop).
-// Each call returns a new copy.
+// Python Hermes' order: web, browser, vision, image, skills, speech,
+// kanban, then the stateful tools it kept in the agent loop, and the
+// opt-in extras last). Each call returns a new copy.
 //
 // Which are on by default, in short: web is on and works with nothing
 // configured, through the original's keyless free tier; vision, image and
@@ -258,13 +258,6 @@ func All() []Toolset {
 				// What no provider reads, web_extract fetches itself.
 				{Name: WebExtract},
 			},
-		},
-		{
-			Name:        XSearch,
-			Description: "Search X (Twitter) posts, profiles and threads through xAI's built-in X Search (read-only).",
-			Default:     false,
-			EnvVars:     []string{"XAI_API_KEY", "XAI_BASE_URL"},
-			Tools:       []Tool{{Name: XSearchTool, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}}},
 		},
 		{
 			Name:        Browser,
@@ -356,6 +349,13 @@ func All() []Toolset {
 			Default:     false,
 			EnvVars:     []string{EnvSessionID},
 			Tools:       []Tool{{Name: TodoTool}},
+		},
+		{
+			Name:        XSearch,
+			Description: "Search X (Twitter) posts, profiles and threads through xAI's built-in X Search (read-only).",
+			Default:     false,
+			EnvVars:     []string{"XAI_API_KEY", "XAI_BASE_URL"},
+			Tools:       []Tool{{Name: XSearchTool, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}}},
 		},
 	}
 }
