@@ -13,7 +13,7 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require golang.org/x/text v0.43.0 // indirect
+require golang.org/x/text v0.43.0
 
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.1

@@ -26,6 +26,7 @@ import (
 	"github.com/hermes-go/hermes/toolsets/tts"
 	"github.com/hermes-go/hermes/toolsets/vision"
 	"github.com/hermes-go/hermes/toolsets/web"
+	"github.com/hermes-go/hermes/toolsets/xsearch"
 )
 
 // Env is what toolsets need to know about the process they run in.
@@ -89,7 +90,7 @@ type building struct {
 func inventory() []func(*building) tooldef.Toolset {
 	return []func(*building) tooldef.Toolset{
 		func(b *building) tooldef.Toolset {
-			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv})
+			return web.Toolset(web.Options{Home: b.env.Home, Getenv: b.getenv, Logger: b.env.Logger})
 		},
 		func(b *building) tooldef.Toolset {
 			bo := browser.Options{Home: b.env.Home, Getenv: b.getenv, ExecPath: b.env.BrowserPath, Logger: b.env.Logger,
@@ -117,6 +118,9 @@ func inventory() []func(*building) tooldef.Toolset {
 		},
 		func(b *building) tooldef.Toolset {
 			return todo.Toolset(todo.Options{Home: b.env.Home, Getenv: b.getenv})
+		},
+		func(b *building) tooldef.Toolset {
+			return xsearch.Toolset(xsearch.Options{Home: b.env.Home, Getenv: b.getenv})
 		},
 	}
 }

@@ -97,10 +97,12 @@ func TestDoctorTable(t *testing.T) {
 }
 
 // Every hidden tool says why, whatever hides it: a missing key, a missing
-// browser, the kanban gate, the user's exclusion.
+// browser, the kanban gate, the user's exclusion. web_search is not among
+// them: with no key it searches through the keyless free tier.
 func TestDoctorExplainsEveryHiddenTool(t *testing.T) {
 	for _, k := range []string{"TAVILY_API_KEY", "EXA_API_KEY", "FIRECRAWL_API_KEY", "FIRECRAWL_API_URL", "SEARXNG_URL",
-		"BRAVE_SEARCH_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "FAL_KEY", "BROWSER_CDP_URL", "HERMES_KANBAN_TASK"} {
+		"BRAVE_SEARCH_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "FAL_KEY", "BROWSER_CDP_URL", "HERMES_KANBAN_TASK",
+		"XAI_API_KEY"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("CHROME_PATH", filepath.Join(t.TempDir(), "no-chromium"))
@@ -113,7 +115,7 @@ func TestDoctorExplainsEveryHiddenTool(t *testing.T) {
 		t.Fatalf("doctor --json is not JSON: %v\n%s", err, stdout)
 	}
 	want := map[string]string{
-		"web_search":       "TAVILY_API_KEY",
+		"x_search":         "XAI_API_KEY",
 		"browser_navigate": "no-chromium",
 		"kanban_show":      "HERMES_KANBAN_TASK",
 		"todo":             "exclude",
@@ -135,6 +137,9 @@ func TestDoctorExplainsEveryHiddenTool(t *testing.T) {
 		if i := slices.IndexFunc(rep.Tools, func(d doctorTool) bool { return d.Name == name }); i < 0 || rep.Tools[i].Enabled {
 			t.Errorf("%s is not listed as hidden", name)
 		}
+	}
+	if i := slices.IndexFunc(rep.Tools, func(d doctorTool) bool { return d.Name == "web_search" }); i < 0 || !rep.Tools[i].Enabled {
+		t.Error("web_search is hidden on a home without keys; the keyless tier should serve it")
 	}
 	if hidden == 0 {
 		t.Fatal("nothing hidden; the environment was not cleared")

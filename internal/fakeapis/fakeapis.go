@@ -1,6 +1,8 @@
-// Package fakeapis serves local fakes of the web, vision, image and speech
-// provider APIs the Hermes tools call (Firecrawl v2, Tavily, Exa, SearXNG,
-// Brave, OpenAI chat/images/speech, FAL, ElevenLabs), plus fixture web
+// Package fakeapis serves local fakes of the web, X search, vision, image
+// and speech provider APIs the Hermes tools call (Firecrawl v2, Tavily,
+// Exa, SearXNG, Brave, Perplexity, Parallel, Keenable, the keyless tier's
+// Exa and Parallel MCP servers, DuckDuckGo's HTML search, Wikipedia, xAI
+// responses, OpenAI chat/images/speech, FAL, ElevenLabs), plus fixture web
 // pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
 // provider's request and response format and checks its auth header, so a
 // test through it proves the wire format, not just the plumbing.
@@ -8,8 +10,12 @@
 // Every provider lives under its own path prefix; point a client's base-URL
 // override at Server.Base(provider). Errors and timeouts are triggered from
 // the request itself: a query, URL, prompt or text containing "trigger-429",
-// "trigger-500" or "trigger-slow" makes the fake answer 429, 500, or hang
-// until the client gives up; "trigger-delay" answers normally after 400 ms.
+// "trigger-500" or "trigger-slow" makes the fake answer 429 (with a
+// Retry-After), 500, or hang until the client gives up; "trigger-401"
+// refuses the request as unauthorised; "trigger-malformed" answers 200 with
+// a body that is not the provider's format; "throttle-<provider>" answers
+// 429 from that provider only; "trigger-delay" answers normally after
+// 400 ms. The search fakes' own triggers are listed in search.go.
 package fakeapis
 
 import (
@@ -42,6 +48,10 @@ const (
 	OpenAIKey     = "sk-fake-openai-key-000000000001"
 	FalKey        = "fal-fake-key-0001:secret"
 	ElevenLabsKey = "el-fake-key-0001"
+	PerplexityKey = "pplx-fake-key-0001"
+	ParallelKey   = "parallel-fake-key-0001"
+	KeenableKey   = "keenable-fake-key-0001"
+	XAIKey        = "xai-fake-key-0001"
 )
 
 // Provider path prefixes, for Base.
@@ -54,7 +64,17 @@ const (
 	OpenAI     = "openai"
 	FAL        = "fal"
 	ElevenLabs = "elevenlabs"
-	Pages      = "pages"
+	Perplexity = "perplexity"
+	Parallel   = "parallel"
+	Keenable   = "keenable"
+	// ExaMCP and ParallelMCP are the keyless tier's MCP servers; Base
+	// returns their endpoint URL.
+	ExaMCP      = "exa-mcp"
+	ParallelMCP = "parallel-mcp"
+	DuckDuckGo  = "duckduckgo"
+	Wikipedia   = "wikipedia"
+	XAI         = "xai"
+	Pages       = "pages"
 )
 
 //go:embed pages
@@ -82,12 +102,15 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
+	// seen counts requests per provider and trigger, for the fakes that
+	// fail once and then answer.
+	seen map[string]int
 }
 
 // Start starts a fake on 127.0.0.1 and stops it when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{done: make(chan struct{})}
+	s := &Server{done: make(chan struct{}), seen: map[string]int{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("fakeapis: listen on 127.0.0.1: %v", err)
@@ -108,17 +131,32 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
-// Base returns the base URL to configure for a provider: for OpenAI it
-// includes /v1, as OPENAI_BASE_URL does.
+// Base returns the base URL to configure for a provider: for OpenAI and
+// xAI it includes /v1, as OPENAI_BASE_URL and XAI_BASE_URL do; for the MCP
+// servers it is the endpoint itself.
 func (s *Server) Base(provider string) string {
-	if provider == OpenAI {
-		return s.URL + "/openai/v1"
+	switch provider {
+	case OpenAI, XAI:
+		return s.URL + "/" + provider + "/v1"
+	case ExaMCP, ParallelMCP:
+		return s.URL + "/" + provider + "/mcp"
 	}
 	return s.URL + "/" + provider
 }
 
+// once reports whether this is the first request of a provider carrying
+// key, for fakes that fail once and then answer.
+func (s *Server) once(provider, key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := provider + "\x00" + key
+	s.seen[k]++
+	return s.seen[k] == 1
+}
+
 // Page returns the URL of a fixture page: "article", "login", "table",
-// "doc.pdf", "image.png", "big", "binary", "redirect?to=<url>", "redirect-secret",
+// "doc.pdf", "long.txt" (LongText), "long.pdf" (LongPDF), "image.png",
+// "big", "binary", "redirect?to=<url>", "redirect-secret",
 // "slow?ms=<n>&name=<fixture>".
 func (s *Server) Page(name string) string { return s.URL + "/pages/" + name }
 
@@ -146,6 +184,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	trigger := string(body) + " " + r.URL.RawQuery + " " + r.URL.Path
+	if ownTriggers(provider) {
+		s.searchFake(w, r, provider, "/"+rest, body, trigger)
+		return
+	}
 	if provider != Pages {
 		switch {
 		case strings.Contains(trigger, "trigger-slow"):
@@ -158,11 +200,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			case <-r.Context().Done():
 				return
 			}
-		case strings.Contains(trigger, "trigger-429"):
+		case strings.Contains(trigger, "trigger-429") || hasToken(trigger, "throttle-"+provider):
+			w.Header().Set("Retry-After", "7")
 			writeError(w, provider, http.StatusTooManyRequests, "rate limit exceeded")
 			return
 		case strings.Contains(trigger, "trigger-500"):
 			writeError(w, provider, http.StatusInternalServerError, "internal server error")
+			return
+		case strings.Contains(trigger, "trigger-401"):
+			writeError(w, provider, http.StatusUnauthorized, "Unauthorized: invalid token")
+			return
+		case strings.Contains(trigger, "trigger-malformed"):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"success": true, "data": [unterminated`)
 			return
 		}
 	}
@@ -283,9 +333,16 @@ func (s *Server) firecrawl(w http.ResponseWriter, r *http.Request, path string, 
 			writeError(w, Firecrawl, http.StatusBadRequest, "Bad Request: query is required")
 			return
 		}
-		var web []map[string]any
+		// Rows in Firecrawl's own key order: clients pass them through.
+		var web []json.RawMessage
 		for i, h := range searchHits(req.Query, req.Limit) {
-			web = append(web, map[string]any{"url": h["url"], "title": h["title"], "description": h["text"], "position": i + 1})
+			row, _ := json.Marshal(struct {
+				URL         string `json:"url"`
+				Title       string `json:"title"`
+				Description string `json:"description"`
+				Position    int    `json:"position"`
+			}{h["url"].(string), h["title"].(string), h["text"].(string), i + 1})
+			web = append(web, row)
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"success": true, "data": map[string]any{"web": web}})
 	case "/v2/scrape":
@@ -314,7 +371,9 @@ func (s *Server) firecrawl(w http.ResponseWriter, r *http.Request, path string, 
 }
 
 func (s *Server) tavily(w http.ResponseWriter, r *http.Request, path string, body []byte) {
-	if bearer(r) != TavilyKey {
+	// Tavily's opt-in keyless mode: no key, and a header saying so.
+	keyless := r.Header.Get("Authorization") == "" && r.Header.Get("X-Tavily-Access-Mode") == "keyless"
+	if !keyless && bearer(r) != TavilyKey {
 		writeError(w, Tavily, http.StatusUnauthorized, "Unauthorized: missing or invalid API key.")
 		return
 	}
@@ -367,6 +426,10 @@ func (s *Server) exa(w http.ResponseWriter, r *http.Request, path string, body [
 		var req struct {
 			Query      string `json:"query"`
 			NumResults int    `json:"numResults"`
+			Contents   struct {
+				Highlights any `json:"highlights"`
+				Text       any `json:"text"`
+			} `json:"contents"`
 		}
 		if json.Unmarshal(body, &req) != nil || req.Query == "" {
 			writeError(w, Exa, http.StatusBadRequest, "query is required")
@@ -374,7 +437,16 @@ func (s *Server) exa(w http.ResponseWriter, r *http.Request, path string, body [
 		}
 		var results []map[string]any
 		for i, h := range searchHits(req.Query, req.NumResults) {
-			results = append(results, map[string]any{"id": h["url"], "url": h["url"], "title": h["title"], "text": h["text"], "score": 1 - float64(i)/100})
+			res := map[string]any{"id": h["url"], "url": h["url"], "title": h["title"], "score": 1 - float64(i)/100}
+			// Exa sends only the contents asked for.
+			if req.Contents.Highlights != nil {
+				res["highlights"] = []string{h["text"].(string), "and more."}
+				res["highlightScores"] = []float64{0.9, 0.5}
+			}
+			if req.Contents.Text != nil {
+				res["text"] = h["text"]
+			}
+			results = append(results, res)
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"requestId": "req-fake", "resolvedSearchType": "neural", "results": results})
 	case "/contents":
@@ -598,6 +670,14 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, name string) {
 	case "doc.pdf":
 		w.Header().Set("Content-Type", "application/pdf")
 		_, _ = w.Write(PDF("Fixture PDF", "The harbour lights are visible from the brass telescope."))
+	case "long.txt":
+		// A long page: LongText, as plain text so its characters arrive
+		// unchanged.
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, LongText(longChars))
+	case "long.pdf":
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(LongPDF())
 	case "image.png":
 		w.Header().Set("Content-Type", "image/png")
 		_, _ = w.Write(PNG())
@@ -661,18 +741,56 @@ func MP3() []byte {
 }
 
 // PDF returns a minimal valid one-page PDF whose Info title is title and
-// whose page shows text in Helvetica. Offsets in the xref table are
+// whose page shows text in Helvetica.
+func PDF(title, text string) []byte { return PDFPages(title, [][]string{{text}}) }
+
+// LongPDFPages is how many pages LongPDF has.
+const LongPDFPages = 12
+
+// LongPDF is a PDF of LongPDFPages pages of 40 numbered lines each, some
+// 30,000 characters of text in all: longer than web_extract's default
+// budget, so it is cut and paged.
+func LongPDF() []byte {
+	pages := make([][]string, LongPDFPages)
+	for p := range pages {
+		for l := range 40 {
+			pages[p] = append(pages[p], fmt.Sprintf("Page %02d line %02d of the long fixture PDF about the harbour lights.", p+1, l+1))
+		}
+	}
+	return PDFPages("Long fixture PDF", pages)
+}
+
+// PDFPages returns a valid PDF with one page per entry, each showing its
+// lines in Helvetica, top to bottom. Offsets in the xref table are
 // computed, so strict readers accept it.
-func PDF(title, text string) []byte {
+func PDFPages(title string, pages [][]string) []byte {
 	esc := strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`)
-	stream := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", esc.Replace(text))
+	n := len(pages)
+	// Objects: 1 catalog, 2 pages, 3 font, 4 info, then a page and its
+	// content stream per page.
+	kids := make([]string, n)
+	for i := range pages {
+		kids[i] = fmt.Sprintf("%d 0 R", 5+2*i)
+	}
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
 		fmt.Sprintf("<< /Title (%s) >>", esc.Replace(title)),
+	}
+	for i, lines := range pages {
+		var st strings.Builder
+		st.WriteString("BT /F1 10 Tf 72 750 Td")
+		for j, l := range lines {
+			if j > 0 {
+				st.WriteString(" 0 -14 Td")
+			}
+			fmt.Fprintf(&st, " (%s) Tj", esc.Replace(l))
+		}
+		st.WriteString(" ET")
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 6+2*i),
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", st.Len(), st.String()))
 	}
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
@@ -686,6 +804,6 @@ func PDF(title, text string) []byte {
 	for _, off := range offsets {
 		fmt.Fprintf(&b, "%010d 00000 n \n", off)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return b.Bytes()
 }

@@ -100,6 +100,7 @@ const (
 	Memory        = "memory"
 	SessionSearch = "session_search"
 	Todo          = "todo"
+	XSearch       = "x_search"
 )
 
 // Tool names.
@@ -147,6 +148,8 @@ const (
 	MemoryTool        = "memory"
 	SessionSearchTool = "session_search"
 	TodoTool          = "todo"
+
+	XSearchTool = "x_search"
 )
 
 // Variables more than one toolset reads, or that a need names.
@@ -205,20 +208,22 @@ func kanbanOrchestrator() Need {
 
 // All returns every toolset this build ships, in presentation order (the
 // Python Hermes' order: web, browser, vision, image, skills, speech,
-// kanban, then the stateful tools it kept in the agent loop). Each call
-// returns a new copy.
+// kanban, then the stateful tools it kept in the agent loop, and the
+// opt-in extras last). Each call returns a new copy.
 //
-// Which are on by default, in short: web, vision, image and speech are on
-// and hide their tools (with the reason in doctor) until a backend is
-// configured; the browser is on, since Chromium starts only on the first
-// browser call; kanban is on but each tool hides itself unless the process
-// is a dispatcher worker or an orchestrator profile, exactly as in Hermes
-// (a codex worker whose callback lacks the tools could not report back and
-// would hang until the dispatcher timed it out); skills, memory and
-// session_search are on (Hermes' own skills, memory and history, which
-// only the toolsets give an MCP client); todo is off, as codex, Claude
-// Code and most other clients bring a plan tool of their own and a second
-// one splits the plan in two.
+// Which are on by default, in short: web is on and works with nothing
+// configured, through the original's keyless free tier; vision, image and
+// speech are on and hide their tools (with the reason in doctor) until a
+// backend is configured; the browser is on, since Chromium starts only on
+// the first browser call; kanban is on but each tool hides itself unless
+// the process is a dispatcher worker or an orchestrator profile, exactly as
+// in Hermes (a codex worker whose callback lacks the tools could not report
+// back and would hang until the dispatcher timed it out); skills, memory
+// and session_search are on (Hermes' own skills, memory and history, which
+// only the toolsets give an MCP client); todo is off, as codex, Claude Code
+// and most other clients bring a plan tool of their own and a second one
+// splits the plan in two; x_search is off, as in Hermes, and hides its tool
+// until XAI_API_KEY is set.
 func All() []Toolset {
 	chromium, vision := ChromiumNeed(), VisionNeed()
 	browser := func(name string) Tool { return Tool{Name: name, Needs: []Need{chromium}} }
@@ -229,19 +234,28 @@ func All() []Toolset {
 			Name:        Web,
 			Description: "Search the web and read pages (HTML, PDF) as Markdown.",
 			Default:     true,
-			// The keys the checks look at and the base URLs the handlers
-			// honour.
+			// The keys the backends use, the base URLs the handlers
+			// honour (the HERMES_* ones are this build's, for tests and
+			// self-hosting), and PARALLEL_SEARCH_MODE and SEARXNG_TIMEOUT.
 			EnvVars: []string{
 				"TAVILY_API_KEY", "TAVILY_BASE_URL",
+				"PERPLEXITY_API_KEY", "PERPLEXITY_BASE_URL",
 				"EXA_API_KEY", "EXA_BASE_URL",
+				"PARALLEL_API_KEY", "PARALLEL_BASE_URL", "PARALLEL_SEARCH_MODE",
+				"KEENABLE_API_KEY",
 				"FIRECRAWL_API_KEY", "FIRECRAWL_API_URL",
-				"SEARXNG_URL",
+				"SEARXNG_URL", "SEARXNG_TIMEOUT",
 				"BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_BASE_URL",
+				"HERMES_EXA_MCP_URL", "HERMES_PARALLEL_MCP_URL", "HERMES_FIRECRAWL_KEYLESS_URL",
+				"HERMES_KEENABLE_URL", "HERMES_DUCKDUCKGO_URL", "HERMES_WIKIPEDIA_URL",
 			},
 			Tools: []Tool{
-				// A self-hosted Firecrawl needs only its URL.
-				{Name: WebSearch, Needs: []Need{{Env: []string{"TAVILY_API_KEY", "EXA_API_KEY", "FIRECRAWL_API_KEY", "FIRECRAWL_API_URL", "SEARXNG_URL", "BRAVE_SEARCH_API_KEY"}}}},
-				// With no provider key web_extract fetches the page itself.
+				// With nothing configured both search and read through
+				// the keyless free tier; web_search is hidden only when
+				// config.yaml turns that off (web.keyless_fallback:
+				// false) and sets nothing else, which doctor shows.
+				{Name: WebSearch},
+				// What no provider reads, web_extract fetches itself.
 				{Name: WebExtract},
 			},
 		},
@@ -335,6 +349,13 @@ func All() []Toolset {
 			Default:     false,
 			EnvVars:     []string{EnvSessionID},
 			Tools:       []Tool{{Name: TodoTool}},
+		},
+		{
+			Name:        XSearch,
+			Description: "Search X (Twitter) posts, profiles and threads through xAI's built-in X Search (read-only).",
+			Default:     false,
+			EnvVars:     []string{"XAI_API_KEY", "XAI_BASE_URL"},
+			Tools:       []Tool{{Name: XSearchTool, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}}},
 		},
 	}
 }

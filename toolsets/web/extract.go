@@ -8,10 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/contain"
 	"github.com/hermes-go/hermes/internal/pagetext"
@@ -20,27 +20,39 @@ import (
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
-// Size caps. maxResultChars is the Python Hermes' cap on a web tool's
-// whole result; it is shared out between the URLs of a call.
+// Size caps.
 const (
-	maxURLs        = 5
-	maxResultChars = 100_000
-	maxHTMLBytes   = 5 << 20
-	maxPDFBytes    = 20 << 20
-	maxRedirects   = 10
+	maxURLs      = 5
+	maxHTMLBytes = 5 << 20
+	maxPDFBytes  = 20 << 20
+	maxRedirects = 10
+	// maxOffset bounds the offset argument: no stored page is longer.
+	maxOffset = maxStoredChars + 1000
 )
 
 type extractArgs struct {
-	URLs []string `json:"urls"`
+	URLs      []string `json:"urls"`
+	CharLimit *int     `json:"char_limit"`
+	Offset    *int     `json:"offset"`
 }
 
-// extracted is one URL's row in the Python Hermes' shape.
+// extracted is one URL's row in the original's shape, plus where a cut or
+// paged page goes on (ours: the original points at read_file only).
 type extracted struct {
 	URL             string  `json:"url"`
 	Title           string  `json:"title"`
 	Content         string  `json:"content"`
 	Error           *string `json:"error"`
 	BlockedByPolicy bool    `json:"blocked_by_policy,omitempty"`
+	// TotalChars and NextOffset are set on a row that shows part of its
+	// page: the page's length, and the offset to pass to read on (null
+	// once the page has ended).
+	TotalChars int             `json:"total_chars,omitempty"`
+	NextOffset json.RawMessage `json:"next_offset,omitempty"`
+}
+
+func failed(u, msg string) extracted {
+	return extracted{URL: u, Error: &msg}
 }
 
 func (r *extracted) fail(err error) {
@@ -55,6 +67,13 @@ func isPolicy(err error) bool {
 	return errors.As(err, &be)
 }
 
+// job is one URL of a call on its way through the pipeline.
+type job struct {
+	i     int
+	url   string
+	local bool // a private address the policy allows: only we can reach it
+}
+
 func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
 	args, err := tooldef.DecodeArgs[extractArgs](raw)
 	if err != nil {
@@ -67,105 +86,202 @@ func (t *tools) handleExtract(ctx context.Context, raw json.RawMessage) (tooldef
 	if len(urls) == 0 {
 		return tooldef.Errorf("urls is required: pass 1 to %d page URLs to read", maxURLs), nil
 	}
+	offset := 0
+	if args.Offset != nil {
+		offset = *args.Offset
+		if offset < 0 || offset > maxOffset {
+			return tooldef.Errorf("offset must be between 0 and %d: pass the next_offset a cut result gave", maxOffset), nil
+		}
+	}
 	c, err := LoadConfig(t.home)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
 	}
-	backend, err := ExtractBackend(c, t.getenv)
+	budget := c.CharLimit()
+	if args.CharLimit != nil {
+		budget = clampCharLimit(*args.CharLimit)
+	}
+	sel, err := ExtractBackend(c, t.getenv)
 	if err != nil {
-		return tooldef.Errorf("%v", err), nil
+		return tooldef.Failure(searchFail{Success: false, Error: err.Error()}), nil
 	}
 	policy := urlPolicy(c, t.home)
+	strict := policy
+	strict.AllowPrivate = false
 
 	rows := make([]extracted, len(urls))
-	// The policy check runs first, for every backend: a provider would
-	// fetch a private URL from its side, but a secret in a URL leaks the
-	// moment it is sent anywhere.
-	var pending []int
+	var pending []job
 	for i, u := range urls {
 		u = strings.TrimSpace(u)
+		urls[i] = u
 		rows[i].URL = u
 		if _, err := urlguard.CheckURL(ctx, u, policy, t.resolver); err != nil {
-			if errors.Is(err, urlguard.ErrSecret) || errors.Is(err, urlguard.ErrUserinfo) {
-				// Do not echo the key back into the transcript.
+			if errors.Is(err, urlguard.ErrSecret) {
+				// The whole call is refused, as the original refuses it:
+				// a key in one URL says the caller is leaking keys.
+				return tooldef.Failure(searchFail{Success: false, Error: urlguard.ErrSecret.Error()}), nil
+			}
+			if errors.Is(err, urlguard.ErrUserinfo) {
 				rows[i].URL = urlguard.RedactURL(u)
 			}
 			rows[i].fail(err)
 			continue
 		}
-		pending = append(pending, i)
+		_, serr := urlguard.CheckURL(ctx, u, strict, t.resolver)
+		pending = append(pending, job{i: i, url: u, local: errors.Is(serr, urlguard.ErrPrivate)})
 	}
 
-	prog := newProgress(ctx, len(urls), len(urls)-len(pending))
-	switch backend {
-	case BackendTavily, BackendExa:
-		// One batch request covers every URL.
-		batch := make([]string, len(pending))
-		for j, i := range pending {
-			batch[j] = rows[i].URL
-		}
-		got, err := t.extractBatch(ctx, backend, batch)
-		for j, i := range pending {
-			switch {
-			case err != nil:
-				rows[i].fail(err)
-			default:
-				rows[i] = got[j]
+	// A later page of a long document comes from the full text stored by
+	// the call that cut it, so the offsets the model was given stay true.
+	stored := map[int]string{}
+	if offset > 0 {
+		var fetch []job
+		for _, j := range pending {
+			if text, ok := t.loadStored(j.url); ok {
+				stored[j.i] = text
+			} else {
+				fetch = append(fetch, j)
 			}
 		}
-	default:
-		// One goroutine per URL (at most five), each writing only its
-		// own row; all are waited for before the rows are read.
-		var wg sync.WaitGroup
-		for _, i := range pending {
-			wg.Go(func() {
-				// The page is hostile input to the HTML and PDF parsers: a
-				// panic in them fails this URL's row, not the server.
-				url := rows[i].URL
-				err := contain.Call(nil, "web_extract", func() error {
-					if backend == BackendFirecrawl {
-						rows[i] = t.firecrawlScrape(ctx, url)
-					} else {
-						rows[i] = t.fetchPage(ctx, url, policy)
-					}
-					return nil
-				})
-				if err != nil {
-					rows[i] = extracted{URL: url}
-					rows[i].fail(errors.New("this page could not be read (an internal error while parsing it was logged)"))
-				}
-				prog.done(url)
-			})
-		}
-		wg.Wait()
+		pending = fetch
 	}
+
+	t.extract(ctx, c, sel, policy, pending, rows)
 	if ctx.Err() != nil {
 		return tooldef.Failure(map[string]any{"error": "Interrupted", "success": false}), nil
 	}
-
-	perURL := maxResultChars / len(rows)
 	for i := range rows {
-		rows[i].Content = truncate(rows[i].Content, perURL)
-		if rows[i].Error == nil && strings.TrimSpace(rows[i].Content) == "" {
-			msg := "the page has no readable text; if it needs JavaScript or a login, use the browser tools"
-			rows[i].Error = &msg
+		if text, ok := stored[i]; ok {
+			rows[i].Content = text
+			rows[i].window(urls[i], offset, budget, false, t)
+			continue
+		}
+		if rows[i].Error != nil || rows[i].Content == "" {
+			continue
+		}
+		if kind := binaryKind(rows[i].Content); kind != "" {
+			rows[i].fail(fmt.Errorf("URL returned binary content (%s), not a page. Download it with the terminal "+
+				"(curl -L -o) and use read_file (SQLite/Office/PDF auto-extract) or terminal utilities on the file.", kind))
+			continue
+		}
+		rows[i].Content = imagesToPlaceholders(rows[i].Content)
+		if offset > 0 {
+			rows[i].window(urls[i], offset, budget, true, t)
+		} else {
+			rows[i].cut(urls[i], budget, t)
 		}
 	}
 	return tooldef.OK(map[string]any{"results": rows}), nil
 }
 
-// truncate caps s at n characters, saying so, so the model knows the page
-// goes on.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// extract fills rows for the jobs through the selected backend.
+func (t *tools) extract(ctx context.Context, c Config, sel Selection, policy urlguard.Policy, jobs []job, rows []extracted) {
+	prog := newProgress(ctx, len(rows), len(rows)-len(jobs))
+	var remote []job
+	var local []job
+	for _, j := range jobs {
+		// Private addresses are reachable by us alone (and only when
+		// config.yaml allows them): no provider is asked for them.
+		if j.local || sel.Name == BackendLocal {
+			local = append(local, j)
+		} else {
+			remote = append(remote, j)
+		}
 	}
-	total := utf8.RuneCountInString(s)
-	r := []rune(s)
-	return string(r[:n]) + fmt.Sprintf("\n\n[… truncated: showing %d of %d characters]", n, total)
+	if len(remote) > 0 {
+		urls := make([]string, len(remote))
+		for k, j := range remote {
+			urls[k] = j.url
+		}
+		var got []extracted
+		if sel.Ring {
+			got = t.ringExtract(ctx, c, "", urls)
+		} else {
+			got = t.extractNamed(ctx, c, sel.Name, urls)
+		}
+		for k, j := range remote {
+			rows[j.i] = got[k]
+			if rows[j.i].URL == "" {
+				rows[j.i].URL = j.url
+			}
+		}
+		if sel.Ring {
+			// Nothing is configured: a page the free tier could not read
+			// is fetched by us, the last resort that needs no provider.
+			for _, j := range remote {
+				if r := rows[j.i]; r.Error != nil && !r.BlockedByPolicy && ctx.Err() == nil {
+					local = append(local, j)
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, j := range local {
+		wg.Go(func() {
+			prior := rows[j.i].Error
+			// The page is hostile input to the HTML and PDF parsers: a
+			// panic in them fails this URL's row, not the server.
+			var row extracted
+			err := contain.Call(nil, "web_extract", func() error {
+				row = t.fetchPage(ctx, j.url, policy)
+				return nil
+			})
+			if err != nil {
+				row = extracted{URL: j.url}
+				row.fail(errors.New("this page could not be read (an internal error while parsing it was logged)"))
+			}
+			if row.Error != nil && prior != nil {
+				msg := *prior + "; reading it directly also failed: " + *row.Error
+				row.Error = &msg
+			}
+			rows[j.i] = row
+			prog.done(j.url)
+		})
+	}
+	wg.Wait()
 }
 
-// fetchPage is the keyless extractor: fetch under the URL policy, then
+// extractNamed reads urls through a configured backend, with the
+// original's one-shot keyless rescue when the whole batch failed.
+func (t *tools) extractNamed(ctx context.Context, c Config, name string, urls []string) []extracted {
+	if t.keylessRoute(c, name) {
+		return t.ringExtract(ctx, c, name, urls)
+	}
+	rows := t.extractKeyed(ctx, c, name, urls)
+	if !c.RescueOn() || ctx.Err() != nil {
+		return rows
+	}
+	var retry []int
+	for i, r := range rows {
+		if r.BlockedByPolicy {
+			continue
+		}
+		if r.Error == nil {
+			return rows
+		}
+		retry = append(retry, i)
+	}
+	if len(retry) == 0 {
+		return rows
+	}
+	again := make([]string, len(retry))
+	for k, i := range retry {
+		again[k] = urls[i]
+	}
+	rescued := t.ringExtract(ctx, c, name, again)
+	for k, i := range retry {
+		if rescued[k].Error == nil {
+			rows[i] = rescued[k]
+			continue
+		}
+		msg := *rows[i].Error + " (keyless rescue also failed: " + *rescued[k].Error + ")"
+		rows[i].Error = &msg
+	}
+	t.log.Info("web_extract rescued on the keyless tier", "backend", name)
+	return rows
+}
+
+// fetchPage is our own extractor: fetch under the URL policy, then
 // readability and Markdown for HTML, text for PDF.
 func (t *tools) fetchPage(ctx context.Context, rawURL string, policy urlguard.Policy) (row extracted) {
 	row.URL = rawURL
@@ -224,7 +340,9 @@ func (t *tools) fetchPage(ctx context.Context, rawURL string, policy urlguard.Po
 	final := resp.Request.URL
 	switch kind {
 	case "pdf":
-		p, err := pagetext.PDF(body, maxResultChars)
+		// The whole text, up to what is ever stored: long PDFs are cut
+		// and paged like long pages.
+		p, err := pagetext.PDF(body, maxStoredChars)
 		if err != nil {
 			row.fail(fmt.Errorf("PDF: %w", err))
 			return row
@@ -257,11 +375,15 @@ func unwrapPolicy(err error) error {
 // address it connects to, after DNS and after each redirect, and it has no
 // proxy: a proxy would make the dialer check the proxy instead of the page.
 func (t *tools) pageClient(p urlguard.Policy) *http.Client {
+	nd := t.pageNet
+	if nd == nil {
+		nd = &net.Dialer{Timeout: 10 * time.Second}
+	}
 	build := func() *http.Client {
 		return &http.Client{
 			Transport: &http.Transport{
 				Proxy:                 nil,
-				DialContext:           (&urlguard.Dialer{Policy: p, Resolver: t.resolver, Net: &net.Dialer{Timeout: 10 * time.Second}}).DialContext,
+				DialContext:           (&urlguard.Dialer{Policy: p, Resolver: t.resolver, Net: nd}).DialContext,
 				TLSHandshakeTimeout:   10 * time.Second,
 				ResponseHeaderTimeout: t.timeout,
 				MaxIdleConnsPerHost:   2,
@@ -284,124 +406,6 @@ func (t *tools) pageClient(p urlguard.Policy) *http.Client {
 	}
 	t.strictOnce.Do(func() { t.strict = build() })
 	return t.strict
-}
-
-// firecrawlScrape reads one URL through Firecrawl's /v2/scrape.
-func (t *tools) firecrawlScrape(ctx context.Context, u string) (row extracted) {
-	row.URL = u
-	ctx, cancel := t.withTimeout(ctx)
-	defer cancel()
-	var resp struct {
-		Success bool `json:"success"`
-		Data    struct {
-			Markdown string `json:"markdown"`
-			Metadata struct {
-				Title      string `json:"title"`
-				StatusCode int    `json:"statusCode"`
-				Error      string `json:"error"`
-			} `json:"metadata"`
-		} `json:"data"`
-		Error string `json:"error"`
-	}
-	body := map[string]any{"url": u, "formats": []string{"markdown"}, "onlyMainContent": true,
-		"timeout": t.timeout.Milliseconds()}
-	if err := t.postJSON(ctx, BackendFirecrawl, t.baseURL(BackendFirecrawl)+"/v2/scrape", firecrawlAuth(t.getenv), body, &resp); err != nil {
-		row.fail(err)
-		return row
-	}
-	md := resp.Data.Metadata
-	if md.Error != "" || md.StatusCode >= 400 {
-		row.fail(fmt.Errorf("HTTP %d: %s", md.StatusCode, firstNonEmpty(md.Error, http.StatusText(md.StatusCode))))
-		return row
-	}
-	row.Title, row.Content = md.Title, resp.Data.Markdown
-	return row
-}
-
-// extractBatch reads URLs through Tavily's /extract or Exa's /contents,
-// which take them all in one request. Rows come back in input order.
-func (t *tools) extractBatch(ctx context.Context, backend string, urls []string) ([]extracted, error) {
-	if len(urls) == 0 {
-		return nil, nil
-	}
-	ctx, cancel := t.withTimeout(ctx)
-	defer cancel()
-	byURL := map[string]extracted{}
-	failed := map[string]string{}
-	base := t.baseURL(backend)
-	switch backend {
-	case BackendTavily:
-		var resp struct {
-			Results []struct {
-				URL        string `json:"url"`
-				RawContent string `json:"raw_content"`
-			} `json:"results"`
-			FailedResults []struct {
-				URL   string `json:"url"`
-				Error string `json:"error"`
-			} `json:"failed_results"`
-		}
-		body := map[string]any{"urls": urls, "format": "markdown", "extract_depth": "basic", "include_images": false}
-		if err := t.postJSON(ctx, backend, base+"/extract", bearerAuth(t.getenv("TAVILY_API_KEY")), body, &resp); err != nil {
-			return nil, err
-		}
-		for _, r := range resp.Results {
-			byURL[r.URL] = extracted{URL: r.URL, Content: r.RawContent}
-		}
-		for _, f := range resp.FailedResults {
-			failed[f.URL] = f.Error
-		}
-	case BackendExa:
-		var resp struct {
-			Results []struct {
-				ID    string `json:"id"`
-				URL   string `json:"url"`
-				Title string `json:"title"`
-				Text  string `json:"text"`
-			} `json:"results"`
-			Statuses []struct {
-				ID     string `json:"id"`
-				Status string `json:"status"`
-				Error  struct {
-					Tag            string `json:"tag"`
-					HTTPStatusCode int    `json:"httpStatusCode"`
-				} `json:"error"`
-			} `json:"statuses"`
-		}
-		body := map[string]any{"urls": urls, "text": true}
-		if err := t.postJSON(ctx, backend, base+"/contents", headerAuth("x-api-key", t.getenv("EXA_API_KEY")), body, &resp); err != nil {
-			return nil, err
-		}
-		for _, r := range resp.Results {
-			row := extracted{URL: r.URL, Title: r.Title, Content: r.Text}
-			byURL[r.URL] = row
-			if r.ID != "" {
-				byURL[r.ID] = row
-			}
-		}
-		for _, s := range resp.Statuses {
-			if s.Status != "success" {
-				failed[s.ID] = strings.TrimSpace(fmt.Sprintf("%s (HTTP %d)", s.Error.Tag, s.Error.HTTPStatusCode))
-			}
-		}
-	}
-	out := make([]extracted, len(urls))
-	for i, u := range urls {
-		row, ok := byURL[u]
-		switch {
-		case ok:
-			row.URL = u
-			out[i] = row
-		default:
-			out[i].URL = u
-			msg := failed[u]
-			if msg == "" {
-				msg = "no content returned"
-			}
-			out[i].fail(fmt.Errorf("%s could not extract this URL: %s", DisplayName(backend), msg))
-		}
-	}
-	return out, nil
 }
 
 // progress reports finished URLs of a multi-URL extraction. Updates are
@@ -437,3 +441,6 @@ func (p *progress) done(u string) {
 	p.last = time.Now()
 	tooldef.ReportProgress(p.ctx, float64(p.n), float64(p.total), "Read "+redact.String(u))
 }
+
+// jsonInt is n as a JSON number.
+func jsonInt(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }

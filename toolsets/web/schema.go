@@ -1,35 +1,41 @@
 package web
 
-const searchDescription = "Search the web for information on any topic. Returns up to 5 relevant results " +
-	"by default (set limit for more, up to 100) with titles, URLs and descriptions. The query is passed " +
-	"to the search backend as written, so operators such as site:, filetype:, intitle:, -term and " +
-	"\"quoted phrases\" may work depending on the backend. Use web_extract to read a result in full."
+// The descriptions and input schemas are the original's (tools/web_tools.py),
+// with web_extract's offset argument added: ours, for clients that cannot
+// read the stored full text with a file tool.
 
-const extractDescription = "Extract content from web page URLs as Markdown. Also reads PDF files: pass " +
-	"the PDF link directly. Up to 5 URLs per call, fetched concurrently; each URL gets its own result, " +
-	"and a URL that cannot be read reports its own error without failing the others. Very long pages " +
-	"are truncated. URLs that carry API keys or tokens, and cloud metadata or private-network " +
-	"addresses, are refused. If a page needs JavaScript or a login and comes back empty, use the " +
-	"browser tools instead."
+const searchDescription = "Search the web for information. Returns up to 5 results by default with titles, URLs, " +
+	"and descriptions. The query is passed through to the configured backend, so operators such as site:domain, " +
+	"filetype:pdf, intitle:word, -term, and \"exact phrase\" may work when the backend supports them."
+
+const extractDescription = "Extract content from web page URLs. Returns clean page content in markdown/text " +
+	"(no LLM summarization — fast). Also works with PDF URLs (arxiv papers, documents) — pass the PDF link directly. " +
+	"Pages within the char budget (default 15000) return whole; larger pages return a head+tail window with a footer " +
+	"telling you the full text's saved file path and the read_file call to page through the omitted middle. " +
+	"Inline images appear as [IMAGE: alt] placeholders; real image URLs are kept as links. If a URL fails or times " +
+	"out, use the browser tool instead. A cut page also gives total_chars and next_offset: call again with that " +
+	"offset to read the page on, char_limit characters at a time, until next_offset is null."
 
 const searchInputSchema = `{
   "type": "object",
   "properties": {
     "query": {
       "type": "string",
-      "description": "The search query to look up on the web. May include operators the backend supports, such as site:example.com, filetype:pdf, -term or \"exact phrase\"."
+      "description": "The search query to look up on the web. You may include backend-supported operators such as site:example.com, filetype:pdf, intitle:word, -term, or \"exact phrase\"."
     },
     "limit": {
       "type": "integer",
-      "description": "Maximum number of results to return (default 5).",
-      "default": 5,
+      "description": "Maximum number of results to return. Defaults to 5.",
       "minimum": 1,
-      "maximum": 100
+      "maximum": 100,
+      "default": 5
     }
   },
   "required": ["query"]
 }`
 
+// Firecrawl's rows reach the model as Firecrawl sent them, so only the
+// url is certain.
 const searchOutputSchema = `{
   "type": "object",
   "properties": {
@@ -42,14 +48,16 @@ const searchOutputSchema = `{
           "items": {
             "type": "object",
             "properties": {
-              "title": {"type": "string"},
               "url": {"type": "string"},
+              "title": {"type": "string"},
               "description": {"type": "string"},
               "position": {"type": "integer", "minimum": 1}
-            },
-            "required": ["title", "url", "description", "position"]
+            }
           }
-        }
+        },
+        "served_by": {"type": "string", "description": "The keyless vendor that answered, when it is not the one the call went to."},
+        "rescued_from": {"type": "string", "description": "The configured backend that failed this call before the keyless tier answered it."},
+        "backend_error": {"type": "string", "description": "Why the configured backend failed this call."}
       },
       "required": ["web"]
     }
@@ -65,6 +73,17 @@ const extractInputSchema = `{
       "items": {"type": "string"},
       "description": "List of URLs to extract content from (max 5 URLs per call)",
       "maxItems": 5
+    },
+    "char_limit": {
+      "type": "integer",
+      "description": "Optional per-page character budget sent back (default 15000). Pages larger than this are head+tail truncated with the full text stored to disk. Raise it when you need more of a long page inline.",
+      "minimum": 2000
+    },
+    "offset": {
+      "type": "integer",
+      "description": "Optional: read a long page on from this character offset, the next_offset a cut result gave. Returns char_limit characters from there and the next offset, or says the page has ended.",
+      "minimum": 0,
+      "maximum": 2001000
     }
   },
   "required": ["urls"]
@@ -82,7 +101,9 @@ const extractOutputSchema = `{
           "title": {"type": "string"},
           "content": {"type": "string"},
           "error": {"type": ["string", "null"]},
-          "blocked_by_policy": {"type": "boolean"}
+          "blocked_by_policy": {"type": "boolean"},
+          "total_chars": {"type": "integer", "description": "The page's length in characters, when content shows only part of it."},
+          "next_offset": {"type": ["integer", "null"], "description": "The offset to pass to read on; null when the page has ended."}
         },
         "required": ["url", "title", "content", "error"]
       }

@@ -1,8 +1,15 @@
-// Package web is the `web` toolset: web_search through the provider the user
-// configured (Firecrawl v2, Tavily, Exa, SearXNG or Brave, chosen as the
-// Python Hermes chooses), and web_extract, which reads up to five pages at
-// once through an extract-capable provider or, with no key at all, by
-// fetching the page itself (readability, HTML→Markdown, PDF text).
+// Package web is the `web` toolset: web_search and web_extract through the
+// backend the user configured (Tavily, Perplexity, Exa, Parallel, Keenable,
+// Firecrawl, SearXNG, Brave or DuckDuckGo, chosen as the Python Hermes
+// chooses them) or, with nothing configured, through the original's keyless
+// free tier (Exa's and Parallel's public MCP servers, Firecrawl and Keenable
+// without a key, in a round robin that fails over on rate limits). A
+// configured backend that fails a call is rescued once by the free tier.
+// web_extract reads up to five pages; what no provider can read (a page on
+// a private address the user allowed, or one the free tier failed on) is
+// fetched by our own extractor (readability, HTML→Markdown, PDF text). A
+// long page is cut to a head and tail, its full text stored, and read on
+// with offset.
 //
 // Every URL a model supplies passes internal/urlguard before it is fetched
 // or handed to a provider: URLs carrying secrets and cloud metadata
@@ -13,10 +20,12 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/urlguard"
@@ -41,6 +50,12 @@ type Options struct {
 	Resolver urlguard.Resolver
 	// Timeout bounds one provider request or one page fetch; 0 means 30 s.
 	Timeout time.Duration
+	// RingStart, when set, is the keyless tier's first vendor (an index
+	// into exa, parallel, firecrawl, keenable), for tests; nil starts at
+	// a random vendor, as the original does per process.
+	RingStart *int
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
 }
 
 // tools holds the resolved options shared by both handlers.
@@ -50,6 +65,14 @@ type tools struct {
 	api      *http.Client
 	resolver urlguard.Resolver
 	timeout  time.Duration
+	log      *slog.Logger
+	ring     *ringState
+	// tavilyNext turns Tavily's key pool round robin.
+	tavilyNext atomic.Uint64
+	// pageNet makes the connections of page fetches (after the URL
+	// policy's checks); nil means a plain dialer. Tests refuse every
+	// address but loopback with it.
+	pageNet *net.Dialer
 
 	// Page fetchers, one per policy, built on first use so connections
 	// are reused across calls.
@@ -64,6 +87,8 @@ func newTools(opts Options) *tools {
 		api:      opts.HTTPClient,
 		resolver: opts.Resolver,
 		timeout:  opts.Timeout,
+		log:      logger(opts.Logger),
+		ring:     newRingState(opts.RingStart),
 	}
 	if t.getenv == nil {
 		t.getenv = os.Getenv
@@ -137,21 +162,25 @@ func (t *tools) toolset() tooldef.Toolset {
 				OutputSchema: json.RawMessage(extractOutputSchema),
 				Hints:        hints,
 				Handler:      t.handleExtract,
-				// No Check: with no provider key web_extract fetches the
-				// page itself, so it is always available.
+				// No Check: with no provider at all web_extract fetches
+				// the page itself, so it is always available.
 			},
 		},
 	}
 }
 
 // checkSearch hides web_search while no search provider is usable, with
-// the reason shown to the user. It reads config.yaml on every call so a
-// newly configured backend shows up without a restart.
+// the reason shown to the user: only when config.yaml turns the keyless
+// tier off and nothing else is set (or names a backend this build lacks).
+// It reads config.yaml on every call so a change shows without a restart.
 func checkSearch(home string, getenv func(string) string) error {
 	c, err := LoadConfig(home)
 	if err != nil {
 		return err
 	}
-	_, err = SearchBackend(c, getenv)
-	return err
+	sel, err := SearchBackend(c, getenv)
+	if err != nil {
+		return err
+	}
+	return searchUsable(c, sel, getenv)
 }

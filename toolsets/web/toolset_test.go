@@ -64,13 +64,18 @@ func TestSearchCheck(t *testing.T) {
 		want string
 		is   error
 	}{
-		{"no key", nil, "", "TAVILY_API_KEY", ErrNoSearchBackend},
-		{"configured backend without its key", nil, "web:\n  backend: tavily\n", "No web search provider configured", ErrNoSearchBackend},
-		{"extract key only is not a search key", map[string]string{"TAVILY_BASE_URL": "http://127.0.0.1:1"}, "", "SEARXNG_URL", ErrNoSearchBackend},
-		{"tavily key", map[string]string{"TAVILY_API_KEY": "k"}, "", "", nil},
-		{"self-hosted firecrawl by URL", map[string]string{"FIRECRAWL_API_URL": "http://127.0.0.1:3002"}, "", "", nil},
-		{"searxng", map[string]string{"SEARXNG_URL": "http://127.0.0.1:8888"}, "", "", nil},
-		{"brave", map[string]string{"BRAVE_SEARCH_API_KEY": "k"}, "", "", nil},
+		{"fresh home: the keyless tier", nil, "", "", nil},
+		{"keyless tier off, nothing set", nil, "web:\n  keyless_fallback: false\n", "PERPLEXITY_API_KEY", ErrNoSearchBackend},
+		{"keyless tier off by null", nil, "web:\n  keyless_fallback:\n", "web.keyless_fallback", ErrNoSearchBackend},
+		// Python's bool("false") is True: the original keeps the tier on.
+		{"the string false is true", nil, "web:\n  keyless_fallback: \"false\"\n", "", nil},
+		{"tier off, key set", map[string]string{"TAVILY_API_KEY": "k"}, "web:\n  keyless_fallback: false\n", "", nil},
+		{"tier off, named backend without key", nil, "web:\n  keyless_fallback: false\n  backend: perplexity\n",
+			"PERPLEXITY_API_KEY is not set", nil},
+		{"tier off, ddgs needs nothing", nil, "web:\n  keyless_fallback: false\n  search_backend: ddgs\n", "", nil},
+		{"named backend without key is rescued", nil, "web:\n  backend: brave\n", "", nil},
+		{"unknown backend", nil, "web:\n  backend: bingo\n", `web.backend is set to "bingo"`, nil},
+		{"self-hosted firecrawl by URL", map[string]string{"FIRECRAWL_API_URL": "http://127.0.0.1:3002"}, "web:\n  keyless_fallback: false\n", "", nil},
 		{"bad config.yaml", map[string]string{"TAVILY_API_KEY": "k"}, "web: [unclosed\n", "config.yaml", nil},
 	}
 	for _, tt := range tests {
@@ -91,7 +96,7 @@ func TestSearchCheck(t *testing.T) {
 		for _, k := range EnvVars() {
 			t.Setenv(k, "")
 		}
-		ts := Toolset(Options{Home: writeConfig(t, "")})
+		ts := Toolset(Options{Home: writeConfig(t, "web:\n  keyless_fallback: false\n")})
 		check := tool(t, ts, SearchTool).Check
 		if err := check(); !errors.Is(err, ErrNoSearchBackend) {
 			t.Fatalf("Check = %v with no keys", err)
@@ -106,35 +111,44 @@ func TestSearchCheck(t *testing.T) {
 
 func TestBackendSelection(t *testing.T) {
 	all := map[string]string{
-		"TAVILY_API_KEY": "t", "EXA_API_KEY": "e", "FIRECRAWL_API_KEY": "f",
-		"SEARXNG_URL": "http://127.0.0.1:1", "BRAVE_SEARCH_API_KEY": "b",
+		"TAVILY_API_KEY": "t", "PERPLEXITY_API_KEY": "p", "EXA_API_KEY": "e", "PARALLEL_API_KEY": "pa",
+		"KEENABLE_API_KEY": "k", "FIRECRAWL_API_KEY": "f", "SEARXNG_URL": "http://127.0.0.1:1", "BRAVE_SEARCH_API_KEY": "b",
 	}
-	only := func(keys ...string) map[string]string {
+	without := func(keys ...string) map[string]string {
 		m := map[string]string{}
+		for k, v := range all {
+			m[k] = v
+		}
 		for _, k := range keys {
-			m[k] = all[k]
+			delete(m, k)
 		}
 		return m
 	}
+	ring := Selection{Ring: true}
+	named := func(n string) Selection { return Selection{Name: n} }
 	tests := []struct {
 		name                  string
 		env                   map[string]string
 		config                string
-		wantSearch, wantExtra string
+		wantSearch, wantExtra Selection
 	}{
-		{"auto order: tavily first", all, "", BackendTavily, BackendTavily},
-		{"auto: exa before firecrawl", only("EXA_API_KEY", "FIRECRAWL_API_KEY"), "", BackendExa, BackendExa},
-		{"auto: firecrawl by URL alone", map[string]string{"FIRECRAWL_API_URL": "http://127.0.0.1:3002"}, "", BackendFirecrawl, BackendFirecrawl},
-		{"auto: searxng before brave, extract keyless", only("SEARXNG_URL", "BRAVE_SEARCH_API_KEY"), "", BackendSearXNG, BackendLocal},
-		{"auto: brave", only("BRAVE_SEARCH_API_KEY"), "", BackendBrave, BackendLocal},
-		{"web.backend wins", all, "web:\n  backend: exa\n", BackendExa, BackendExa},
-		{"web.search_backend over web.backend", all, "web:\n  backend: exa\n  search_backend: brave\n", BackendBrave, BackendExa},
-		{"search-only web.backend keeps auto extract", all, "web:\n  backend: searxng\n", BackendSearXNG, BackendTavily},
-		{"configured but unavailable falls through", only("EXA_API_KEY"), "web:\n  backend: tavily\n", BackendExa, BackendExa},
-		{"extract_backend local", all, "web:\n  extract_backend: local\n", BackendTavily, BackendLocal},
-		{"extract_backend spelled builtin", all, "web:\n  extract_backend: builtin\n", BackendTavily, BackendLocal},
-		{"extract_backend firecrawl", all, "web:\n  extract_backend: firecrawl\n", BackendTavily, BackendFirecrawl},
-		{"nothing: keyless extract", nil, "", "", BackendLocal},
+		{"ladder: tavily first", all, "", named(BackendTavily), named(BackendTavily)},
+		{"ladder: perplexity second", without("TAVILY_API_KEY"), "", named(BackendPerplexity), named(BackendPerplexity)},
+		{"ladder: exa third", without("TAVILY_API_KEY", "PERPLEXITY_API_KEY"), "", named(BackendExa), named(BackendExa)},
+		{"ladder: parallel", without("TAVILY_API_KEY", "PERPLEXITY_API_KEY", "EXA_API_KEY"), "", named(BackendParallel), named(BackendParallel)},
+		{"ladder: keenable", without("TAVILY_API_KEY", "PERPLEXITY_API_KEY", "EXA_API_KEY", "PARALLEL_API_KEY"), "", named(BackendKeenable), named(BackendKeenable)},
+		{"ladder: firecrawl by URL alone", map[string]string{"FIRECRAWL_API_URL": "http://127.0.0.1:3002"}, "", named(BackendFirecrawl), named(BackendFirecrawl)},
+		{"ladder: searxng before brave, extract keyless", map[string]string{"SEARXNG_URL": "x", "BRAVE_SEARCH_API_KEY": "b"}, "", named(BackendSearXNG), ring},
+		{"a Tavily pool of empty keys is no key", map[string]string{"TAVILY_API_KEY": " , ;"}, "", ring, ring},
+		{"web.backend used as named, key or not", nil, "web:\n  backend: exa\n", named(BackendExa), named(BackendExa)},
+		{"web.search_backend over web.backend", all, "web:\n  backend: exa\n  search_backend: brave\n", named(BackendBrave), named(BackendExa)},
+		{"search-only web.backend keeps auto extract", all, "web:\n  backend: searxng\n", named(BackendSearXNG), named(BackendTavily)},
+		{"ddgs only when named", nil, "web:\n  search_backend: duckduckgo\n", named(BackendDDGS), ring},
+		{"nous is firecrawl", nil, "web:\n  backend: nous\n", named(BackendFirecrawl), named(BackendFirecrawl)},
+		{"extract_backend local", all, "web:\n  extract_backend: local\n", named(BackendTavily), named(BackendLocal)},
+		{"extract_backend firecrawl", all, "web:\n  extract_backend: firecrawl\n", named(BackendTavily), named(BackendFirecrawl)},
+		{"nothing: keyless tier", nil, "", ring, ring},
+		{"nothing, tier off: our extractor", nil, "web:\n  keyless_fallback: false\n", Selection{}, named(BackendLocal)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +159,7 @@ func TestBackendSelection(t *testing.T) {
 			s, _ := SearchBackend(c, envOf(tt.env))
 			e, err := ExtractBackend(c, envOf(tt.env))
 			if s != tt.wantSearch || e != tt.wantExtra || err != nil {
-				t.Errorf("search, extract = %q, %q (%v); want %q, %q", s, e, err, tt.wantSearch, tt.wantExtra)
+				t.Errorf("search, extract = %+v, %+v (%v); want %+v, %+v", s, e, err, tt.wantSearch, tt.wantExtra)
 			}
 		})
 	}
@@ -158,4 +172,36 @@ func TestBackendSelection(t *testing.T) {
 			t.Errorf("ExtractBackend = %v", err)
 		}
 	})
+}
+
+// config.yaml's web settings are read as the original reads them.
+func TestConfigValues(t *testing.T) {
+	tests := []struct {
+		yaml                string
+		keyless, rescue     bool
+		charLimit           int
+		tierExa, tierTavily string
+	}{
+		{"", true, true, 15000, "auto", "auto"},
+		{"web:\n  keyless_fallback: false\n", false, false, 15000, "auto", "auto"},
+		{"web:\n  keyless_rescue: 0\n", true, false, 15000, "auto", "auto"},
+		{"web:\n  extract_char_limit: 100\n", true, true, 2000, "auto", "auto"},
+		{"web:\n  extract_char_limit: 9000000\n", true, true, 500000, "auto", "auto"},
+		{"web:\n  extract_char_limit: \" 20_000 \"\n", true, true, 20000, "auto", "auto"},
+		{"web:\n  extract_char_limit: lots\n", true, true, 15000, "auto", "auto"},
+		{"web:\n  extract_char_limit: 30000.9\n", true, true, 30000, "auto", "auto"},
+		{"web:\n  provider_tier:\n    exa: FREE\n    tavily: gold\n", true, true, 15000, "free", "auto"},
+		{"web:\n  provider_tier:\n    exa: ' paid '\n", true, true, 15000, "paid", "auto"},
+	}
+	for _, tt := range tests {
+		c, err := LoadConfig(writeConfig(t, tt.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.KeylessOn() != tt.keyless || c.RescueOn() != tt.rescue || c.CharLimit() != tt.charLimit ||
+			c.Tier(BackendExa) != tt.tierExa || c.Tier(BackendTavily) != tt.tierTavily {
+			t.Errorf("%q: keyless %v rescue %v limit %d tiers %s/%s", tt.yaml, c.KeylessOn(), c.RescueOn(), c.CharLimit(),
+				c.Tier(BackendExa), c.Tier(BackendTavily))
+		}
+	}
 }
