@@ -167,9 +167,9 @@ func TestFirstRunOnRealisticHomeIsShort(t *testing.T) {
 			rest = append(rest, l)
 		}
 	}
-	if len(needs) != 1 || !strings.Contains(needs[0], "web_search (") || strings.Contains(needs[0], "kanban") ||
+	if len(needs) != 1 || !strings.Contains(needs[0], "image_generate (") || strings.Contains(needs[0], "kanban") ||
 		strings.Contains(needs[0], "run hermes-migrate") {
-		t.Errorf("want one line of tools waiting for a variable, web_search among them and no kanban tool: %q", needs)
+		t.Errorf("want one line of tools waiting for a variable, image_generate among them and no kanban tool: %q", needs)
 	}
 	for _, v := range catalog.EnvVarNames() {
 		if v != "OPENROUTER_API_KEY" && strings.Contains(strings.Join(rest, "\n"), v) {
@@ -220,7 +220,7 @@ func TestVariableSummary(t *testing.T) {
 	}{
 		{
 			name: "nothing set", client: "cursor",
-			want:    []string{"hermes-tools hides these tools until a variable is set: web_search (", "hermes-tools-mcp doctor"},
+			want:    []string{"hermes-tools hides these tools until a variable is set: image_generate (", "hermes-tools-mcp doctor"},
 			notWant: []string{"cannot pass", "(set here)"},
 		},
 		{

@@ -27,14 +27,14 @@ func TestToolNeeds(t *testing.T) {
 		// vars are the variables listed for a tool.
 		vars map[string][]string
 	}{
-		{name: "nothing set", want: []string{"web_search", "vision_analyze", "browser_vision", "image_generate"}},
+		// web_search needs no key: the keyless tier answers on a fresh install.
+		{name: "nothing set", want: []string{"vision_analyze", "browser_vision", "image_generate"}, notWant: []string{"web_search"}},
 		{name: "a search key", env: map[string]string{"TAVILY_API_KEY": "k"}, want: []string{"vision_analyze", "image_generate"}, notWant: []string{"web_search"}},
-		{name: "an OpenAI key and a vision model", yaml: "auxiliary:\n  vision:\n    model: gpt-5-mini\n", env: map[string]string{"OPENAI_API_KEY": "k"}, want: []string{"web_search"}, notWant: []string{"vision_analyze", "browser_vision", "image_generate"}},
+		{name: "an OpenAI key and a vision model", yaml: "auxiliary:\n  vision:\n    model: gpt-5-mini\n", env: map[string]string{"OPENAI_API_KEY": "k"}, notWant: []string{"web_search", "vision_analyze", "browser_vision", "image_generate"}},
 		{name: "only memory enabled", yaml: "hermes_tools:\n  toolsets: [memory]\n", notWant: []string{"web_search", "vision_analyze", "image_generate"}},
 		{name: "web_search excluded", yaml: "hermes_tools:\n  exclude_tools: [web_search]\n", want: []string{"vision_analyze"}, notWant: []string{"web_search"}},
-		{name: "kanban enabled", yaml: "toolsets: [kanban]\n", want: []string{"web_search"}},
-		{name: "the variables of each need", want: []string{"web_search", "vision_analyze", "image_generate"}, vars: map[string][]string{
-			"web_search":     {"TAVILY_API_KEY", "EXA_API_KEY", "FIRECRAWL_API_KEY", "FIRECRAWL_API_URL", "SEARXNG_URL", "BRAVE_SEARCH_API_KEY"},
+		{name: "kanban enabled", yaml: "toolsets: [kanban]\n", want: []string{"image_generate"}},
+		{name: "the variables of each need", want: []string{"vision_analyze", "image_generate"}, vars: map[string][]string{
 			"vision_analyze": {"OPENAI_API_KEY", "OPENROUTER_API_KEY", "NOUS_API_KEY"},
 			"browser_vision": {"OPENAI_API_KEY", "OPENROUTER_API_KEY", "NOUS_API_KEY"},
 			"image_generate": {"FAL_KEY", "OPENAI_API_KEY"},
@@ -43,9 +43,9 @@ func TestToolNeeds(t *testing.T) {
 			want: []string{"browser_navigate", "browser_console", "browser_vision"}, vars: map[string][]string{"browser_navigate": {"CHROME_PATH", "BROWSER_CDP_URL"}, "browser_vision": {"CHROME_PATH", "BROWSER_CDP_URL"}}},
 		{name: "no Chromium but a browser to attach to", yaml: "browser:\n  cdp_url: http://127.0.0.1:9222\n", missing: []string{"/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chromium-headless-shell", "headless_shell"},
 			want: []string{"browser_vision"}, notWant: []string{"browser_navigate"}, vars: map[string][]string{"browser_vision": {"OPENAI_API_KEY", "OPENROUTER_API_KEY", "NOUS_API_KEY"}}},
-		{name: "no espeak-ng: a program, not a variable", missing: []string{"espeak-ng"}, want: []string{"web_search"}, notWant: []string{"text_to_speech"}},
-		{name: "vision on a server config.yaml names", yaml: "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n", want: []string{"web_search"}, notWant: []string{"vision_analyze", "browser_vision"}},
-		{name: "image provider chosen in config.yaml", yaml: "image_gen:\n  provider: openai\n  base_url: http://127.0.0.1:8080/v1\n", want: []string{"web_search"}, notWant: []string{"image_generate"}},
+		{name: "no espeak-ng: a program, not a variable", missing: []string{"espeak-ng"}, want: []string{"image_generate"}, notWant: []string{"text_to_speech"}},
+		{name: "vision on a server config.yaml names", yaml: "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n", want: []string{"image_generate"}, notWant: []string{"vision_analyze", "browser_vision"}},
+		{name: "image provider chosen in config.yaml", yaml: "image_gen:\n  provider: openai\n  base_url: http://127.0.0.1:8080/v1\n", want: []string{"vision_analyze"}, notWant: []string{"image_generate"}},
 		{name: "todo enabled waits for nothing", yaml: "hermes_tools:\n  toolsets: [todo, memory]\n", notWant: []string{"todo", "memory", "web_search"}},
 	}
 	for _, tt := range tests {

@@ -200,8 +200,8 @@ func (t *tool) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result,
 	}
 	key := strings.TrimSpace(t.getenv("XAI_API_KEY"))
 	if key == "" {
-		return toolError("No xAI credentials available. Run `hermes auth add xai-oauth` to sign in with your SuperGrok " +
-			"subscription, or set XAI_API_KEY."), nil
+		return toolError("No xAI credentials available: set XAI_API_KEY (hermes-tools does not read the Python Hermes' " +
+			"SuperGrok sign-in)."), nil
 	}
 	base := strings.TrimRight(strings.TrimSpace(t.getenv("XAI_BASE_URL")), "/")
 	if base == "" {

@@ -183,7 +183,7 @@ func TestValidation(t *testing.T) {
 	}{
 		{nil, "", map[string]any{"query": "  "}, `{"error":"query is required for x_search","success":false}`},
 		{map[string]string{"XAI_API_KEY": ""}, "", map[string]any{"query": "q"},
-			`{"error":"No xAI credentials available. Run ` + "`hermes auth add xai-oauth`" + ` to sign in with your SuperGrok subscription, or set XAI_API_KEY.","success":false}`},
+			`{"error":"No xAI credentials available: set XAI_API_KEY (hermes-tools does not read the Python Hermes' SuperGrok sign-in).","success":false}`},
 		{nil, "", map[string]any{"query": "q", "allowed_x_handles": eleven},
 			`{"success":false,"provider":"xai","tool":"x_search","error":"allowed_x_handles supports at most 10 handles","error_type":"ValueError"}`},
 		{nil, "", map[string]any{"query": "q", "allowed_x_handles": []string{"a"}, "excluded_x_handles": []string{"b"}},
