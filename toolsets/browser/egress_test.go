@@ -217,6 +217,7 @@ func attackFromInside(t *testing.T) {
 						waitRefused(t, logs, mark, hostOf(target))
 						snap, _ := d.call("browser_snapshot", map[string]any{"full": true})
 						noSecret(t, res, snap)
+						settle(t, d, route, site)
 					})
 				}
 				t.Run("console→"+target, func(t *testing.T) {
@@ -297,6 +298,7 @@ func attackFromInside(t *testing.T) {
 								waitRefused(t, logs, mark, attackerIP)
 							}
 							noSecret(t, res)
+							settle(t, d, route, site)
 						})
 					}
 				}
@@ -529,6 +531,29 @@ func noSecret(t *testing.T, results ...map[string]any) {
 	}
 }
 
+// selfNavigating are the routes whose page navigates on its own, after a
+// timer or a load: on a loaded machine that navigation can still be on its
+// way when the next subtest navigates, and land on top of it.
+var selfNavigating = map[string]bool{"js-navigation": true, "meta-refresh": true, "form": true, "redirect": true}
+
+// settle leaves the tab on a plain page once the attack page can no longer
+// navigate by itself, so the next subtest starts from a quiet tab.
+func settle(t *testing.T, d *driver, route, site string) {
+	t.Helper()
+	if !selfNavigating[route] {
+		return
+	}
+	var res map[string]any
+	for range 3 {
+		var isErr bool
+		res, isErr = d.call("browser_navigate", map[string]any{"url": site + "/plain"})
+		if !isErr && strings.HasSuffix(fmt.Sprint(res["url"]), "/plain") {
+			return
+		}
+	}
+	t.Fatalf("the tab did not settle on the plain page after the %s page: %v", route, res)
+}
+
 func refOf(t *testing.T, res map[string]any, label string) string {
 	t.Helper()
 	snap, _ := res["snapshot"].(string)
@@ -539,7 +564,7 @@ func refOf(t *testing.T, res map[string]any, label string) string {
 			}
 		}
 	}
-	t.Fatalf("no ref for %q in %s", label, snap)
+	t.Fatalf("no ref for %q in the result %v", label, res)
 	return ""
 }
 
