@@ -21,7 +21,7 @@ const (
 
 // readmeSnippets renders, for every client, the file a first
 // `hermes-migrate --client <name>` writes where the client had none: the
-// README shows exactly what the sync code produces, so a hand-written entry
+// docs/clients.md shows exactly what the sync code produces, so a hand-written entry
 // matches it.
 func readmeSnippets(t *testing.T) string {
 	t.Helper()
@@ -66,10 +66,10 @@ func snippet(b *strings.Builder, name, id, path string, content []byte) {
 	b.WriteString("```\n\n</details>\n")
 }
 
-// TestReadmeClientSnippets fails when the README's per-client snippets no
+// TestReadmeClientSnippets fails when docs/clients.md's per-client snippets no
 // longer match what hermes-migrate writes.
 func TestReadmeClientSnippets(t *testing.T) {
-	readme := filepath.Join("..", "..", "README.md")
+	readme := filepath.Join("..", "..", "docs", "clients.md")
 	data, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestReadmeClientSnippets(t *testing.T) {
 	i := strings.Index(text, snippetsBegin)
 	j := strings.Index(text, snippetsEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the client snippet markers %q ... %q", snippetsBegin, snippetsEnd)
+		t.Fatalf("docs/clients.md lacks the client snippet markers %q ... %q", snippetsBegin, snippetsEnd)
 	}
 	want := readmeSnippets(t)
 	got := text[i+len(snippetsBegin) : j]
@@ -92,5 +92,5 @@ func TestReadmeClientSnippets(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README client snippets are out of date; run `%s`\n%s", golden.Command, unidiff.Diff("README.md", "hermes-migrate", []byte(got), []byte(want)))
+	t.Errorf("docs/clients.md client snippets are out of date; run `%s`\n%s", golden.Command, unidiff.Diff("docs/clients.md", "hermes-migrate", []byte(got), []byte(want)))
 }

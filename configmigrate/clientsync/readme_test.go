@@ -15,10 +15,10 @@ const (
 	clientTableEnd   = "<!-- end client table -->"
 )
 
-// TestReadmeClientTable fails when the README's client table no longer
+// TestReadmeClientTable fails when docs/hermes-migrate.md's client table no longer
 // matches the client table in code; make docs rewrites it.
 func TestReadmeClientTable(t *testing.T) {
-	readme := filepath.Join("..", "..", "README.md")
+	readme := filepath.Join("..", "..", "docs", "hermes-migrate.md")
 	data, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func TestReadmeClientTable(t *testing.T) {
 	i := strings.Index(text, clientTableBegin)
 	j := strings.Index(text, clientTableEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the client table markers %q ... %q", clientTableBegin, clientTableEnd)
+		t.Fatalf("docs/hermes-migrate.md lacks the client table markers %q ... %q", clientTableBegin, clientTableEnd)
 	}
 	want := MarkdownClientTable()
 	got := text[i+len(clientTableBegin) : j]
@@ -41,5 +41,5 @@ func TestReadmeClientTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README client table is out of date; run `%s`\n%s", golden.Command, unidiff.Diff("README.md", "client table", []byte(got), []byte(want)))
+	t.Errorf("docs/hermes-migrate.md client table is out of date; run `%s`\n%s", golden.Command, unidiff.Diff("docs/hermes-migrate.md", "client table", []byte(got), []byte(want)))
 }
