@@ -350,6 +350,11 @@ func TestListenRefusals(t *testing.T) {
 	os.WriteFile(empty, []byte(" \n"), 0o600)
 	os.WriteFile(twoWords, []byte("a b\n"), 0o600)
 	os.WriteFile(good, []byte("tok\n"), 0o600)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
 	for _, tc := range []struct {
 		name string
 		env  string
@@ -374,13 +379,19 @@ func TestListenRefusals(t *testing.T) {
 		{"allow flags without --listen", "", []string{"--allow-host", "mcp.example.com"}, "apply to --listen only"},
 		{"token file with two words", "", []string{"--listen", "127.0.0.1:0", "--token-file", twoWords}, "more than one word"},
 		{"missing token file", "", []string{"--listen", "127.0.0.1:0", "--token-file", filepath.Join(dir, "nope")}, "--token-file"},
-		{"unusable address with a token", "tok", []string{"--listen", "127.0.0.1:99999"}, "want HOST:PORT"},
+		{"unusable port with a token", "tok", []string{"--listen", "127.0.0.1:99999"}, "99999 is not a port number (0-65535)"},
+		{"a port in use", "", []string{"--listen", busy.Addr().String()}, "the port is already in use"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(TokenEnv, tc.env)
-			code, _, stderr := runCLI(t, "", append([]string{"--hermes-home", home}, tc.args...)...)
+			// At info level every start-up line shows: a refused start
+			// must not first announce that it is serving.
+			code, _, stderr := runCLI(t, "", append([]string{"--hermes-home", home, "--log-level", "info"}, tc.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+			if strings.Contains(stderr, "serving") || strings.Contains(stderr, "want HOST:PORT") && !strings.Contains(tc.want, "HOST:PORT") {
+				t.Errorf("a refused start said %q", stderr)
 			}
 		})
 	}

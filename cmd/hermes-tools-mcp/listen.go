@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -55,8 +57,11 @@ func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger,
 	}
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {
-		fmt.Fprintf(stderr, "hermes-tools-mcp: --listen %s: %v (want HOST:PORT, e.g. 127.0.0.1:8787)\n", opts.listen, err)
+		fmt.Fprintf(stderr, "hermes-tools-mcp: %s\n", listenError(opts.listen, err))
 		return exitUsage
+	}
+	for _, n := range setup.startNotes {
+		log.Log(ctx, n.level, n.msg)
 	}
 	loopback := isLoopback(ln.Addr())
 	if token == "" {
@@ -162,7 +167,19 @@ func checkListenAddr(addr string) error {
 		}
 		return fmt.Errorf("--listen %s: %v (want HOST:PORT, e.g. 127.0.0.1:8787)", addr, err)
 	}
+	_, port, _ := net.SplitHostPort(addr)
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--listen %s: %s is not a port number (0-65535); e.g. 127.0.0.1:8787", addr, port)
+	}
 	return nil
+}
+
+// startNote is a line for the start-up log that only holds once the
+// listener is up: said earlier, it would announce a server that a missing
+// token or a bad address then refuses to start.
+type startNote struct {
+	level slog.Level
+	msg   string
 }
 
 // browserPrivateURLs is the browser's private-URL setting for this run.
@@ -170,23 +187,36 @@ func checkListenAddr(addr string) error {
 // must not reach this host's loopback or private network through it, so
 // the default (allowed) becomes refused; an explicit true in config.yaml
 // is the operator's choice and is kept, with a warning.
-func browserPrivateURLs(opts options, home string, log *slog.Logger) (*bool, error) {
+func browserPrivateURLs(opts options, home string) (*bool, []startNote, error) {
 	if opts.command != "serve" || opts.listen == "" || loopbackAddr(opts.listen) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	cfg, err := browser.ReadConfig(home)
 	if err != nil {
-		return nil, fmt.Errorf("browser settings: %w", err)
+		return nil, nil, fmt.Errorf("browser settings: %w", err)
 	}
 	switch {
 	case cfg.AllowPrivateURLs == nil:
 		refuse := false
-		log.Info("serving off loopback: the browser refuses loopback and private-network URLs (set browser.allow_private_urls: true in config.yaml to allow them)")
-		return &refuse, nil
+		return &refuse, []startNote{{slog.LevelInfo, "serving off loopback: the browser refuses loopback and private-network URLs (set browser.allow_private_urls: true in config.yaml to allow them)"}}, nil
 	case *cfg.AllowPrivateURLs:
-		log.Warn("browser.allow_private_urls is true in config.yaml while serving off loopback: any token holder can drive this host's browser into its loopback and private network")
+		return nil, []startNote{{slog.LevelWarn, "browser.allow_private_urls is true in config.yaml while serving off loopback: any token holder can drive this host's browser into its loopback and private network"}}, nil
 	}
-	return nil, nil
+	return nil, nil, nil
+}
+
+// listenError says why the listener could not be opened, with the fix for
+// the causes a user meets: a port in use, a privileged port.
+func listenError(addr string, err error) string {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Sprintf("--listen %s: the port is already in use (another hermes-tools-mcp, or another server); stop that one or pick a free port, e.g. --listen 127.0.0.1:8788", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Sprintf("--listen %s: not allowed to listen there (ports below 1024 need privileges); pick a port above 1023, e.g. --listen 127.0.0.1:8787", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Sprintf("--listen %s: no network interface of this machine has that address; use 127.0.0.1, or 0.0.0.0 for every interface", addr)
+	}
+	return fmt.Sprintf("--listen %s: cannot listen: %v", addr, err)
 }
 
 // listFlag is a repeatable flag whose values may also be comma-separated.

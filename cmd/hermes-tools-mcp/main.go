@@ -109,6 +109,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if opts.listen != "" {
 		return serveHTTP(ctx, opts, setup, log, stderr)
 	}
+	if isTerminal(stdin) {
+		// A person ran it by hand: without a word it looks hung.
+		fmt.Fprintf(stderr, "hermes-tools-mcp: serving MCP on stdin/stdout for an MCP client, which starts it itself; nothing shows here until a client speaks (Ctrl+D ends it).\n"+
+			"  hermes-migrate --client <name>   registers it with a client (hermes-migrate list shows yours)\n"+
+			"  hermes-tools-mcp doctor          lists the tools and why any are hidden\n"+
+			"  hermes-tools-mcp --listen 127.0.0.1:8787   serves Streamable HTTP instead\n")
+	}
 	if f, ok := stdin.(*os.File); ok && f == os.Stdin {
 		stdin = protostdio.Stdin()
 	}
@@ -224,6 +231,8 @@ type setup struct {
 	skills     *skills.Library
 	// toolbox owns the tools' resources (a browser); closed at exit.
 	toolbox *toolsets.Toolbox
+	// startNotes are logged once the HTTP listener is up.
+	startNotes []startNote
 }
 
 // configure resolves the home (profile included) and its environment
@@ -262,7 +271,7 @@ func configure(opts options, log *slog.Logger, environ []string) (setup, error) 
 		s.toolsets.ExcludeTools = append(s.toolsets.ExcludeTools, splitList(opts.excludeTools)...)
 	}
 	env := toolsets.Env{Home: home, Config: cfg, Getenv: s.env.Getenv, LookupEnv: s.env.LookupEnv, BrowserPath: opts.browserPath, Logger: log}
-	if env.BrowserAllowPrivateURLs, err = browserPrivateURLs(opts, home, log); err != nil {
+	if env.BrowserAllowPrivateURLs, s.startNotes, err = browserPrivateURLs(opts, home); err != nil {
 		return s, err
 	}
 	// One skills library for the skills toolset and the skills extension.
@@ -322,3 +331,15 @@ func splitList(s string) []string {
 }
 
 func buildVersion() string { return buildinfo.Version(version) }
+
+// isTerminal reports a character device on stdin: a person at a terminal
+// rather than a client's pipe. (/dev/null counts too; the note then goes
+// to stderr of a run that reads nothing, which harms no one.)
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -221,3 +221,24 @@ func TestDoctorListsSkillsNotServed(t *testing.T) {
 		t.Errorf("skills_not_served = %+v", rep.SkillsNotServed)
 	}
 }
+
+// Run by hand on a terminal, the server says what it is for instead of
+// looking hung; on a client's pipe it says nothing on stderr.
+func TestBareRunOnATerminalSaysWhatItIs(t *testing.T) {
+	home := fixtureHome(t)
+	tty, err := os.Open(os.DevNull) // a character device, as a terminal is
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	var out, errb strings.Builder
+	if code := run(context.Background(), []string{"--hermes-home", home}, tty, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "hermes-migrate --client") || out.Len() != 0 {
+		t.Errorf("stderr %q, stdout %q; want the note on stderr only", errb.String(), out.String())
+	}
+	if _, _, stderr := runCLI(t, "", "--hermes-home", home); strings.Contains(stderr, "hermes-migrate --client") {
+		t.Errorf("the note was printed to a client's pipe: %q", stderr)
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -43,16 +42,19 @@ func TestBrowserPrivateURLsOffLoopback(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var logs bytes.Buffer
-			got, err := browserPrivateURLs(options{command: "serve", listen: tc.listen}, home, slog.New(slog.NewTextHandler(&logs, nil)))
+			got, notes, err := browserPrivateURLs(options{command: "serve", listen: tc.listen}, home)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if s := fmtBoolPtr(got); s != tc.want {
 				t.Errorf("got %s, want %s", s, tc.want)
 			}
-			if warned := strings.Contains(logs.String(), "level=WARN"); warned != tc.warn {
-				t.Errorf("warned %v, want %v: %s", warned, tc.warn, logs.String())
+			warned := false
+			for _, n := range notes {
+				warned = warned || n.level == slog.LevelWarn
+			}
+			if warned != tc.warn {
+				t.Errorf("warned %v, want %v: %v", warned, tc.warn, notes)
 			}
 		})
 	}
