@@ -254,7 +254,7 @@ func (r *Registry) Resolve(sel Selection) (Plan, error) {
 			e := Entry{Toolset: ts.Name, ToolsetInstructions: ts.Instructions, Tool: t}
 			switch {
 			case !on:
-				e.Reason = fmt.Sprintf("toolset %q is not enabled (add it to --toolsets)", ts.Name)
+				e.Reason = fmt.Sprintf("toolset %q is not enabled: add it to hermes_tools.toolsets in config.yaml (e.g. toolsets: [default, %s]) or pass --toolsets default,%s", ts.Name, ts.Name, ts.Name)
 			case excluded[t.Name]:
 				e.Reason = "excluded by --exclude-tools"
 			default:
