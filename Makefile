@@ -30,15 +30,42 @@ TEST_BIN := $(BIN)/test-race
 CMDS     := ./cmd/hermes-tools-mcp ./cmd/hermes-migrate ./cmd/hermes
 TEST_ENV := HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN)
 
-.PHONY: all build install run test test-go test-bins test-clients deps deps-apt lint fuzz bench docs clean
+.PHONY: all build dist install run test test-go test-bins test-clients deps deps-apt lint fuzz bench docs clean
 
 all: build
 
 # All binaries land in bin/: hermes-migrate and hermes find hermes-tools-mcp beside them.
+# It says what it does on stderr (stdout belongs to `make run`'s protocol):
+# a cold first build compiles every dependency, minutes of silence otherwise.
 build:
+	@if [ -x $(BIN)/hermes-tools-mcp ]; then \
+	  echo "building hermes-tools-mcp, hermes-migrate and hermes $(VERSION) into $(BIN)/" >&2; \
+	else \
+	  echo "building hermes-tools-mcp, hermes-migrate and hermes $(VERSION) into $(BIN)/; the first build downloads and compiles every dependency, which takes several minutes (about 10 on 2 cores); later builds take seconds" >&2; \
+	fi
 	@CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(CMDS)
+	@echo "built $(BIN)/hermes-tools-mcp, $(BIN)/hermes-migrate and $(BIN)/hermes" >&2
+
+# Release archives: static binaries for every platform a release ships,
+# one tar.gz per platform (Windows 10 and later unpack them with tar too),
+# and SHA256SUMS over the archives.
+DIST      := dist
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+dist:
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@set -e; for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; name=hermes_$(VERSION)_$${os}_$${arch}; \
+	  echo "building $$name (one platform of $(words $(PLATFORMS)); each takes a minute or more)" >&2; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DIST)/$$name/ $(CMDS); \
+	  cp README.md $(DIST)/$$name/; \
+	  tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; \
+	  rm -rf $(DIST)/$$name; \
+	done
+	@cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS
+	@echo "wrote $(words $(PLATFORMS)) archives and $(DIST)/SHA256SUMS" >&2
 
 install: build
+	@echo "installing into $(BINDIR)" >&2
 	install -d '$(BINDIR)'
 	install -m 0755 $(BIN)/hermes-tools-mcp $(BIN)/hermes-migrate $(BIN)/hermes '$(BINDIR)/'
 
@@ -145,4 +172,4 @@ docs:
 	$(GO) test -run . $$pkgs -update
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)
