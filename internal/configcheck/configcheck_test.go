@@ -297,3 +297,35 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestProviderValues(t *testing.T) {
+	for _, tc := range []struct {
+		provider string
+		want     string // suggestion, "" when accepted
+	}{
+		{"openrouter", ""},
+		{"OpenRouter", ""},
+		{"llama-cpp", ""},   // ours (agentcore/native)
+		{"custom:box", ""},  // a named custom endpoint
+		{"team-proxy", ""},  // defined under providers: below
+		{"claude", ""},      // an alias the original maps to anthropic
+		{"my-plugin-x", ""}, // far from every known id: may be a plugin's
+		{"openruoter", "openrouter"},
+		{"antropic", "anthropic"},
+		{"open-ai", "openai"},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			text := "providers:\n  team-proxy:\n    base_url: http://127.0.0.1:9/v1\nmodel:\n  provider: " + tc.provider + "\n"
+			r := Check([]byte(text))
+			var got string
+			for _, w := range r.Warnings {
+				if w.Path == "model.provider" {
+					got = w.Suggestion
+				}
+			}
+			if got != tc.want || (tc.want == "" && len(r.Warnings) != 0) {
+				t.Errorf("warnings %q, want suggestion %q", warningLines(r), tc.want)
+			}
+		})
+	}
+}

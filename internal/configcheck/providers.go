@@ -35,4 +35,5 @@ var providerAliases = []string{
 	"xai-grok-oauth", "x-ai", "x.ai", "nim", "nvidia-nim", "build-nvidia", "nemotron",
 	"lm-studio", "lm_studio", "ollama", "ollama_cloud", "gpt", "or", "open-router", "aigateway",
 	"vercel", "vercel-ai-gateway", "codex", "chatgpt", "local", "vllm", "llamacpp", "llama.cpp",
+	"llama-cpp", // ours (agentcore/native)
 }

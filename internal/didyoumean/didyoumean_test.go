@@ -77,6 +77,9 @@ func TestClosest(t *testing.T) {
 		// A prefix alone is not a typo: "max" is a real key in many
 		// sections and must not be reported as a misspelt max_turns.
 		{"max", ""},
+		// Short names allow one edit, not two.
+		{"modl", "model"},
+		{"mdl", ""},
 		{"provider", "providers"},
 		{"unrelated_key", ""},
 	} {
