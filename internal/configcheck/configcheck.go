@@ -10,11 +10,12 @@
 //
 // The key tree (keys.txt) was read from the original's DEFAULT_CONFIG and
 // the readers of the keys outside it; its header names the commit. Where
-// that list is exhaustive (mcp_servers entries, custom_providers entries,
-// our hermes_tools) every unknown key is reported; elsewhere only a near
-// miss of a known key is, because the original also reads keys
-// DEFAULT_CONFIG does not list and bridges unknown top-level scalars into
-// the environment.
+// the list is exhaustive (custom_providers entries, which the original
+// validates against the same list, and our hermes_tools) every unknown key
+// is reported; elsewhere only a near miss of a known key is, because the
+// original also reads keys DEFAULT_CONFIG does not list (its MCP client
+// alone reads mcp_servers keys from several modules) and bridges unknown
+// top-level scalars into the environment.
 package configcheck
 
 import (

@@ -53,19 +53,20 @@ func TestCheckFixtures(t *testing.T) {
 			`line 6: delegation.provider: "nosu" is not a provider Hermes knows; did you mean nous?`,
 			`line 8: fallback_providers[0].provider: "deepseak" is not a provider Hermes knows; did you mean deepseek?`,
 		}},
-		// Closed sections report every unknown key; partial ones only near
-		// misses (model.some_future_key is not reported); open ones
-		// nothing (env, extra_body).
+		// Closed sections (custom_providers entries, hermes_tools) report
+		// every unknown key; partial ones only near misses
+		// (model.some_future_key and mcp_servers.github.retries are not
+		// reported); open ones nothing (env, extra_body).
 		{"nested_typos.yaml", []string{
 			"line 3: model.provder: unknown key, Hermes ignores it; did you mean provider?",
 			"line 6: terminal.backnd: unknown key, Hermes ignores it; did you mean backend?",
 			"line 10: mcp_servers.github.comand: unknown key, Hermes ignores it; did you mean command?",
 			"line 13: mcp_servers.github.tools.includes: unknown key, Hermes ignores it; did you mean include?",
-			"line 16: mcp_servers.github.retries: unknown key, Hermes ignores it (known here: command, args, cwd, url, transport, timeout, connect_timeout, enabled, description, supports_parallel_tool_calls, env, headers, tools, sampling, auth, oauth)",
 			"line 19: custom_providers[0].base_ur: unknown key, Hermes ignores it; did you mean base_url?",
 			"line 23: display.platforms.telegram.streamng: unknown key, Hermes ignores it; did you mean streaming?",
 			"line 26: hermes_tools.exclude_tool: unknown key, Hermes ignores it; did you mean exclude_tools?",
-			"line 33: agent.max_turns: written twice (also line 32); Hermes reads only the last one",
+			"line 27: hermes_tools.port: unknown key, Hermes ignores it (known here: toolsets, exclude_tools)",
+			"line 34: agent.max_turns: written twice (also line 33); Hermes reads only the last one",
 		}},
 		// Merge keys and aliases are checked where they are used, with
 		// the anchor's line, once per mistake.
@@ -243,8 +244,11 @@ func TestKeysParse(t *testing.T) {
 		}
 	}
 	mcp := root.children["mcp_servers"]
-	if !mcp.names || mcp.entry.mode != closed {
-		t.Errorf("mcp_servers: names %v, entry mode %v; want user names with closed entries", mcp.names, mcp.entry.mode)
+	if !mcp.names || mcp.entry.children["command"] == nil {
+		t.Errorf("mcp_servers: names %v, entry keys %v; want user names with command in each entry", mcp.names, mcp.entry.order)
+	}
+	if cp := root.children["custom_providers"]; !cp.list || cp.entry.mode != closed {
+		t.Errorf("custom_providers: list %v, entry mode %v; want a list of closed entries", cp.list, cp.entry.mode)
 	}
 	if aux := root.children["auxiliary"].children["vision"]; aux.children["provider"] == nil || aux.children["provider"].value != "provider" {
 		t.Error("auxiliary.vision does not have the @aux template's provider check")
