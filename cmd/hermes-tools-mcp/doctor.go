@@ -37,10 +37,12 @@ type doctorReport struct {
 	Keys []doctorKey `json:"keys"`
 	// EnvNotes are problems with the home's .env (lines skipped, a file
 	// that could not be read).
-	EnvNotes []string     `json:"env_notes,omitempty"`
-	Toolsets []string     `json:"toolsets"`
-	Source   string       `json:"toolsets_source"`
-	Tools    []doctorTool `json:"tools"`
+	EnvNotes []string `json:"env_notes,omitempty"`
+	// ConfigWarnings are config.yaml keys the original does not know.
+	ConfigWarnings []string     `json:"config_warnings,omitempty"`
+	Toolsets       []string     `json:"toolsets"`
+	Source         string       `json:"toolsets_source"`
+	Tools          []doctorTool `json:"tools"`
 	// SkillsNotServed are skills the library refuses (links out of the
 	// skills directory, files that are not regular, SKILL.md too large).
 	SkillsNotServed []doctorSkill `json:"skills_not_served,omitempty"`
@@ -65,15 +67,16 @@ type doctorTool struct {
 
 func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 	rep := doctorReport{
-		Version:    buildVersion(),
-		HermesHome: s.home,
-		Profile:    s.selection.Profile,
-		HomeSource: s.selection.Source,
-		Config:     s.configPath,
-		Keys:       []doctorKey{},
-		EnvNotes:   s.env.Notes,
-		Toolsets:   s.plan.Toolsets,
-		Source:     s.source,
+		Version:        buildVersion(),
+		HermesHome:     s.home,
+		Profile:        s.selection.Profile,
+		HomeSource:     s.selection.Source,
+		Config:         s.configPath,
+		Keys:           []doctorKey{},
+		EnvNotes:       s.env.Notes,
+		ConfigWarnings: s.configWarnings,
+		Toolsets:       s.plan.Toolsets,
+		Source:         s.source,
 	}
 	for _, name := range catalog.EnvVarNames() {
 		if src := s.env.Source(name); src != "" && name != hermeshome.EnvVar {
@@ -108,6 +111,9 @@ func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 	fmt.Fprintf(w, "Keys:        %s\n", keysLine(rep.Keys))
 	for _, n := range rep.EnvNotes {
 		fmt.Fprintf(w, "             warning: %s\n", n)
+	}
+	for _, n := range rep.ConfigWarnings {
+		fmt.Fprintf(w, "Config:      warning: %s\n", n)
 	}
 	fmt.Fprintf(w, "Toolsets:    %s (from %s)\n", strings.Join(rep.Toolsets, ", "), rep.Source)
 	fmt.Fprintf(w, "Tools:       %d of %d exposed\n\n", enabled, len(rep.Tools))

@@ -231,6 +231,8 @@ type setup struct {
 	skills     *skills.Library
 	// toolbox owns the tools' resources (a browser); closed at exit.
 	toolbox *toolsets.Toolbox
+	// configWarnings are config.yaml's unknown or misspelt keys.
+	configWarnings []string
 	// startNotes are logged once the HTTP listener is up.
 	startNotes []startNote
 }
@@ -254,6 +256,14 @@ func configure(opts options, log *slog.Logger, environ []string) (setup, error) 
 	cfg, err := hermeshome.LoadConfig(home)
 	if err != nil {
 		return s, err
+	}
+	if chk, err := hermeshome.CheckConfig(home); err == nil {
+		for _, w := range chk.Warnings {
+			s.configWarnings = append(s.configWarnings, w.String())
+			if opts.command != "doctor" { // doctor shows them in its report
+				log.Warn(s.configPath + ": " + w.String())
+			}
+		}
 	}
 	s.toolsets = toolsets.Selection{
 		Toolsets:     cfg.HermesTools.Toolsets,

@@ -242,3 +242,37 @@ func TestBareRunOnATerminalSaysWhatItIs(t *testing.T) {
 		t.Errorf("the note was printed to a client's pipe: %q", stderr)
 	}
 }
+
+// A misspelt key in config.yaml is named with the key meant, in doctor and
+// in the serving log; a YAML error names the section it is in.
+func TestConfigMistakesNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		args         []string
+		code         int
+		want         []string
+	}{
+		{"doctor", "modle:\n  default: x\nmcp_server:\n  github: {command: npx}\n", []string{"doctor"}, exitOK,
+			[]string{"line 1: modle: unknown key", "did you mean model?", "line 3: mcp_server", "did you mean mcp_servers?"}},
+		{"serving", "hermes_tools:\n  toolset: [skills]\n", nil, exitOK,
+			[]string{"hermes_tools.toolset: unknown key", "did you mean toolsets?"}},
+		{"a tab inside mcp_servers", "model:\n  default: x\nmcp_servers:\n  github:\n\tcommand: npx\n", []string{"doctor"}, exitUsage,
+			[]string{"line 5, in the mcp_servers section"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, "", append(tc.args, "--hermes-home", home)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout+stderr, w) {
+					t.Errorf("output lacks %q:\n%s%s", w, stdout, stderr)
+				}
+			}
+		})
+	}
+}

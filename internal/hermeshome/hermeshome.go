@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/internal/configcheck"
 )
 
 // EnvVar names the variable that relocates the Hermes home.
@@ -212,6 +214,11 @@ func load(path string) (*yaml.Node, error) {
 	if !ok || !bytes.Equal(prev.data, data) {
 		doc = new(yaml.Node)
 		if err := yaml.Unmarshal(data, doc); err != nil {
+			// Name the section the error is in: a stray tab under
+			// mcp_servers must not read as a problem with the model.
+			if syn := configcheck.Check(data).Syntax; syn != nil {
+				err = syn
+			}
 			return nil, fmt.Errorf("parse %s: %w (fix the YAML, or move the file aside to start from defaults)", path, err)
 		}
 	}
@@ -238,4 +245,22 @@ func statError(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("read %s: %w", path, err)
+}
+
+// CheckConfig reports the keys in <home>/config.yaml that the original does
+// not know (a misspelt key is otherwise ignored without a word by both
+// programs), with the nearest known key. A missing file has nothing to
+// report; a file that cannot be read or parsed is the error Decode gives.
+func CheckConfig(home string) (configcheck.Result, error) {
+	path := filepath.Join(home, ConfigFile)
+	if _, err := load(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return configcheck.Result{}, nil
+		}
+		return configcheck.Result{}, err
+	}
+	loadedConfigs.Lock()
+	data := loadedConfigs.byPath[path].data
+	loadedConfigs.Unlock()
+	return configcheck.Check(data), nil
 }
