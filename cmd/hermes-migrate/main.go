@@ -30,6 +30,7 @@ import (
 	"github.com/hermes-go/hermes/configmigrate/migrate"
 	"github.com/hermes-go/hermes/internal/atomicfile"
 	"github.com/hermes-go/hermes/internal/buildinfo"
+	"github.com/hermes-go/hermes/internal/cliflag"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
@@ -221,12 +222,12 @@ func parseList(args []string, stderr io.Writer) (o migrate.ListOptions, err erro
 // parseWithProject parses fs; --project DIR stops flag parsing at DIR, so
 // it is taken and parsing goes on.
 func parseWithProject(fs *flag.FlagSet, args []string, project *projectFlag) error {
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if project.Project.Set && project.Dir == "" && fs.NArg() > 0 {
 		project.Dir = fs.Arg(0)
-		return fs.Parse(fs.Args()[1:])
+		return cliflag.Parse(fs, fs.Args()[1:])
 	}
 	return nil
 }

@@ -212,6 +212,8 @@ func TestFlagsAndLookup(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--client", "emacs"}, exitUsage, `unknown client`},
+		{[]string{"--client", "claude"}, exitUsage, `unknown client; did you mean "claude-desktop" or "claude-code"?`},
+		{[]string{"--clinet", "cursor"}, exitUsage, `unknown flag --clinet: did you mean "--client"? (run hermes-migrate -h for the flags)`},
 		{[]string{"--tools-approval", "yolo"}, exitUsage, `--tools-approval "yolo"`},
 		{[]string{"stray"}, exitUsage, `unexpected argument "stray"`},
 		{[]string{"--hermes-tools-command", "/nonexistent/bin"}, exitFailure, "not an executable file"},

@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/hermes-go/hermes/internal/buildinfo"
+	"github.com/hermes-go/hermes/internal/cliflag"
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/protostdio"
@@ -143,7 +144,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
 	opts := options{command: "serve"}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	commandGiven := len(args) > 0 && !strings.HasPrefix(args[0], "-")
+	if commandGiven {
 		switch args[0] {
 		case "doctor", "tools":
 			opts.command = "doctor"
@@ -189,8 +191,18 @@ Exit codes: 0 stdin closed or interrupted; 1 failure while serving; 2 bad flags 
 	if opts.profile, args, err = hermeshome.TakeProfileFlag(args, hermeshome.FlagTakesValue(fs)); err != nil {
 		return opts, err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return opts, err
+	}
+	// The command may also follow the flags (doctor --json, --json doctor).
+	if fs.NArg() > 0 && !commandGiven && (fs.Arg(0) == "doctor" || fs.Arg(0) == "tools" || fs.Arg(0) == "serve") {
+		opts.command = map[string]string{"tools": "doctor"}[fs.Arg(0)]
+		if opts.command == "" {
+			opts.command = fs.Arg(0)
+		}
+		if err := cliflag.Parse(fs, fs.Args()[1:]); err != nil {
+			return opts, err
+		}
 	}
 	// Over HTTP the access log (Info) is how an operator sees traffic, so
 	// it is on unless a level was chosen; on stdio, warnings only.
@@ -206,7 +218,7 @@ Exit codes: 0 stdin closed or interrupted; 1 failure while serving; 2 bad flags 
 		return opts, err
 	}
 	if fs.NArg() > 0 {
-		return opts, fmt.Errorf("unexpected argument %q (flags go before nothing else; run with -h for help)", fs.Arg(0))
+		return opts, fmt.Errorf("unexpected argument %q: hermes-tools-mcp takes a command (serve or doctor) and flags; run hermes-tools-mcp -h for help", fs.Arg(0))
 	}
 	return opts, nil
 }

@@ -51,12 +51,12 @@ func TestCLIExitCodesAndMessages(t *testing.T) {
 	}{
 		{"version", []string{"--version"}, exitOK, "hermes-tools-mcp ", ""},
 		{"help", []string{"-h"}, exitOK, "", "Exit codes:"},
-		{"unknown flag", []string{"--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
+		{"unknown flag", []string{"--bogus"}, exitUsage, "", "unknown flag --bogus (run hermes-tools-mcp -h for the flags)"},
 		{"unknown command", []string{"launch"}, exitUsage, "", `unknown command "launch"`},
 		{"stray argument", []string{"doctor", "extra"}, exitUsage, "", `unexpected argument "extra"`},
 		{"bad log level", []string{"--log-level", "loud"}, exitUsage, "", `--log-level "loud"`},
 		{"unknown toolset", []string{"doctor", "--hermes-home", home, "--toolsets", "skils"}, exitUsage, "",
-			`unknown toolset "skils" (known: web, browser,`},
+			`unknown toolset "skils"; did you mean "skills"? (known: web, browser,`},
 		{"unknown toolset from config", []string{"doctor", "--hermes-home", cfgHome}, exitUsage, "",
 			`set by config.yaml hermes_tools.toolsets`},
 		{"unknown excluded tool", []string{"doctor", "--hermes-home", home, "--exclude-tools", "nope"}, exitUsage, "", `unknown tool "nope"`},
@@ -274,5 +274,18 @@ func TestConfigMistakesNamed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A mistyped flag is one line naming the flag meant, not the usage; the
+// command may follow the flags.
+func TestFlagMistakesAreOneLine(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "--toolset", "web")
+	if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, `did you mean "--toolsets"?`) {
+		t.Errorf("exit %d, stderr %q; want one line suggesting --toolsets", code, stderr)
+	}
+	home := fixtureHome(t)
+	if code, stdout, stderr := runCLI(t, "", "--hermes-home", home, "--json", "doctor"); code != exitOK || !strings.HasPrefix(stdout, "{") {
+		t.Errorf("flags before doctor: exit %d, stdout %.80q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
+	"github.com/hermes-go/hermes/internal/didyoumean"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
@@ -171,6 +172,9 @@ func parseClients(s string, all func() ([]clientsync.Client, error)) ([]clientsy
 		}
 		c, err := clientsync.ParseClient(name)
 		if err != nil {
+			if hint := didyoumean.Hint(name, append(KnownClients(), "all")); hint != "" {
+				return nil, fmt.Errorf("--client %q: unknown client; %s (known: %s, all)", name, hint, strings.Join(KnownClients(), ", "))
+			}
 			return nil, fmt.Errorf("--client %q: unknown client (known: %s, all)", name, strings.Join(KnownClients(), ", "))
 		}
 		add(c)

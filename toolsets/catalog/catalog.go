@@ -18,6 +18,8 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/didyoumean"
 )
 
 // Toolset is one toolset as data.
@@ -428,8 +430,12 @@ func Select(toolsets []Toolset, names, exclude []string) (on []string, excluded 
 			for _, ts := range toolsets {
 				known = append(known, ts.Name)
 			}
-			return nil, nil, fmt.Errorf("unknown toolset %q (known: %s, or %q, %q)",
-				n, strings.Join(known, ", "), SelectAll, SelectDefault)
+			hint := didyoumean.Hint(n, append(known, SelectAll, SelectDefault))
+			if hint != "" {
+				hint = "; " + hint
+			}
+			return nil, nil, fmt.Errorf("unknown toolset %q%s (known: %s, or %q, %q)",
+				n, hint, strings.Join(known, ", "), SelectAll, SelectDefault)
 		}
 	}
 	var tools []string
@@ -445,7 +451,11 @@ func Select(toolsets []Toolset, names, exclude []string) (on []string, excluded 
 			continue
 		}
 		if !slices.Contains(tools, name) {
-			return nil, nil, fmt.Errorf("unknown tool %q (known tools: %s)", name, strings.Join(tools, ", "))
+			hint := didyoumean.Hint(name, tools)
+			if hint != "" {
+				hint = "; " + hint
+			}
+			return nil, nil, fmt.Errorf("unknown tool %q%s (known tools: %s)", name, hint, strings.Join(tools, ", "))
 		}
 		excluded[name] = true
 	}

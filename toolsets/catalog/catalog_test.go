@@ -59,13 +59,14 @@ func TestGet(t *testing.T) {
 }
 
 // The catalog is data for programs that must not link the tools: it
-// imports the standard library only.
+// imports the standard library only, and didyoumean (itself standard
+// library only) for its error messages.
 func TestCatalogImportsOnlyTheStandardLibrary(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
-	if got := strings.Fields(string(out)); !slices.Equal(got, []string{"github.com/hermes-go/hermes/toolsets/catalog"}) {
+	if got := strings.Fields(string(out)); !slices.Equal(got, []string{"github.com/hermes-go/hermes/internal/didyoumean", "github.com/hermes-go/hermes/toolsets/catalog"}) {
 		t.Errorf("the catalog links %v besides the standard library", got)
 	}
 }
