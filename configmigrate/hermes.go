@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/internal/configcheck"
 )
 
 // HermesServers reads the mcp_servers section of a Hermes config.yaml, in
@@ -23,6 +25,9 @@ import (
 func HermesServers(configYAML []byte) (servers []Server, problems []error, err error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(configYAML, &doc); err != nil {
+		if syn := configcheck.Check(configYAML).Syntax; syn != nil {
+			return nil, nil, syn // names the line and the section it is in
+		}
 		return nil, nil, fmt.Errorf("config.yaml does not parse: %w", err)
 	}
 	root := documentRoot(&doc)
@@ -34,6 +39,11 @@ func HermesServers(configYAML []byte) (servers []Server, problems []error, err e
 	}
 	raw := mappingValue(root, "mcp_servers")
 	if raw == nil {
+		// A misspelt section would read as "no servers" and take every
+		// server registered from it before out of the clients.
+		if w, ok := configcheck.Check(configYAML).MissingButSimilar("mcp_servers"); ok {
+			return nil, nil, fmt.Errorf("config.yaml has no mcp_servers section: %s. Nothing was changed, so the servers registered from it before stay; fix the key and run hermes-migrate again", w)
+		}
 		return nil, nil, nil
 	}
 	r := resolver{budget: maxResolvedNodes}

@@ -415,3 +415,28 @@ func TestOwnHermesToolsEntryWinsUnlessForced(t *testing.T) {
 		t.Errorf("--force did not replace the entry:\n%s", after)
 	}
 }
+
+// A misspelt mcp_servers must not read as "the user removed every server":
+// the run stops, names the key meant, and the servers registered before
+// stay in codex's file byte for byte.
+func TestMisspeltServersSectionRemovesNothing(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  github:\n    command: npx\n  linear:\n    url: https://mcp.linear.app/mcp\n")
+	if code, _, stderr := e.run(t); code != exitOK {
+		t.Fatal(stderr)
+	}
+	before := e.config(t)
+	if !strings.Contains(before, "[mcp_servers.github]") || !strings.Contains(before, "[mcp_servers.linear]") {
+		t.Fatalf("first run did not register the servers:\n%s", before)
+	}
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_server:\n  github:\n    command: npx\n  linear:\n    url: https://mcp.linear.app/mcp\n")
+	for _, args := range [][]string{{"--dry-run"}, nil} {
+		code, out, stderr := e.run(t, args...)
+		if code == exitOK || !strings.Contains(stderr, "did you mean mcp_servers?") || strings.Contains(out, "-[mcp_servers.github]") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a refusal naming mcp_servers and no removal", args, code, out, stderr)
+		}
+		if e.config(t) != before {
+			t.Fatalf("%v: codex's config changed:\n%s", args, e.config(t))
+		}
+	}
+}
