@@ -39,13 +39,14 @@ type FileChange struct {
 }
 
 // PlanChange is what replacing path's content (before, nil when the file is
-// missing) with after would do, with the diff when it changes anything:
+// missing) with after would do, with the diff when it changes anything
+// (its new side labelled "path (label)"):
 // a dry run's answer, and an unchanged file's. Writes go through
 // atomicfile.Edit, under the file's lock.
-func PlanChange(path string, before, after []byte) FileChange {
+func PlanChange(path, label string, before, after []byte) FileChange {
 	ch := FileChange{Path: path, Changed: string(before) != string(after)}
 	if ch.Changed {
-		ch.Diff = unidiff.Diff(path, path+" (migrated)", before, after)
+		ch.Diff = unidiff.Diff(path, path+" ("+label+")", before, after)
 	}
 	return ch
 }

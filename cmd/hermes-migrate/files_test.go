@@ -269,3 +269,41 @@ func TestConcurrentProcesses(t *testing.T) {
 		}
 	}
 }
+
+// Registering with JSON clients and removing again leaves nothing of
+// hermes-migrate behind, in the clients' directories or in the Hermes home
+// (the ownership state and its lock go with the last client), and the
+// removal says what it took out in the client's terms.
+func TestRemoveLeavesNothingBehind(t *testing.T) {
+	e := newTestEnv(t)
+	home := e.env["HOME"]
+	os.MkdirAll(filepath.Join(home, ".cursor"), 0o755)
+	cursor := e.write(t, filepath.Join(home, ".cursor", "mcp.json"), "{\"mcpServers\": {\"mine\": {\"command\": \"mine\"}}}\n")
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  gh:\n    command: npx\n")
+	list := func() []string {
+		var files []string
+		for _, root := range []string{filepath.Dir(cursor), e.hermesHome} {
+			entries, _ := os.ReadDir(root)
+			for _, en := range entries {
+				files = append(files, filepath.Join(filepath.Base(root), en.Name()))
+			}
+		}
+		return files
+	}
+	if code, out, stderr := e.run(t, "--client", "cursor", "--user-servers"); code != exitOK {
+		t.Fatalf("exit %d: %s%s", code, out, stderr)
+	}
+	code, out, stderr := e.run(t, "--client", "cursor", "--remove", "--dry-run")
+	if code != exitOK || !strings.Contains(out, "(after --remove)") || strings.Contains(out, "(migrated)") {
+		t.Errorf("remove dry run: exit %d, %s%s", code, out, stderr)
+	}
+	code, out, stderr = e.run(t, "--client", "cursor", "--remove")
+	if code != exitOK || !strings.Contains(out, "removed the hermes-tools entry") || strings.Contains(out, "managed section") {
+		t.Errorf("remove: exit %d, %s%s", code, out, stderr)
+	}
+	for _, f := range list() {
+		if strings.HasSuffix(f, filelock.Suffix) || strings.Contains(f, "hermes-migrate-state") {
+			t.Errorf("left behind after --remove: %s (all: %v)", f, list())
+		}
+	}
+}

@@ -288,7 +288,7 @@ func TestSyncJSONClients(t *testing.T) {
 	// --remove reaches the job. What it takes out, and the ownership that
 	// decides it, is clientsync's to test (TestJobRuns).
 	code, out, stderr = e.run(t, "--client", "cursor", "--remove")
-	if code != exitOK || out != "cursor: wrote ~/.cursor/mcp.json (previous version in ~/.cursor/mcp.json.bak)\n  removed Hermes' managed section\n" {
+	if code != exitOK || out != "cursor: wrote ~/.cursor/mcp.json (previous version in ~/.cursor/mcp.json.bak)\n  removed the hermes-tools entry and the servers hermes-migrate added\n" {
 		t.Fatalf("exit %d: %q %s", code, out, stderr)
 	}
 	got, _ = os.ReadFile(cursor)

@@ -199,7 +199,7 @@ func (j Job) runSection(ctx context.Context, sec *section, ed *atomicfile.Edit, 
 	} else if out, err = sec.write(ctx, j, home, ed.Before, res); err != nil {
 		return err
 	}
-	if res.FileChange, err = commit(ed, out, j.DryRun); err != nil {
+	if res.FileChange, err = commit(ed, out, j.DryRun, j.Remove); err != nil {
 		return err
 	}
 	if j.Remove && !j.DryRun {
@@ -252,7 +252,7 @@ func (j Job) runEntries(ctx context.Context, d *dialect, ed *atomicfile.Edit, ho
 	if edit.Changed {
 		out = edit.Output
 	}
-	if res.FileChange, err = commit(ed, out, j.DryRun || !edit.Changed); err != nil || j.DryRun {
+	if res.FileChange, err = commit(ed, out, j.DryRun || !edit.Changed, j.Remove); err != nil || j.DryRun {
 		return err
 	}
 	if err := state.record(ctx, res.Path, j.Remove, edit); err != nil {
@@ -267,9 +267,13 @@ func (j Job) runEntries(ctx context.Context, d *dialect, ed *atomicfile.Edit, ho
 
 // commit writes out under the edit's lock, with its backup rule; plan
 // (a dry run, or nothing to change) only says what would change.
-func commit(ed *atomicfile.Edit, out []byte, plan bool) (configmigrate.FileChange, error) {
+func commit(ed *atomicfile.Edit, out []byte, plan, remove bool) (configmigrate.FileChange, error) {
 	if plan || bytes.Equal(ed.Before, out) {
-		return configmigrate.PlanChange(ed.Path, ed.Before, out), nil
+		after := "migrated"
+		if remove {
+			after = "after --remove"
+		}
+		return configmigrate.PlanChange(ed.Path, after, ed.Before, out), nil
 	}
 	ch := configmigrate.FileChange{Path: ed.Path, Changed: true}
 	var err error
@@ -457,12 +461,25 @@ func (s stateFile) record(ctx context.Context, configPath string, remove bool, e
 		}
 	}
 	if slices.Equal(o[configPath], names) {
+		if len(o) == 0 && ed.Before == nil {
+			// Nothing to remember and no state file: leave no lock
+			// file in the Hermes home either.
+			return ed.Forget()
+		}
 		return nil
 	}
 	if len(names) == 0 {
 		delete(o, configPath)
 	} else {
 		o[configPath] = names
+	}
+	if len(o) == 0 {
+		// The last client forgotten (--remove): the state file and its
+		// lock go, so nothing of hermes-migrate is left in the home.
+		if err := os.Remove(s.path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", s.path(), err)
+		}
+		return ed.Forget()
 	}
 	data, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {

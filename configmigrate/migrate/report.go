@@ -279,7 +279,11 @@ func writeClient(w io.Writer, r Report, h humanReport) {
 	}
 	fmt.Fprintln(w)
 	if r.Removed {
-		fmt.Fprintln(w, "  removed Hermes' managed section")
+		if r.Codex != nil {
+			fmt.Fprintln(w, "  removed Hermes' managed section")
+		} else {
+			fmt.Fprintln(w, "  removed the hermes-tools entry and the servers hermes-migrate added")
+		}
 	}
 	if c := r.Codex; c != nil {
 		for _, u := range c.UserDefined {
