@@ -156,12 +156,12 @@ func TestFirstRunOnRealisticHomeIsShort(t *testing.T) {
 	if n := strings.Count(out, "OPENROUTER_API_KEY"); n != 2 {
 		t.Errorf("OPENROUTER_API_KEY named %d times, want 2:\n%s", n, out)
 	}
-	if !strings.Contains(out, "claude-desktop, zed cannot pass variables on: add OPENROUTER_API_KEY") || strings.Count(out, "cannot pass") != 1 {
+	if !strings.Contains(out, "claude-desktop, zed cannot pass variables on: put OPENROUTER_API_KEY in ") || strings.Count(out, "cannot pass") != 1 {
 		t.Errorf("want one line of the hand step, naming Claude Desktop and Zed:\n%s", out)
 	}
 	var needs, rest []string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "hermes-tools hides these tools until a variable is set: ") {
+		if strings.HasPrefix(l, "hermes-tools hides these tools until a key is set: ") {
 			needs = append(needs, l)
 		} else {
 			rest = append(rest, l)
@@ -220,7 +220,7 @@ func TestVariableSummary(t *testing.T) {
 	}{
 		{
 			name: "nothing set", client: "cursor",
-			want:    []string{"hermes-tools hides these tools until a variable is set: image_generate (", "hermes-tools-mcp doctor"},
+			want:    []string{"hermes-tools hides these tools until a key is set: image_generate (", "hermes-tools-mcp doctor"},
 			notWant: []string{"cannot pass", "(set here)"},
 		},
 		{
@@ -244,7 +244,7 @@ func TestVariableSummary(t *testing.T) {
 		{
 			name: "set, two clients that cannot pass it: one line", client: "claude-desktop,zed,cursor",
 			env:  map[string]string{"EXA_API_KEY": "x"},
-			want: []string{"claude-desktop, zed cannot pass variables on: add EXA_API_KEY to hermes-tools' env in each one's file (above) by hand"},
+			want: []string{"claude-desktop, zed cannot pass variables on: put EXA_API_KEY in ", "which hermes-tools reads itself (or add it to hermes-tools' env in each one's file above by hand"},
 		},
 		{
 			name: "Cursor passes whatever is set later", client: "cursor",
@@ -253,7 +253,7 @@ func TestVariableSummary(t *testing.T) {
 		{
 			name: "set, Claude Desktop", client: "claude-desktop",
 			env:  map[string]string{"EXA_API_KEY": "x"},
-			want: []string{"claude-desktop cannot pass variables on: add EXA_API_KEY to hermes-tools' env in ~/.config/Claude/claude_desktop_config.json"},
+			want: []string{"claude-desktop cannot pass variables on: put EXA_API_KEY in ", "(or add it to hermes-tools' env in ~/.config/Claude/claude_desktop_config.json"},
 		},
 	}
 	for _, tt := range tests {
@@ -284,7 +284,7 @@ func TestVariableSummary(t *testing.T) {
 			// waiting for one.
 			var rest []string
 			for _, l := range strings.Split(out, "\n") {
-				if !strings.HasPrefix(l, "hermes-tools hides these tools until a variable is set: ") {
+				if !strings.HasPrefix(l, "hermes-tools hides these tools until a key is set: ") {
 					rest = append(rest, l)
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -247,6 +248,7 @@ func Run(ctx context.Context, o Options, io IO) error {
 		// of them does (a client reads its own environment, not the file).
 		env := hermesenv.Load(home, r.sys.Environ())
 		h.vars, h.dotenvVars, h.dotenvFile = setVariables(env), dotenvVariables(env), env.File
+		h.dotenvPath = filepath.Join(home, ".env")
 		h.needs, h.needsErr = needsFor(home, env.Getenv)
 		if slices.Contains(clients, clientsync.Codex) || o.UserServers {
 			h.dotenvRefs = dotenvReferences(home, env, r.sys.Getenv)

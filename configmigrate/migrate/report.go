@@ -27,6 +27,8 @@ type humanReport struct {
 	// reads that file itself, so they need nothing from the clients.
 	dotenvVars []string
 	dotenvFile string
+	// dotenvPath is where the home's .env is, or would be.
+	dotenvPath string
 	// dotenvRefs are variables the user's servers refer to that only the
 	// home's .env sets, with the servers: the clients cannot see them.
 	dotenvRefs []dotenvRef
@@ -343,13 +345,25 @@ func cannotPassVars(r Report, vars []string) bool {
 	return false
 }
 
+// dotenvWhere is the home's .env as the report shows it.
+func (h humanReport) dotenvWhere() string {
+	if h.dotenvPath != "" {
+		return tilde(h.dotenvPath, h.home)
+	}
+	return "the Hermes home's .env"
+}
+
 func writeVariables(w io.Writer, h humanReport, noVars []Report) {
 	if len(h.needs) > 0 {
 		var groups []string
 		for _, n := range h.needs {
 			groups = append(groups, fmt.Sprintf("%s (%s)", andList(n.tools), orList(n.vars)))
 		}
-		fmt.Fprintf(w, "hermes-tools hides these tools until a variable is set: %s; `hermes-tools-mcp doctor` says more.\n", strings.Join(groups, "; "))
+		where := h.dotenvWhere()
+		// Every client starts hermes-tools with the home's .env read, so
+		// that file is where a key goes whatever the client (Claude
+		// Desktop passes no environment of its own).
+		fmt.Fprintf(w, "hermes-tools hides these tools until a key is set: %s. Put keys in %s (the Python Hermes' `hermes config set NAME value` writes there): hermes-tools reads it whichever client starts it; `hermes-tools-mcp doctor` says more.\n", strings.Join(groups, "; "), where)
 	}
 	if h.needsErr != nil {
 		fmt.Fprintf(w, "warning: could not check which hermes-tools tools wait for a variable: %v\n", h.needsErr)
@@ -374,15 +388,15 @@ func writeVariables(w io.Writer, h humanReport, noVars []Report) {
 	switch len(noVars) {
 	case 0:
 	case 1:
-		fmt.Fprintf(w, "%s cannot pass variables on: add %s to hermes-tools' env in %s by hand (later runs keep %s).\n",
-			noVars[0].Client, strings.Join(h.vars, ", "), tilde(noVars[0].Path, h.home), them)
+		fmt.Fprintf(w, "%s cannot pass variables on: put %s in %s, which hermes-tools reads itself (or add %s to hermes-tools' env in %s by hand; later runs keep %s).\n",
+			noVars[0].Client, strings.Join(h.vars, ", "), h.dotenvWhere(), them, tilde(noVars[0].Path, h.home), them)
 	default:
 		names := make([]string, len(noVars))
 		for i, r := range noVars {
 			names[i] = r.Client
 		}
-		fmt.Fprintf(w, "%s cannot pass variables on: add %s to hermes-tools' env in each one's file (above) by hand (later runs keep %s).\n",
-			strings.Join(names, ", "), strings.Join(h.vars, ", "), them)
+		fmt.Fprintf(w, "%s cannot pass variables on: put %s in %s, which hermes-tools reads itself (or add %s to hermes-tools' env in each one's file above by hand; later runs keep %s).\n",
+			strings.Join(names, ", "), strings.Join(h.vars, ", "), h.dotenvWhere(), them, them)
 	}
 }
 
