@@ -25,7 +25,7 @@ BINDIR  = $(DESTDIR)$(PREFIX)/bin
 # real-client tests in interop/realclients run hermes-migrate, which finds
 # hermes-tools-mcp beside it); they are built once per run, here, with
 # -race like the tests, into one directory, found through
-# HERMES_TEST_BIN_DIR (internal/toolsbuild).
+# HERMES_TEST_BIN_DIR (internal/testkit/toolsbuild).
 TEST_BIN := $(BIN)/test-race
 CMDS     := ./cmd/hermes-tools-mcp ./cmd/hermes-migrate ./cmd/hermes
 TEST_ENV := HERMES_TEST_BIN_DIR=$(CURDIR)/$(TEST_BIN)
@@ -163,12 +163,12 @@ bench: build
 # Regenerate every golden file (the README tool table, tool schema
 # snapshots, wire transcripts, each package's testdata goldens) from the
 # current output; review the diff before committing it. -update is defined
-# once, in internal/golden, and a test binary that does not import it
+# once, in internal/testkit/golden, and a test binary that does not import it
 # rejects the flag, so only the packages whose tests import it run; -run .
 # because a golden file can hide in any of their tests.
 docs:
 	@pkgs=$$($(GO) list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' ./... | \
-	  awk '{for (i = 2; i <= NF; i++) if ($$i ~ /\/internal\/golden$$/) {print $$1; next}}'); \
+	  awk '{for (i = 2; i <= NF; i++) if ($$i ~ /\/internal\/testkit\/golden$$/) {print $$1; next}}'); \
 	$(GO) test -run . $$pkgs -update
 
 clean:

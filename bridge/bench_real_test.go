@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeresponses"
+	"github.com/hermes-go/hermes/internal/testkit/fakeresponses"
 )
 
 // BenchmarkRealCodexTurn runs text turns through the real codex. It reports

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
 )
 
 func realConfig(t *testing.T, h codextest.Home, proxy *codextest.Proxy) Config {

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 )
 
 // projected is what a golden file records for a notification sequence.

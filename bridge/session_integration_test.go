@@ -3,7 +3,7 @@
 package bridge
 
 // Session tests against the real codex pinned in .ci/npm (`make test`
-// installs it) and internal/fakeresponses as the model, on 127.0.0.1. Codex
+// installs it) and internal/testkit/fakeresponses as the model, on 127.0.0.1. Codex
 // gets a throwaway HOME and CODEX_HOME and a black-hole proxy (codextest), so
 // no traffic leaves the machine. Each test asserts on the projected
 // transcript and on what reached the fake model.
@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/codextest"
-	"github.com/hermes-go/hermes/internal/fakeresponses"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/fakeresponses"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // realSession is a Session on the real codex, with its fake model and

@@ -11,7 +11,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"golang.org/x/tools/txtar"
 
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 )
 
 // caseOptions is the -- options -- section of a codex golden case.

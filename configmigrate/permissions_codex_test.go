@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
 )
 
 // TestRealCodexPermissions holds CheckPermissions to the pinned codex: a

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 	"github.com/hermes-go/hermes/internal/unidiff"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/toolsets"

@@ -23,9 +23,9 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/hermes-go/hermes/internal/golden"
 	"github.com/hermes-go/hermes/internal/hermeshome"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver"
 	"github.com/hermes-go/hermes/toolsets"
 	"github.com/hermes-go/hermes/toolsets/tooldef"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/codexrt"
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // memStore is an in-memory agentcore.Store.

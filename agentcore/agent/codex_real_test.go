@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agentcore/codexrt"
-	"github.com/hermes-go/hermes/internal/codextest"
-	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/fakeresponses"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakeresponses"
 )
 
 // A conversation on the codex runtime (real codex, fake Responses model)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // A memory saved in one chat (through hermes-tools' memory tool) is in

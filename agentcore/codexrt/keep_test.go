@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/codextest"
-	"github.com/hermes-go/hermes/internal/fakeresponses"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/fakeresponses"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 func realRuntime(t *testing.T, fake *fakeresponses.Server) *Runtime {

@@ -3,7 +3,7 @@
 package codexrt
 
 // The codex runtime against the real codex pinned in .ci/npm and
-// internal/fakeresponses as the model, all on 127.0.0.1: codextest gives
+// internal/testkit/fakeresponses as the model, all on 127.0.0.1: codextest gives
 // codex a throwaway HOME and CODEX_HOME and a black-hole proxy.
 
 import (
@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/codextest"
-	"github.com/hermes-go/hermes/internal/fakeresponses"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/fakeresponses"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // One turn in which the model calls skills_list of hermes-tools-mcp (an

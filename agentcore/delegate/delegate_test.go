@@ -15,7 +15,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore/codexrt"
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
 	"github.com/hermes-go/hermes/agentcore/native"
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 	"github.com/hermes-go/hermes/mcpserver/argschema"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-go/hermes/configmigrate"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // toolsBin is the real hermes-tools-mcp.

@@ -12,7 +12,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/hermes-go/hermes/agentcore"
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // TestServerIgnoresStream: a server that answers a streamed request with

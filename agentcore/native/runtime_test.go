@@ -12,8 +12,8 @@ import (
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/mcpclients"
 	"github.com/hermes-go/hermes/configmigrate"
-	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // toolsBin is the real hermes-tools-mcp.

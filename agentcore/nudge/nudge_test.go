@@ -12,7 +12,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/native"
 	"github.com/hermes-go/hermes/agentcore/nudge"
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // turn is one user turn fed to AfterTurn.

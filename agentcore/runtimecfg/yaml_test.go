@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 )
 
 // Each fixture is set to both values; the result must match its golden

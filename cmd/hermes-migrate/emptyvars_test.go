@@ -7,7 +7,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 

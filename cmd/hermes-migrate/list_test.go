@@ -10,7 +10,7 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/configmigrate/migrate"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // TestList: list finds the clients present, reads their hermes-tools entry

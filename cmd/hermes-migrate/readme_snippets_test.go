@@ -9,7 +9,7 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 	"github.com/hermes-go/hermes/internal/unidiff"
 	"github.com/hermes-go/hermes/toolsets/catalog"
 )

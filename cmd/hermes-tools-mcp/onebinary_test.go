@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/toolsets/browser"
 )

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agentcore/chatcli"
-	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // newHome writes a config.yaml pointing the openai provider at the fake.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/internal/hermesstate/statetest"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // The Python Hermes' own state.db (schema 30) is where `hermes chat` saves:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // TestSessionsList lists the sessions two chats recorded, and the empty

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agentcore/chatcli"
-	"github.com/hermes-go/hermes/internal/fakechat"
 	"github.com/hermes-go/hermes/internal/sqlitestore"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 	"github.com/hermes-go/hermes/toolsets/kanban"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 )
 
 // TestGolden runs every testdata/golden/<client>/<case>.txtar.

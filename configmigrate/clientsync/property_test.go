@@ -15,7 +15,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/hermes-go/hermes/configmigrate"
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 )
 
 // docGen writes random JSON(C) documents in one consistent random style,

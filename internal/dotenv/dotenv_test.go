@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/golden"
+	"github.com/hermes-go/hermes/internal/testkit/golden"
 )
 
 // oracleCase is one .env file and the process environment it is loaded

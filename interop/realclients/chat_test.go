@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // chatModel is the fake model behind a client's OpenAI-compatible

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeanthropic"
+	"github.com/hermes-go/hermes/internal/testkit/fakeanthropic"
 )
 
 // TestRealClaudeCodeCallsMigratedTool: after `hermes-migrate --client

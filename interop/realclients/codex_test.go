@@ -18,8 +18,8 @@ import (
 
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/configmigrate/migrate"
-	"github.com/hermes-go/hermes/internal/codextest"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 // TestRealCodexLoadsMigratedConfig migrates into a fresh CODEX_HOME, with

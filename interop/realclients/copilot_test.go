@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // copilotBin is GitHub Copilot CLI's native executable, from its Linux x64

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeanthropic"
-	"github.com/hermes-go/hermes/internal/fakegemini"
+	"github.com/hermes-go/hermes/internal/testkit/fakeanthropic"
+	"github.com/hermes-go/hermes/internal/testkit/fakegemini"
 )
 
 // absent marks a variable the server's environment does not have.

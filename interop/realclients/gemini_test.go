@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakegemini"
+	"github.com/hermes-go/hermes/internal/testkit/fakegemini"
 )
 
 // geminiModel is named on the command line: with the default (auto) model

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // kimiMain is Kimi Code's CLI, one bundled ES module run by Node.

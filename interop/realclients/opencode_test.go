@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // opencodeBin is OpenCode's native binary, from its Linux x64 package: the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 )
 
 // Pi reads MCP servers only through the pi-mcp-adapter extension, which

@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/codextest"
-	"github.com/hermes-go/hermes/internal/fakeserver"
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
 
 func TestMain(m *testing.M) {

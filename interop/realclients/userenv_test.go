@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeanthropic"
-	"github.com/hermes-go/hermes/internal/fakechat"
-	"github.com/hermes-go/hermes/internal/fakegemini"
+	"github.com/hermes-go/hermes/internal/testkit/fakeanthropic"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
+	"github.com/hermes-go/hermes/internal/testkit/fakegemini"
 )
 
 // TestRealClientsResolveMigratedUserServerEnv: a Hermes MCP server whose

@@ -3,7 +3,7 @@
 // (newline-delimited JSON-RPC).
 //
 // Client starts and drives the real hermes-tools-mcp binary
-// (internal/toolsbuild) and peers such as Playwright MCP for benchmarks: it
+// (internal/testkit/toolsbuild) and peers such as Playwright MCP for benchmarks: it
 // is the one Go MCP client every process test and benchmark uses.
 // ServeIfChild re-executes a test binary as a server of the toolsets its
 // package builds, for the official TypeScript client (RunProgressClient).

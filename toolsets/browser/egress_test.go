@@ -38,7 +38,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/dnsstub"
+	"github.com/hermes-go/hermes/internal/testkit/dnsstub"
 	"github.com/hermes-go/hermes/toolsets/browser"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeapis"
+	"github.com/hermes-go/hermes/internal/testkit/fakeapis"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi/mediatest"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/toolsbuild"
+	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/toolsets/kanban"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeapis"
+	"github.com/hermes-go/hermes/internal/testkit/fakeapis"
 )
 
 const ddgsConfig = "web:\n  search_backend: ddgs\n"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeapis"
+	"github.com/hermes-go/hermes/internal/testkit/fakeapis"
 )
 
 // ringProvider is each ring vendor's fake.

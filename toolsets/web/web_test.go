@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeapis"
+	"github.com/hermes-go/hermes/internal/testkit/fakeapis"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 	"github.com/hermes-go/hermes/toolsets/tooldef/tooldeftest"
 )

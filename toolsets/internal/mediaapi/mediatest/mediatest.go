@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeapis"
+	"github.com/hermes-go/hermes/internal/testkit/fakeapis"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )

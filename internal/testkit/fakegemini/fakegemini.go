@@ -22,7 +22,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
 )
 
 // FunctionCall is one tool call the fake model makes.

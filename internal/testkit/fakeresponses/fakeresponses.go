@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
 )
 
 // ProviderID is the model_providers key CodexArgs and ConfigTOML define.

@@ -24,7 +24,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
 )
 
 // ToolUse is one tool call the fake model makes.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
 )
 
 // post sends a request body the way codex does and returns the status and

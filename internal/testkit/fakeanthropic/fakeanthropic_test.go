@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
 )
 
 type event = fakeserver.Event

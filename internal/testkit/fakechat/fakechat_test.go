@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
 )
 
 func TestStreamAndRefusals(t *testing.T) {

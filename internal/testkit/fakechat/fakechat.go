@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/fakeserver"
+	"github.com/hermes-go/hermes/internal/testkit/fakeserver"
 )
 
 // ToolCall is one function call the fake model makes.
