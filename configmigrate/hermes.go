@@ -42,7 +42,7 @@ func HermesServers(configYAML []byte) (servers []Server, problems []error, err e
 		// A misspelt section would read as "no servers" and take every
 		// server registered from it before out of the clients.
 		if w, ok := configcheck.Check(configYAML).MissingButSimilar("mcp_servers"); ok {
-			return nil, nil, fmt.Errorf("config.yaml has no mcp_servers section: %s. Nothing was changed, so the servers registered from it before stay; fix the key and run hermes-migrate again", w)
+			return nil, nil, fmt.Errorf("config.yaml has no mcp_servers section: %s. Fix the key; until then your MCP servers are not read, and hermes-migrate changes nothing, so the servers it registered before stay", w)
 		}
 		return nil, nil, nil
 	}

@@ -440,3 +440,15 @@ func TestMisspeltServersSectionRemovesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A key the original does not know is named, with the key meant, before
+// the run goes on.
+func TestConfigTyposWarned(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "modle:\n  default: x\nmcp_servers:\n  gh:\n    command: npx\n    arg: [-y]\n")
+	code, _, stderr := e.run(t)
+	if code != exitOK || !strings.Contains(stderr, "line 1: modle: unknown key") || !strings.Contains(stderr, "did you mean model?") ||
+		!strings.Contains(stderr, "did you mean args?") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -199,6 +199,13 @@ func Run(ctx context.Context, o Options, io IO) error {
 		for _, n := range sel.Notes {
 			fmt.Fprintf(io.Stderr, "hermes-migrate: warning: %s\n", n)
 		}
+		// Keys the original does not know, named with the key meant: a
+		// misspelt one is otherwise ignored without a word.
+		if chk, err := hermeshome.CheckConfig(sel.Home); err == nil && !o.Remove {
+			for _, w := range chk.Warnings {
+				fmt.Fprintf(io.Stderr, "hermes-migrate: warning: %s: %s\n", filepath.Join(sel.Home, hermeshome.ConfigFile), w)
+			}
+		}
 	}
 	listing := io.Stdout
 	if o.JSON {
