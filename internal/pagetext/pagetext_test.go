@@ -44,7 +44,7 @@ func TestHTML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			body, err := os.ReadFile(filepath.Join("..", "fakeapis", "pages", tt.fixture+".html"))
+			body, err := os.ReadFile(filepath.Join("..", "testkit", "fakeapis", "pages", tt.fixture+".html"))
 			if err != nil {
 				t.Fatal(err)
 			}
