@@ -2,8 +2,8 @@
 // and speech provider APIs the Hermes tools call (Firecrawl v2, Tavily,
 // Exa, SearXNG, Brave, Perplexity, Parallel, Keenable, the keyless tier's
 // Exa and Parallel MCP servers, DuckDuckGo's HTML search, Wikipedia, xAI
-// responses, OpenAI chat/images/speech, FAL, ElevenLabs), plus fixture web
-// pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
+// responses, OpenAI chat/images/speech, FAL, ElevenLabs, Edge TTS's
+// websocket), plus fixture web pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
 // provider's request and response format and checks its auth header, so a
 // test through it proves the wire format, not just the plumbing.
 //
@@ -105,6 +105,8 @@ type Server struct {
 	// seen counts requests per provider and trigger, for the fakes that
 	// fail once and then answer.
 	seen map[string]int
+	// edge holds the Edge TTS websocket sessions.
+	edge []EdgeSession
 }
 
 // Start starts a fake on 127.0.0.1 and stops it when the test ends.
@@ -234,6 +236,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.fal(w, r, "/"+rest, body)
 	case ElevenLabs:
 		s.elevenlabs(w, r, "/"+rest, body)
+	case Edge:
+		s.edgeTTS(w, r, "/"+rest)
 	case Pages:
 		s.page(w, r, rest)
 	default:

@@ -301,12 +301,13 @@ func All() []Toolset {
 		},
 		{
 			Name:        TTS,
-			Description: "Turn text into speech audio files (espeak-ng locally, or OpenAI or ElevenLabs).",
+			Description: "Turn text into speech audio files (Edge TTS without a key, espeak-ng offline, OpenAI, ElevenLabs, or your own program).",
 			Default:     true,
-			EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"},
-			// The default provider speaks with espeak-ng; tts.provider
-			// picks OpenAI or ElevenLabs and their keys instead.
-			Tools: []Tool{{Name: TextToSpeech, Needs: []Need{{Programs: []string{"espeak-ng"}, Config: []string{"tts.provider"}}}}},
+			EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL", "HERMES_EDGE_TTS_URL"},
+			// The default provider, Edge TTS, needs no key and no
+			// program; tts.provider picks another and its check says
+			// what that one lacks.
+			Tools: []Tool{{Name: TextToSpeech}},
 		},
 		{
 			Name:        Kanban,

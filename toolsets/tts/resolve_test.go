@@ -19,9 +19,11 @@ func TestChecks(t *testing.T) {
 		espeak        bool
 		wantErr       string
 	}{
-		{"tts espeak-ng missing", "tts", nil, "", false, "apt-get install espeak-ng"},
-		{"tts espeak-ng found", "tts", nil, "", true, ""},
-		{"tts edge falls back to espeak-ng", "tts", nil, "tts:\n  provider: edge\n", true, ""},
+		{"tts default is Edge, keyless", "tts", nil, "", false, ""},
+		{"tts edge without espeak-ng", "tts", nil, "tts:\n  provider: edge\n", false, ""},
+		{"tts edge endpoint not a websocket", "tts", map[string]string{EdgeURLEnv: "https://example.com/x"}, "", false, "not a ws:// or wss:// URL"},
+		{"tts espeak-ng missing", "tts", nil, "tts:\n  provider: espeak-ng\n", false, "apt-get install espeak-ng"},
+		{"tts espeak-ng found", "tts", nil, "tts:\n  provider: local\n", true, ""},
 		{"tts openai without key", "tts", nil, "tts:\n  provider: openai\n", false, "tts.provider is openai but OPENAI_API_KEY is not set"},
 		{"tts openai", "tts", map[string]string{"OPENAI_API_KEY": "k"}, "tts:\n  provider: openai\n", false, ""},
 		{"tts elevenlabs without key", "tts", nil, "tts:\n  provider: elevenlabs\n", false, "tts.provider is elevenlabs but ELEVENLABS_API_KEY is not set"},

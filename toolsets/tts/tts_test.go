@@ -29,7 +29,7 @@ func espeakOrSkip(t *testing.T) {
 
 func TestTextToSpeechEspeak(t *testing.T) {
 	espeakOrSkip(t)
-	f := mediatest.NewFixture(t, nil, nil, "tts:\n  provider: edge\n")
+	f := mediatest.NewFixture(t, nil, nil, "tts:\n  provider: espeak-ng\n")
 	tl := mediatest.OnlyTool(t, Toolset(f.Opts))
 	if err := tl.Check(); err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestTextToSpeechErrors(t *testing.T) {
 		})
 	}
 	t.Run("espeak-ng missing hides the tool", func(t *testing.T) {
-		f := mediatest.NewFixture(t, fake, nil, "")
+		f := mediatest.NewFixture(t, fake, nil, "tts:\n  provider: espeak-ng\n")
 		f.Opts.LookPath = func(string) (string, error) { return "", exec.ErrNotFound }
 		err := mediatest.OnlyTool(t, Toolset(f.Opts)).Check()
 		if err == nil || !strings.Contains(err.Error(), "apt-get install espeak-ng") {

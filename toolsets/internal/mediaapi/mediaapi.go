@@ -216,6 +216,15 @@ type Config struct {
 // settings the implementation applies when it speaks.
 type TTSSettings struct {
 	Provider string `yaml:"provider"`
+	// Speed is tts.speed, the multiplier providers without their own
+	// speed setting use.
+	Speed float64 `yaml:"speed"`
+	Edge  struct {
+		Voice string  `yaml:"voice"`
+		Speed float64 `yaml:"speed"`
+	} `yaml:"edge"`
+	// Providers are tts.providers.<name>: the user's own programs.
+	Providers map[string]CommandTTS `yaml:"providers"`
 	OpenAI   struct {
 		Model   string  `yaml:"model"`
 		Voice   string  `yaml:"voice"`
@@ -231,6 +240,23 @@ type TTSSettings struct {
 		Voice string `yaml:"voice"`
 		Speed int    `yaml:"speed"`
 	} `yaml:"espeak"`
+}
+
+// CommandTTS is one tts.providers.<name> entry: a program the user names,
+// run without a shell, that writes audio to {output_path}.
+type CommandTTS struct {
+	Type           string   `yaml:"type"`
+	Command        string   `yaml:"command"`
+	Format         string   `yaml:"format"`
+	OutputFormat   string   `yaml:"output_format"`
+	Timeout        float64  `yaml:"timeout"`
+	TimeoutSeconds float64  `yaml:"timeout_seconds"`
+	Voice          string   `yaml:"voice"`
+	Model          string   `yaml:"model"`
+	Speed          *float64 `yaml:"speed"`
+	VoiceCompat    bool     `yaml:"voice_compatible"`
+	EnvPassthrough []string `yaml:"env_passthrough"`
+	MaxTextLength  int      `yaml:"max_text_length"`
 }
 
 // MainModel is `model:`, which Hermes allows as a bare name or a mapping.
