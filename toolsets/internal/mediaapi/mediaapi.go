@@ -225,7 +225,7 @@ type TTSSettings struct {
 	} `yaml:"edge"`
 	// Providers are tts.providers.<name>: the user's own programs.
 	Providers map[string]CommandTTS `yaml:"providers"`
-	OpenAI   struct {
+	OpenAI    struct {
 		Model   string  `yaml:"model"`
 		Voice   string  `yaml:"voice"`
 		BaseURL string  `yaml:"base_url"`
