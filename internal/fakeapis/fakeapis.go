@@ -3,7 +3,7 @@
 // Exa, SearXNG, Brave, Perplexity, Parallel, Keenable, the keyless tier's
 // Exa and Parallel MCP servers, DuckDuckGo's HTML search, Wikipedia, xAI
 // responses, OpenAI chat/images/speech, FAL, ElevenLabs, Edge TTS's
-// websocket), plus fixture web pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
+// websocket, MiniMax, Mistral, Gemini and xAI speech), plus fixture web pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
 // provider's request and response format and checks its auth header, so a
 // test through it proves the wire format, not just the plumbing.
 //
@@ -186,6 +186,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	trigger := string(body) + " " + r.URL.RawQuery + " " + r.URL.Path
+	switch {
+	case provider == XAI && rest == "v1/tts":
+		s.xaiTTS(w, r, body)
+		return
+	case provider == MiniMax:
+		s.minimax(w, r, "/"+rest, body)
+		return
+	case provider == Mistral:
+		s.mistral(w, r, "/"+rest, body)
+		return
+	case provider == Gemini:
+		s.gemini(w, r, "/"+rest, body)
+		return
+	}
 	if ownTriggers(provider) {
 		s.searchFake(w, r, provider, "/"+rest, body, trigger)
 		return

@@ -301,9 +301,13 @@ func All() []Toolset {
 		},
 		{
 			Name:        TTS,
-			Description: "Turn text into speech audio files (Edge TTS without a key, espeak-ng offline, OpenAI, ElevenLabs, or your own program).",
+			Description: "Turn text into speech audio files (Edge TTS without a key, espeak-ng offline, OpenAI, ElevenLabs, MiniMax, Mistral, Gemini, xAI, or your own program).",
 			Default:     true,
-			EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL", "HERMES_EDGE_TTS_URL"},
+			EnvVars: []string{
+				"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL", "HERMES_EDGE_TTS_URL",
+				"MINIMAX_API_KEY", "MINIMAX_CN_API_KEY", "MINIMAX_GROUP_ID", "HERMES_MINIMAX_TTS_URL", "MISTRAL_API_KEY",
+				"HERMES_MISTRAL_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL", "XAI_API_KEY", "XAI_BASE_URL",
+			},
 			// The default provider, Edge TTS, needs no key and no
 			// program; tts.provider picks another and its check says
 			// what that one lacks.

@@ -196,7 +196,7 @@ func TestCommandProviderConfigErrors(t *testing.T) {
 		{"empty command", "tts:\n  provider: mytts\n  providers:\n    mytts:\n      command: \"  \"\n", "tts.providers.mytts.command is empty"},
 		{"bad format", commandConfig("say", "      format: exe\n"), `tts.providers.mytts.format "exe"`},
 		{"other type", "tts:\n  provider: mytts\n  providers:\n    mytts:\n      type: plugin\n      command: say\n", `tts.providers.mytts.type is "plugin"`},
-		{"built-in name is never a command", "tts:\n  provider: minimax\n  providers:\n    minimax:\n      command: say\n", `tts.provider "minimax" is not supported`},
+		{"built-in name is never a command", "tts:\n  provider: minimax\n  providers:\n    minimax:\n      command: say\n", "MINIMAX_API_KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

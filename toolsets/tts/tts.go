@@ -38,14 +38,17 @@ const (
 
 // Character caps per provider (the Python Hermes' limits); longer text is
 // truncated.
-var ttsMaxChars = map[string]int{ProviderEdge: 5000, ProviderOpenAI: 4096, ProviderElevenLabs: 5000, ProviderEspeak: 5000}
+var ttsMaxChars = map[string]int{
+	ProviderEdge: 5000, ProviderOpenAI: 4096, ProviderElevenLabs: 5000, ProviderEspeak: 5000,
+	ProviderMiniMax: 10000, ProviderMistral: 4000, ProviderGemini: 32000, ProviderXAI: 15000,
+}
 
 // format is the audio a backend writes.
 func (b Backend) format() string {
 	switch {
 	case b.Command != nil:
 		return b.Command.format
-	case b.Provider == ProviderEspeak:
+	case b.Provider == ProviderEspeak, b.Provider == ProviderGemini:
 		return "wav"
 	}
 	return "mp3"
@@ -121,6 +124,14 @@ func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		audio, err = s.openai(ctx, conf, text, format)
 	case conf.Provider == ProviderElevenLabs:
 		audio, err = s.elevenlabs(ctx, conf, text)
+	case conf.Provider == ProviderMiniMax:
+		audio, err = s.minimax(ctx, conf, text)
+	case conf.Provider == ProviderMistral:
+		audio, err = s.mistral(ctx, conf, text)
+	case conf.Provider == ProviderGemini:
+		audio, err = s.gemini(ctx, conf, text)
+	case conf.Provider == ProviderXAI:
+		audio, err = s.xai(ctx, conf, text)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -392,6 +403,11 @@ func Resolve(opts Options) (Backend, error) {
 		if conf.APIKey == "" {
 			return conf, errors.New("tts.provider is elevenlabs but ELEVENLABS_API_KEY is not set")
 		}
+	case ProviderMiniMax, ProviderMistral, ProviderGemini, ProviderXAI:
+		conf.Provider = p
+		if err := resolveHTTP(&conf, opts); err != nil {
+			return conf, err
+		}
 	default:
 		name := strings.TrimSpace(c.TTS.Provider)
 		if cp, ok := commandEntry(c.TTS.Providers, name); ok && !builtinProviders[p] {
@@ -399,7 +415,7 @@ func Resolve(opts Options) (Backend, error) {
 			conf.Command, err = resolveCommand(name, cp, c.TTS.Speed)
 			return conf, err
 		}
-		return conf, fmt.Errorf("tts.provider %q is not supported by hermes-tools (supported: edge, espeak-ng, openai, elevenlabs, or your own program under tts.providers.<name> with a command)", c.TTS.Provider)
+		return conf, fmt.Errorf("tts.provider %q is not supported by hermes-tools (supported: edge, espeak-ng, openai, elevenlabs, minimax, mistral, gemini, xai, or your own program under tts.providers.<name> with a command)", c.TTS.Provider)
 	}
 	return conf, nil
 }

@@ -151,7 +151,7 @@ func TestTextToSpeechErrors(t *testing.T) {
 		{"elevenlabs 401", "tts:\n  provider: elevenlabs\n", "x", map[string]string{"ELEVENLABS_API_KEY": "wrong", "ELEVENLABS_BASE_URL": fake.Base(fakeapis.ElevenLabs)}, "check ELEVENLABS_API_KEY"},
 		{"elevenlabs 429", "tts:\n  provider: elevenlabs\n", "trigger-429", elEnv, "HTTP 429"},
 		{"elevenlabs timeout", "tts:\n  provider: elevenlabs\n", "trigger-slow", elEnv, "did not answer in time"},
-		{"unsupported provider", "tts:\n  provider: minimax\n", "x", nil, "not supported"},
+		{"unsupported provider", "tts:\n  provider: neutts\n", "x", nil, "not supported"},
 		{"empty text", "", " ", nil, "Text is required"},
 	}
 	for _, tt := range tests {

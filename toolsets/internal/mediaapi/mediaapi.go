@@ -116,8 +116,12 @@ func APIError(what, baseURL, keyHint string, err error) error {
 			out += " (check " + keyHint + ")"
 		case ae.StatusCode == http.StatusNotFound:
 			out += " (check the model name and the base URL, which must end in /v1 for most servers)"
+		case ae.StatusCode == http.StatusTooManyRequests && ae.RetryAfter != "":
+			out += " (rate limited or out of quota; retry after " + ae.RetryAfter + "s)"
 		case ae.StatusCode == http.StatusTooManyRequests:
 			out += " (rate limited or out of quota; wait and retry)"
+		case ae.StatusCode >= 500:
+			out += " (the provider is failing; retry later)"
 		}
 		return errors.New(out)
 	}
@@ -223,6 +227,35 @@ type TTSSettings struct {
 		Voice string  `yaml:"voice"`
 		Speed float64 `yaml:"speed"`
 	} `yaml:"edge"`
+	MiniMax struct {
+		Model      string   `yaml:"model"`
+		VoiceID    string   `yaml:"voice_id"`
+		Region     string   `yaml:"region"`
+		BaseURL    string   `yaml:"base_url"`
+		GroupID    string   `yaml:"group_id"`
+		Speed      *float64 `yaml:"speed"`
+		Vol        *float64 `yaml:"vol"`
+		Pitch      *float64 `yaml:"pitch"`
+		Emotion    string   `yaml:"emotion"`
+		SampleRate int      `yaml:"sample_rate"`
+		Bitrate    int      `yaml:"bitrate"`
+	} `yaml:"minimax"`
+	Mistral struct {
+		Model   string `yaml:"model"`
+		VoiceID string `yaml:"voice_id"`
+		BaseURL string `yaml:"base_url"`
+	} `yaml:"mistral"`
+	Gemini struct {
+		Model   string `yaml:"model"`
+		Voice   string `yaml:"voice"`
+		BaseURL string `yaml:"base_url"`
+	} `yaml:"gemini"`
+	XAI struct {
+		VoiceID  string  `yaml:"voice_id"`
+		Language string  `yaml:"language"`
+		BaseURL  string  `yaml:"base_url"`
+		Speed    float64 `yaml:"speed"`
+	} `yaml:"xai"`
 	// Providers are tts.providers.<name>: the user's own programs.
 	Providers map[string]CommandTTS `yaml:"providers"`
 	OpenAI    struct {

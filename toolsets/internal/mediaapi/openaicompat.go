@@ -24,6 +24,8 @@ type statusError struct {
 	StatusCode int
 	// Message is the provider's error.message, else its raw body.
 	Message string
+	// RetryAfter is the Retry-After header of a 429 or 503, if any.
+	RetryAfter string
 }
 
 func (e *statusError) Error() string {
@@ -45,7 +47,12 @@ func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	url := strings.TrimRight(baseURL, "/") + "/" + path
+	url := strings.TrimRight(baseURL, "/")
+	if path != "" {
+		// An empty path posts to baseURL itself (MiniMax's is the full
+		// endpoint, query included).
+		url = strings.TrimRight(baseURL, "/") + "/" + path
+	}
 	var lastErr error
 	for attempt := range 2 {
 		if attempt > 0 {
@@ -90,7 +97,7 @@ func (e *Env) postOnce(ctx context.Context, url, apiKey string, payload []byte) 
 		return nil, false, fmt.Errorf("the response is larger than %d MB", maxResponse>>20)
 	}
 	if resp.StatusCode/100 != 2 {
-		se := &statusError{StatusCode: resp.StatusCode, Message: errorMessage(body)}
+		se := &statusError{StatusCode: resp.StatusCode, Message: errorMessage(body), RetryAfter: resp.Header.Get("Retry-After")}
 		switch resp.StatusCode {
 		case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooManyRequests:
 			return nil, true, se
@@ -117,6 +124,12 @@ func errorMessage(body []byte) string {
 		if json.Unmarshal(env.Error, &s) == nil && s != "" {
 			return s
 		}
+	}
+	var flat struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &flat) == nil && flat.Message != "" {
+		return flat.Message
 	}
 	const limit = 500
 	msg := strings.TrimSpace(string(body))
