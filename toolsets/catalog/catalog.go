@@ -274,10 +274,13 @@ func All() []Toolset {
 		},
 		{
 			Name:        Vision,
-			Description: "Look at images from URLs, files or data URLs with a vision model.",
+			Description: "Look at images from URLs, files or data URLs with a vision model (OpenAI-compatible, or Anthropic and Gemini natively).",
 			Default:     true,
-			EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL"},
-			Tools:       []Tool{{Name: VisionAnalyze, Needs: []Need{vision}}},
+			EnvVars: []string{
+				"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL",
+				"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL",
+			},
+			Tools: []Tool{{Name: VisionAnalyze, Needs: []Need{vision}}},
 		},
 		{
 			Name:        ImageGen,

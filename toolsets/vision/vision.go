@@ -71,6 +71,12 @@ func (v *Client) Analyze(ctx context.Context, image []byte, question string) (st
 }
 
 func (v *Client) ask(ctx context.Context, conf resolved, dataURL, prompt string) (string, error) {
+	switch conf.API {
+	case APIAnthropic:
+		return v.askAnthropic(ctx, conf, dataURL, prompt)
+	case APIGemini:
+		return v.askGemini(ctx, conf, dataURL, prompt)
+	}
 	raw, err := v.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "chat/completions", map[string]any{
 		"model": conf.Model,
 		"messages": []any{map[string]any{

@@ -203,6 +203,12 @@ type Config struct {
 			APIKey          string  `yaml:"api_key"`
 			Timeout         float64 `yaml:"timeout"`
 			DownloadTimeout float64 `yaml:"download_timeout"`
+			// KeyEnv (or APIKeyEnv) names the variable holding the key
+			// when APIKey is empty.
+			KeyEnv      string   `yaml:"key_env"`
+			APIKeyEnv   string   `yaml:"api_key_env"`
+			APIMode     string   `yaml:"api_mode"`
+			Temperature *float64 `yaml:"temperature"`
 		} `yaml:"vision"`
 	} `yaml:"auxiliary"`
 	ImageGen struct {

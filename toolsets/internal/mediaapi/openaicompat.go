@@ -41,18 +41,29 @@ const maxResponse = 64 << 20
 // 409, 429 or 5xx is retried once: more would multiply a slow provider's
 // latency past what a tool call should take.
 func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body any, timeout time.Duration) ([]byte, error) {
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return nil, fmt.Errorf("encode the request: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	url := strings.TrimRight(baseURL, "/")
 	if path != "" {
 		// An empty path posts to baseURL itself (MiniMax's is the full
 		// endpoint, query included).
 		url = strings.TrimRight(baseURL, "/") + "/" + path
 	}
+	h := http.Header{}
+	if apiKey != "" {
+		h.Set("Authorization", "Bearer "+apiKey)
+	}
+	return e.PostJSON(ctx, url, h, body, timeout)
+}
+
+// PostJSON POSTs body as JSON to url with the given headers (a native
+// API's own auth headers) and returns the response body, retrying as
+// PostOpenAI does.
+func (e *Env) PostJSON(ctx context.Context, url string, header http.Header, body any, timeout time.Duration) ([]byte, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var lastErr error
 	for attempt := range 2 {
 		if attempt > 0 {
@@ -62,7 +73,7 @@ func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body
 			case <-time.After(retryDelay):
 			}
 		}
-		out, retry, err := e.postOnce(ctx, url, apiKey, payload)
+		out, retry, err := e.postOnce(ctx, url, header, payload)
 		if err == nil || !retry {
 			return out, err
 		}
@@ -74,15 +85,15 @@ func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body
 // retryDelay is short: the one retry is for a blip, not an outage.
 const retryDelay = 300 * time.Millisecond
 
-func (e *Env) postOnce(ctx context.Context, url, apiKey string, payload []byte) (body []byte, retry bool, err error) {
+func (e *Env) postOnce(ctx context.Context, url string, header http.Header, payload []byte) (body []byte, retry bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, false, fmt.Errorf("invalid base URL: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := e.Client.Do(req)
 	if err != nil {
