@@ -564,6 +564,8 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, path string, bod
 			item = map[string]any{"url": s.Page("image.png")}
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"created": time.Now().Unix(), "data": []any{item}, "size": req.Size})
+	case "/v1/images/edits":
+		s.openaiImageEdit(w, r, body)
 	case "/v1/audio/speech":
 		var req struct {
 			Input          string `json:"input"`

@@ -1,14 +1,18 @@
 package fakeapis
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The speech providers beside OpenAI and ElevenLabs. Each takes the
@@ -210,4 +214,45 @@ func (s *Server) xaiTTS(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	w.Header().Set("Content-Type", "audio/mpeg")
 	_, _ = w.Write(MP3())
+}
+
+// openaiImageEdit is POST /v1/images/edits: a multipart form with model,
+// prompt and the source images as one `image` part or several `image[]`
+// parts (never both), each an image file.
+func (s *Server) openaiImageEdit(w http.ResponseWriter, r *http.Request, body []byte) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		writeError(w, OpenAI, http.StatusBadRequest, "images/edits takes multipart/form-data")
+		return
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	fields := map[string]string{}
+	names := map[string]int{}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			writeError(w, OpenAI, http.StatusBadRequest, "bad multipart body: "+err.Error())
+			return
+		}
+		data, _ := io.ReadAll(p)
+		if p.FileName() == "" {
+			fields[p.FormName()] = string(data)
+			continue
+		}
+		if ct := http.DetectContentType(data); !strings.HasPrefix(ct, "image/") || p.Header.Get("Content-Type") != ct {
+			writeError(w, OpenAI, http.StatusBadRequest, "Invalid image file: "+p.FileName())
+			return
+		}
+		names[p.FormName()]++
+	}
+	single, multi := names["image"], names["image[]"]
+	if fields["model"] == "" || fields["prompt"] == "" || (single > 0) == (multi > 0) || single > 1 || multi == 1 {
+		writeError(w, OpenAI, http.StatusBadRequest, "model, prompt and either one `image` part or several `image[]` parts are required")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"created": time.Now().Unix(),
+		"data": []any{map[string]any{"b64_json": base64.StdEncoding.EncodeToString(PNG())}}, "size": fields["size"]})
 }

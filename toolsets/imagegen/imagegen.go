@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,8 +31,10 @@ const maxInlineImage = 8 << 20
 type generator struct{ e *mediaapi.Env }
 
 type callArgs struct {
-	Prompt      string `json:"prompt"`
-	AspectRatio string `json:"aspect_ratio"`
+	Prompt             string   `json:"prompt"`
+	AspectRatio        string   `json:"aspect_ratio"`
+	ImageURL           string   `json:"image_url"`
+	ReferenceImageURLs []string `json:"reference_image_urls"`
 }
 
 func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
@@ -48,13 +52,32 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	fail := func(kind string, err error) (tooldef.Result, error) {
 		return tooldef.Failure(map[string]any{"success": false, "image": nil, "error": err.Error(), "error_type": kind}), nil
 	}
+	refs, err := sourceRefs(args.ImageURL, args.ReferenceImageURLs)
+	if err != nil {
+		return fail("invalid_argument", err)
+	}
 	conf, err := Resolve(g.e.Opts)
 	if err != nil {
 		return fail("provider_not_configured", err)
 	}
+	if len(refs) > 0 && conf.Provider != ProviderOpenAI {
+		return fail("invalid_argument", fmt.Errorf("the %s provider of hermes-tools makes new images only: omit image_url and reference_image_urls, or set image_gen.provider: openai in config.yaml to edit images", conf.Provider))
+	}
+	var sources []source
+	for _, r := range refs {
+		src, err := g.loadSource(ctx, r, conf.AllowPrivateURLs)
+		if err != nil {
+			return fail("io_error", fmt.Errorf("Could not load source image for editing: %w", err))
+		}
+		sources = append(sources, src)
+	}
+	modality := "text"
+	if len(sources) > 0 {
+		modality = "image"
+	}
 
 	stop := g.reportProgress(ctx, conf)
-	img, err := g.generate(ctx, conf, args.Prompt, aspect)
+	img, err := g.generate(ctx, conf, args.Prompt, aspect, sources)
 	stop()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -77,7 +100,7 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	}
 	res := tooldef.OK(map[string]any{
 		"success": true, "image": path, "model": conf.Model, "prompt": args.Prompt,
-		"aspect_ratio": aspect, "provider": conf.Provider,
+		"aspect_ratio": aspect, "provider": conf.Provider, "modality": modality,
 	})
 	if len(img) <= maxInlineImage {
 		res.Images = []tooldef.Image{{MIMEType: mt, Data: img}}
@@ -119,15 +142,24 @@ func (g *generator) tick(ctx context.Context, done <-chan struct{}, start time.T
 	}
 }
 
-func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect string) ([]byte, error) {
+func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect string, sources []source) ([]byte, error) {
 	timeout := g.e.CallTimeout(0)
 	switch conf.Provider {
 	case ProviderOpenAI:
-		req := map[string]any{"prompt": prompt, "model": conf.Model, "n": 1}
-		if size, ok := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]; ok {
-			req["size"] = size
+		size, sized := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]
+		var (
+			raw []byte
+			err error
+		)
+		if len(sources) > 0 {
+			raw, err = g.openaiEdit(ctx, conf, prompt, size, sources, timeout)
+		} else {
+			req := map[string]any{"prompt": prompt, "model": conf.Model, "n": 1}
+			if sized {
+				req["size"] = size
+			}
+			raw, err = g.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "images/generations", req, timeout)
 		}
-		raw, err := g.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "images/generations", req, timeout)
 		if err != nil {
 			return nil, mediaapi.APIError("the image model "+conf.Model, conf.BaseURL, "OPENAI_API_KEY", err)
 		}
@@ -158,6 +190,48 @@ func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect s
 		return g.fal(ctx, conf, prompt, aspect, timeout)
 	}
 	return nil, fmt.Errorf("image provider %q is not supported", conf.Provider)
+}
+
+// openaiEdit calls POST /images/edits with a multipart form: the text
+// fields, then one `image` part, or one `image[]` part per image when
+// there are several, as openai-python sends them.
+func (g *generator) openaiEdit(ctx context.Context, conf Backend, prompt, size string, sources []source, timeout time.Duration) ([]byte, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fields := [][2]string{{"model", conf.Model}, {"prompt", prompt}, {"n", "1"}}
+	if size != "" {
+		fields = append(fields, [2]string{"size", size})
+	}
+	for _, f := range fields {
+		if err := mw.WriteField(f[0], f[1]); err != nil {
+			return nil, fmt.Errorf("encode the edit request: %w", err)
+		}
+	}
+	part := "image"
+	if len(sources) > 1 {
+		part = "image[]"
+	}
+	for _, src := range sources {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, part, src.name))
+		h.Set("Content-Type", src.mediaType)
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			return nil, fmt.Errorf("encode the edit request: %w", err)
+		}
+		if _, err := w.Write(src.data); err != nil {
+			return nil, fmt.Errorf("encode the edit request: %w", err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, fmt.Errorf("encode the edit request: %w", err)
+	}
+	hdr := http.Header{}
+	hdr.Set("Content-Type", mw.FormDataContentType())
+	if conf.APIKey != "" {
+		hdr.Set("Authorization", "Bearer "+conf.APIKey)
+	}
+	return g.e.PostBody(ctx, strings.TrimRight(conf.BaseURL, "/")+"/images/edits", hdr, buf.Bytes(), timeout)
 }
 
 // fal calls FAL's synchronous endpoint, POST <base>/<model>, and downloads
@@ -267,6 +341,9 @@ const (
 type Backend struct {
 	// Provider is ProviderFAL or ProviderOpenAI.
 	Provider, Model, BaseURL, APIKey string
+	// AllowPrivateURLs is web.allow_private_urls: source image URLs may
+	// then point at private and loopback addresses.
+	AllowPrivateURLs bool
 }
 
 // Resolve picks the image provider, model, endpoint and key from
@@ -291,7 +368,7 @@ func Resolve(opts Options) (Backend, error) {
 			return Backend{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
 		}
 	}
-	conf := Backend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL}
+	conf := Backend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL, AllowPrivateURLs: c.Web.AllowPrivateURLs}
 	switch provider {
 	case ProviderFAL:
 		conf.APIKey = getenv("FAL_KEY")

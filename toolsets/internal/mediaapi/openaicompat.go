@@ -62,6 +62,18 @@ func (e *Env) PostJSON(ctx context.Context, url string, header http.Header, body
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", "application/json")
+	return e.PostBody(ctx, url, h, payload, timeout)
+}
+
+// PostBody POSTs an encoded payload (its Content-Type in header: JSON, or
+// a multipart form) and returns the response body, retrying as
+// PostOpenAI does.
+func (e *Env) PostBody(ctx context.Context, url string, header http.Header, payload []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var lastErr error
@@ -90,7 +102,6 @@ func (e *Env) postOnce(ctx context.Context, url string, header http.Header, payl
 	if err != nil {
 		return nil, false, fmt.Errorf("invalid base URL: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	for k, v := range header {
 		req.Header[k] = v
