@@ -107,6 +107,8 @@ type Server struct {
 	seen map[string]int
 	// edge holds the Edge TTS websocket sessions.
 	edge []EdgeSession
+	// falJobs are the FAL queue's requests by id.
+	falJobs map[string]*falJob
 }
 
 // Start starts a fake on 127.0.0.1 and stops it when the test ends.
@@ -639,27 +641,116 @@ func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
 	})
 }
 
+// fal is FAL's queue (queue.fal.run): POST /<model> submits and answers
+// a receipt whose status and response URLs point back here; the status
+// goes IN_QUEUE, IN_PROGRESS, COMPLETED on successive polls; the response
+// is the model's output. "trigger-joberror" in the prompt makes the
+// finished job's response a 500 with FAL's detail; "trigger-offsite"
+// answers a receipt pointing at another host; "trigger-weird" reports an
+// unknown status.
 func (s *Server) fal(w http.ResponseWriter, r *http.Request, path string, body []byte) {
 	if r.Header.Get("Authorization") != "Key "+FalKey {
 		writeError(w, FAL, http.StatusUnauthorized, "Unauthorized: invalid or missing key")
 		return
 	}
+	if id, rest, ok := strings.Cut(path, "/requests/"); ok && id != "" {
+		s.falJob(w, r, rest)
+		return
+	}
 	var req struct {
-		Prompt    string `json:"prompt"`
-		ImageSize any    `json:"image_size"`
-		NumImages int    `json:"num_images"`
+		Prompt    string   `json:"prompt"`
+		ImageURLs []string `json:"image_urls"`
 	}
 	if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil || req.Prompt == "" {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []any{map[string]any{"loc": []string{"body", "prompt"}, "msg": "field required", "type": "value_error.missing"}}})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"images":  []any{map[string]any{"url": s.Page("image.png"), "width": 2, "height": 2, "content_type": "image/png"}},
-		"prompt":  req.Prompt,
-		"seed":    42,
-		"model":   strings.TrimPrefix(path, "/"),
-		"timings": map[string]any{"inference": 0.01},
-	})
+	if r.Header.Get("x-idempotency-key") == "" {
+		writeError(w, FAL, http.StatusBadRequest, "x-idempotency-key is required by this fake")
+		return
+	}
+	s.mu.Lock()
+	if s.falJobs == nil {
+		s.falJobs = map[string]*falJob{}
+	}
+	id := fmt.Sprintf("req-%04d", len(s.falJobs)+1)
+	s.falJobs[id] = &falJob{model: strings.TrimPrefix(path, "/"), prompt: req.Prompt, images: len(req.ImageURLs)}
+	s.mu.Unlock()
+	// Real receipts truncate the app path to owner/alias.
+	parts := strings.SplitN(strings.TrimPrefix(path, "/"), "/", 3)
+	app := strings.Join(parts[:min(2, len(parts))], "/")
+	base := s.URL + "/fal/" + app + "/requests/" + id
+	if strings.Contains(req.Prompt, "trigger-offsite") {
+		base = "http://198.51.100.7/fal/" + app + "/requests/" + id
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"request_id": id, "response_url": base, "status_url": base + "/status",
+		"cancel_url": base + "/cancel", "queue_position": 0})
+}
+
+// falJob is one queued FAL request.
+type falJob struct {
+	model, prompt string
+	images, polls int
+	cancelled     bool
+}
+
+// FALCancelled reports whether the FAL job with the given request id was
+// cancelled.
+func (s *Server) FALCancelled(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.falJobs[id]
+	return j != nil && j.cancelled
+}
+
+func (s *Server) falJob(w http.ResponseWriter, r *http.Request, rest string) {
+	id, action, _ := strings.Cut(rest, "/")
+	s.mu.Lock()
+	job := s.falJobs[id]
+	if job != nil && action == "status" {
+		job.polls++
+	}
+	if job != nil && action == "cancel" {
+		job.cancelled = true
+	}
+	s.mu.Unlock()
+	if job == nil {
+		writeError(w, FAL, http.StatusNotFound, "Request not found")
+		return
+	}
+	switch {
+	case action == "cancel" && r.Method == http.MethodPut:
+		writeJSON(w, http.StatusAccepted, map[string]any{"status": "CANCELLATION_REQUESTED"})
+	case action == "status" && r.Method == http.MethodGet:
+		switch {
+		case strings.Contains(job.prompt, "trigger-weird"):
+			writeJSON(w, http.StatusOK, map[string]any{"status": "EXPLODED"})
+		case strings.Contains(job.prompt, "trigger-stuck") || job.polls == 1:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "IN_QUEUE", "queue_position": 0})
+		case job.polls == 2:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "IN_PROGRESS", "logs": nil})
+		default:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "COMPLETED", "logs": nil, "metrics": map[string]any{"inference_time": 0.01}})
+		}
+	case action == "" && r.Method == http.MethodGet:
+		if strings.Contains(job.prompt, "trigger-joberror") {
+			writeError(w, FAL, http.StatusInternalServerError, "model crashed while generating")
+			return
+		}
+		if strings.Contains(job.prompt, "trigger-noimages") {
+			writeJSON(w, http.StatusOK, map[string]any{"images": []any{}, "seed": 42})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{
+			"images":  []any{map[string]any{"url": s.Page("image.png"), "width": 2, "height": 2, "content_type": "image/png"}},
+			"prompt":  job.prompt,
+			"seed":    42,
+			"model":   job.model,
+			"timings": map[string]any{"inference": 0.01},
+		})
+	default:
+		writeError(w, FAL, http.StatusMethodNotAllowed, "method not allowed")
+	}
 }
 
 func (s *Server) elevenlabs(w http.ResponseWriter, r *http.Request, path string, body []byte) {

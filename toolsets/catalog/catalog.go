@@ -284,7 +284,7 @@ func All() []Toolset {
 		},
 		{
 			Name:        ImageGen,
-			Description: "Generate images from text prompts (OpenAI-compatible images API or FAL).",
+			Description: "Generate or edit images from text prompts (OpenAI-compatible images API, or FAL's model catalog through its queue).",
 			Default:     true,
 			EnvVars:     []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"},
 			Tools: []Tool{{Name: ImageGenerate, Needs: []Need{{

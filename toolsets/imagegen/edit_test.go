@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/fakeapis"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi/mediatest"
@@ -96,7 +98,7 @@ func TestImageGenerateOpenAIEdit(t *testing.T) {
 		{"metadata URL", cfg, map[string]any{"image_url": "http://169.254.169.254/latest/meta-data/"}, "cloud metadata", "io_error"},
 		{"not an image", cfg, map[string]any{"image_url": "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("hello"))}, "not a PNG", "io_error"},
 		{"too many", cfg, map[string]any{"image_url": dataURL, "reference_image_urls": strings.Split("a b c d e f g h i j k l m n o p", " ")}, "at most 16", "invalid_argument"},
-		{"FAL cannot edit", "image_gen:\n  provider: fal\n", map[string]any{"image_url": dataURL}, "makes new images only", "invalid_argument"},
+		{"FAL model without an edit endpoint", "image_gen:\n  provider: fal\n  model: fal-ai/z-image/turbo\n", map[string]any{"image_url": dataURL}, "is not capable of image-to-image", "ValueError"},
 		{"401", cfg, map[string]any{"image_url": dataURL, "prompt": "x"}, "check OPENAI_API_KEY", "provider_exception"},
 		{"429", cfg, map[string]any{"image_url": dataURL, "prompt": "trigger-429"}, "HTTP 429", "provider_exception"},
 		{"5xx", cfg, map[string]any{"image_url": dataURL, "prompt": "trigger-500"}, "HTTP 500", "provider_exception"},
@@ -105,7 +107,7 @@ func TestImageGenerateOpenAIEdit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := mediatest.OpenAIEnv(fake)
-			env["FAL_KEY"] = fakeapis.FalKey
+			env["FAL_KEY"], env["FAL_BASE_URL"] = fakeapis.FalKey, fake.Base(fakeapis.FAL)
 			if tt.name == "401" {
 				env["OPENAI_API_KEY"] = "sk-wrongwrongwrongwrong"
 			}
@@ -123,5 +125,47 @@ func TestImageGenerateOpenAIEdit(t *testing.T) {
 				t.Error("a refused source still reached the provider")
 			}
 		})
+	}
+}
+
+// FAL edits go to the model's edit endpoint with the sources as data:
+// URLs, clamped to the model's reference limit, through the queue.
+func TestImageGenerateFALEdit(t *testing.T) {
+	fake := fakeapis.Start(t)
+	png := fakeapis.PNG()
+	dataURL := "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
+	env := map[string]string{"FAL_KEY": fakeapis.FalKey, "FAL_BASE_URL": fake.Base(fakeapis.FAL)}
+	f := mediatest.NewFixture(t, fake, env, "image_gen:\n  model: fal-ai/nano-banana-pro\nweb:\n  allow_private_urls: true\n")
+	cached := filepath.Join(f.Home, "cache", "images", "earlier.png")
+	os.MkdirAll(filepath.Dir(cached), 0o700)
+	os.WriteFile(cached, png, 0o600)
+	out, res := mediatest.Call(t, context.Background(), mediatest.OnlyTool(t, Toolset(f.Opts)),
+		map[string]any{"prompt": "add a hat", "image_url": fake.Page("image.png"), "reference_image_urls": []string{dataURL, cached}, "aspect_ratio": "portrait"})
+	if res.IsError || out["modality"] != "image" || out["model"] != "fal-ai/nano-banana-pro" {
+		t.Fatalf("result %v", out)
+	}
+	sub := fake.Requests(fakeapis.FAL)[0]
+	var body map[string]any
+	if err := json.Unmarshal(sub.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	imgs, _ := body["image_urls"].([]any)
+	if sub.Path != "/fal-ai/nano-banana-pro/edit" || len(imgs) != 2 || imgs[0] != dataURL || body["aspect_ratio"] != "9:16" ||
+		body["resolution"] != "1K" || body["prompt"] != "add a hat" {
+		t.Errorf("submit %s %v", sub.Path, body)
+	}
+}
+
+// A call that gives up cancels the queued job.
+func TestImageGenerateFALCancelsOnTimeout(t *testing.T) {
+	fake := fakeapis.Start(t)
+	f := mediatest.NewFixture(t, fake, map[string]string{"FAL_KEY": fakeapis.FalKey, "FAL_BASE_URL": fake.Base(fakeapis.FAL)}, "")
+	f.Opts.Timeout = 700 * time.Millisecond
+	out, res := mediatest.Call(t, context.Background(), mediatest.OnlyTool(t, Toolset(f.Opts)), map[string]any{"prompt": "trigger-stuck"})
+	if !res.IsError || !strings.Contains(out["error"].(string), "did not answer within") {
+		t.Fatalf("result %v", out)
+	}
+	if !fake.FALCancelled("req-0001") {
+		t.Error("the stuck job was not cancelled")
 	}
 }

@@ -60,8 +60,8 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	if err != nil {
 		return fail("provider_not_configured", err)
 	}
-	if len(refs) > 0 && conf.Provider != ProviderOpenAI {
-		return fail("invalid_argument", fmt.Errorf("the %s provider of hermes-tools makes new images only: omit image_url and reference_image_urls, or set image_gen.provider: openai in config.yaml to edit images", conf.Provider))
+	if m, ok := falModels[conf.Model]; len(refs) > 0 && conf.Provider == ProviderFAL && (!ok || m.editEndpoint == "") {
+		return fail("ValueError", fmt.Errorf("Model '%s' is not capable of image-to-image / editing. Provide a text-only prompt (omit image_url), or switch to an edit-capable model (image_gen.model in config.yaml, e.g. %s).", conf.Model, DefaultFALModel))
 	}
 	var sources []source
 	for _, r := range refs {
@@ -187,7 +187,7 @@ func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect s
 		}
 		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.Model)
 	case ProviderFAL:
-		return g.fal(ctx, conf, prompt, aspect, timeout)
+		return g.fal(ctx, conf, prompt, aspect, sources, timeout)
 	}
 	return nil, fmt.Errorf("image provider %q is not supported", conf.Provider)
 }
@@ -234,58 +234,42 @@ func (g *generator) openaiEdit(ctx context.Context, conf Backend, prompt, size s
 	return g.e.PostBody(ctx, strings.TrimRight(conf.BaseURL, "/")+"/images/edits", hdr, buf.Bytes(), timeout)
 }
 
-// fal calls FAL's synchronous endpoint, POST <base>/<model>, and downloads
-// the image it links to.
-func (g *generator) fal(ctx context.Context, conf Backend, prompt, aspect string, timeout time.Duration) ([]byte, error) {
-	ctx2, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	size := map[string]string{"landscape": "landscape_16_9", "square": "square_hd", "portrait": "portrait_16_9"}[aspect]
-	body, _ := json.Marshal(map[string]any{"prompt": prompt, "image_size": size, "num_images": 1, "enable_safety_checker": true})
-	u := strings.TrimRight(conf.BaseURL, "/") + "/" + strings.Trim(conf.Model, "/")
-	req, err := http.NewRequestWithContext(ctx2, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("FAL URL %s: %w (check FAL_BASE_URL and image_gen.model)", u, err)
+// fal runs the model through FAL's queue, as fal-client does: submit,
+// poll the status URL until COMPLETED, fetch the response, then download
+// the image it links to. Source images go as data: URLs (FAL takes them
+// wherever a file URL is expected), so FAL fetches nothing on our behalf.
+func (g *generator) fal(ctx context.Context, conf Backend, prompt, aspect string, sources []source, timeout time.Duration) ([]byte, error) {
+	m := falModels[conf.Model]
+	var images []string
+	for _, src := range sources {
+		images = append(images, "data:"+src.mediaType+";base64,"+base64.StdEncoding.EncodeToString(src.data))
 	}
-	req.Header.Set("Authorization", "Key "+conf.APIKey)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := g.e.Client.Do(req)
+	endpoint, body := falRequest(m, conf.Model, prompt, aspect, images)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	q := &falQueue{g: g, conf: conf}
+	out, err := q.run(ctx, endpoint, body)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("FAL did not answer within %v; retry", timeout)
 		}
-		return nil, fmt.Errorf("FAL request failed: %s", redact.String(err.Error()))
+		return nil, err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, fmt.Errorf("read FAL response: %w", err)
-	}
-	if resp.StatusCode >= 300 {
-		msg := redact.String(strings.TrimSpace(string(data)))
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-		hint := ""
-		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			hint = " (check FAL_KEY)"
-		case http.StatusNotFound:
-			hint = " (check image_gen.model / FAL_IMAGE_MODEL names a FAL model, e.g. " + DefaultFALModel + ")"
-		case http.StatusTooManyRequests:
-			hint = " (rate limited; wait and retry)"
-		}
-		return nil, fmt.Errorf("FAL model %s returned HTTP %d: %s%s", conf.Model, resp.StatusCode, msg, hint)
-	}
-	var out struct {
+	var res struct {
 		Images []struct {
 			URL string `json:"url"`
 		} `json:"images"`
 	}
-	if err := json.Unmarshal(data, &out); err != nil || len(out.Images) == 0 || out.Images[0].URL == "" {
-		return nil, fmt.Errorf("FAL model %s returned no image URL", conf.Model)
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("Invalid response from FAL.ai API — no images returned (%s)", clip(out))
 	}
-	return g.fetchResult(ctx, out.Images[0].URL, timeout)
+	if len(res.Images) == 0 {
+		return nil, errors.New("No images were generated")
+	}
+	if res.Images[0].URL == "" {
+		return nil, errors.New("No valid image URLs returned from API")
+	}
+	return g.fetchResult(ctx, res.Images[0].URL, timeout)
 }
 
 // fetchResult downloads an image the provider generated. The URL comes
@@ -326,8 +310,8 @@ func (g *generator) fetchResult(ctx context.Context, u string, timeout time.Dura
 // override them.
 const (
 	DefaultOpenAIModel = "gpt-image-2"
-	DefaultFALModel    = "fal-ai/flux/schnell"
-	defaultFALBase     = "https://fal.run"
+	DefaultFALModel    = "fal-ai/flux-2/klein/9b"
+	defaultFALBase     = "https://queue.fal.run"
 )
 
 // Image providers, as image_gen.provider names them and results report
@@ -376,6 +360,11 @@ func Resolve(opts Options) (Backend, error) {
 			return conf, errors.New("image_gen.provider is fal but FAL_KEY is not set")
 		}
 		conf.Model = cmp.Or(conf.Model, getenv("FAL_IMAGE_MODEL"), DefaultFALModel)
+		if _, ok := falModels[conf.Model]; !ok {
+			// The original falls back to its default for an id its
+			// catalog lacks; the result's model says which ran.
+			conf.Model = DefaultFALModel
+		}
 		conf.BaseURL = cmp.Or(conf.BaseURL, getenv("FAL_BASE_URL"), defaultFALBase)
 	case ProviderOpenAI:
 		conf.APIKey = getenv("OPENAI_API_KEY")

@@ -55,7 +55,8 @@ func TestResolveImage(t *testing.T) {
 		{"FAL_KEY wins when unset", map[string]string{"FAL_KEY": "f", "OPENAI_API_KEY": "k"}, "", ProviderFAL, DefaultFALModel, defaultFALBase},
 		{"OpenAI default model", map[string]string{"OPENAI_API_KEY": "k"}, "", ProviderOpenAI, DefaultOpenAIModel, mediaapi.DefaultOpenAIBase},
 		{"env overrides", map[string]string{"OPENAI_API_KEY": "k", "OPENAI_IMAGE_MODEL": "em", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "", ProviderOpenAI, "em", "http://127.0.0.1:9/v1"},
-		{"config beats env", map[string]string{"FAL_KEY": "f", "FAL_IMAGE_MODEL": "em"}, "image_gen:\n  provider: FAL\n  model: cm\n  base_url: http://127.0.0.1:7\n", ProviderFAL, "cm", "http://127.0.0.1:7"},
+		{"config beats env", map[string]string{"FAL_KEY": "f", "FAL_IMAGE_MODEL": "em"}, "image_gen:\n  provider: FAL\n  model: fal-ai/gpt-image-2\n  base_url: http://127.0.0.1:7\n", ProviderFAL, "fal-ai/gpt-image-2", "http://127.0.0.1:7"},
+		{"unknown FAL id falls back to the default", map[string]string{"FAL_KEY": "f", "FAL_IMAGE_MODEL": "fal-ai/flux/schnell"}, "", ProviderFAL, DefaultFALModel, defaultFALBase},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,7 @@ package imagegen
 
 const description = "Generate an image from a text prompt with the image model the user configured " +
 	"(OpenAI-compatible images API or FAL), or edit / transform an existing image by passing image_url " +
-	"(OpenAI-compatible provider). The image is saved under the Hermes home; the result gives its " +
+	"(OpenAI, or a FAL model with an edit endpoint). The image is saved under the Hermes home; the result gives its " +
 	"absolute path in `image` and shows the image itself. Describe subject, style, composition and lighting " +
 	"in the prompt."
 

@@ -149,9 +149,16 @@ func errorMessage(body []byte) string {
 	}
 	var flat struct {
 		Message string `json:"message"`
+		// Detail is FAL's and FastAPI's error text.
+		Detail any `json:"detail"`
 	}
-	if json.Unmarshal(body, &flat) == nil && flat.Message != "" {
-		return flat.Message
+	if json.Unmarshal(body, &flat) == nil {
+		if flat.Message != "" {
+			return flat.Message
+		}
+		if d, ok := flat.Detail.(string); ok && d != "" {
+			return d
+		}
 	}
 	const limit = 500
 	msg := strings.TrimSpace(string(body))
