@@ -192,6 +192,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case provider == XAI && rest == "v1/tts":
 		s.xaiTTS(w, r, body)
 		return
+	case provider == XAI && (rest == "v1/images/generations" || rest == "v1/images/edits"):
+		s.xaiImages(w, r, rest, body)
+		return
+	case provider == Krea:
+		s.krea(w, r, "/"+rest, body)
+		return
 	case provider == MiniMax:
 		s.minimax(w, r, "/"+rest, body)
 		return

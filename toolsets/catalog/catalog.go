@@ -284,9 +284,12 @@ func All() []Toolset {
 		},
 		{
 			Name:        ImageGen,
-			Description: "Generate or edit images from text prompts (OpenAI-compatible images API, or FAL's model catalog through its queue).",
+			Description: "Generate or edit images from text prompts (OpenAI-compatible images API, FAL's model catalog through its queue, xAI or Krea).",
 			Default:     true,
-			EnvVars:     []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"},
+			EnvVars: []string{
+				"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL",
+				"XAI_API_KEY", "XAI_BASE_URL", "HERMES_XAI_BASE_URL", "XAI_IMAGE_MODEL", "KREA_API_KEY", "KREA_IMAGE_MODEL", "HERMES_KREA_BASE_URL",
+			},
 			Tools: []Tool{{Name: ImageGenerate, Needs: []Need{{
 				Env:    []string{"FAL_KEY", "OPENAI_API_KEY"},
 				Config: []string{"image_gen.provider"},

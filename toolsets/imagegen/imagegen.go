@@ -60,6 +60,9 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	if err != nil {
 		return fail("provider_not_configured", err)
 	}
+	if conf.Provider == ProviderXAI && len(refs) > xaiMaxSources {
+		return fail("too_many_references", fmt.Errorf("xAI edits take at most %d source images; %d given", xaiMaxSources, len(refs)))
+	}
 	if m, ok := falModels[conf.Model]; len(refs) > 0 && conf.Provider == ProviderFAL && (!ok || m.editEndpoint == "") {
 		return fail("ValueError", fmt.Errorf("Model '%s' is not capable of image-to-image / editing. Provide a text-only prompt (omit image_url), or switch to an edit-capable model (image_gen.model in config.yaml, e.g. %s).", conf.Model, DefaultFALModel))
 	}
@@ -188,6 +191,10 @@ func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect s
 		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.Model)
 	case ProviderFAL:
 		return g.fal(ctx, conf, prompt, aspect, sources, timeout)
+	case ProviderXAI:
+		return g.xai(ctx, conf, prompt, aspect, sources, timeout)
+	case ProviderKrea:
+		return g.krea(ctx, conf, prompt, aspect, sources, timeout)
 	}
 	return nil, fmt.Errorf("image provider %q is not supported", conf.Provider)
 }
@@ -319,12 +326,18 @@ const (
 const (
 	ProviderFAL    = "fal"
 	ProviderOpenAI = "openai"
+	ProviderXAI    = "xai"
+	ProviderKrea   = "krea"
 )
 
 // Backend is a resolved image generation backend.
 type Backend struct {
-	// Provider is ProviderFAL or ProviderOpenAI.
+	// Provider is ProviderFAL, ProviderOpenAI, ProviderXAI or
+	// ProviderKrea.
 	Provider, Model, BaseURL, APIKey string
+	// Resolution and Creativity are image_gen.xai.resolution and
+	// image_gen.krea.creativity.
+	Resolution, Creativity string
 	// AllowPrivateURLs is web.allow_private_urls: source image URLs may
 	// then point at private and loopback addresses.
 	AllowPrivateURLs bool
@@ -373,8 +386,10 @@ func Resolve(opts Options) (Backend, error) {
 			return conf, errors.New("image_gen.provider is openai but OPENAI_API_KEY is not set")
 		}
 		conf.Model = cmp.Or(conf.Model, getenv("OPENAI_IMAGE_MODEL"), DefaultOpenAIModel)
+	case ProviderXAI, ProviderKrea:
+		return resolveXAIKrea(conf, c, getenv)
 	default:
-		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal)", c.ImageGen.Provider)
+		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal, xai, krea)", c.ImageGen.Provider)
 	}
 	return conf, nil
 }

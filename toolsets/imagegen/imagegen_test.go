@@ -134,7 +134,7 @@ func TestImageGenerateErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "FAL_KEY or OPENAI_API_KEY") {
 			t.Errorf("Check = %v", err)
 		}
-		f2 := mediatest.NewFixture(t, fake, mediatest.OpenAIEnv(fake), "image_gen:\n  provider: krea\n")
+		f2 := mediatest.NewFixture(t, fake, mediatest.OpenAIEnv(fake), "image_gen:\n  provider: midjourney\n")
 		if err := mediatest.OnlyTool(t, Toolset(f2.Opts)).Check(); err == nil || !strings.Contains(err.Error(), "not supported") {
 			t.Errorf("Check = %v", err)
 		}

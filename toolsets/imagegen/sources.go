@@ -29,6 +29,9 @@ const (
 type source struct {
 	name, mediaType string
 	data            []byte
+	// origin is the http(s) URL the image came from, for providers that
+	// take references by URL.
+	origin string
 }
 
 // sourceRefs collects image_url and reference_image_urls, blanks and
@@ -96,7 +99,11 @@ func (g *generator) loadSource(ctx context.Context, ref string, allowPrivate boo
 	if filepath.Ext(name) == "" || name == "image" {
 		name = strings.TrimSuffix(name, filepath.Ext(name)) + ext
 	}
-	return source{name: name, mediaType: mt, data: data}, nil
+	src := source{name: name, mediaType: mt, data: data}
+	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") {
+		src.origin = ref
+	}
+	return src, nil
 }
 
 // readCached reads a file under <home>/cache, judged after following

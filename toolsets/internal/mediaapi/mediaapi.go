@@ -215,6 +215,14 @@ type Config struct {
 		Provider string `yaml:"provider"`
 		Model    string `yaml:"model"`
 		BaseURL  string `yaml:"base_url"`
+		XAI      struct {
+			Model      string `yaml:"model"`
+			Resolution string `yaml:"resolution"`
+		} `yaml:"xai"`
+		Krea struct {
+			Model      string `yaml:"model"`
+			Creativity string `yaml:"creativity"`
+		} `yaml:"krea"`
 	} `yaml:"image_gen"`
 	TTS TTSSettings `yaml:"tts"`
 	Web struct {
