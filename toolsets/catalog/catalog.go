@@ -147,7 +147,9 @@ const (
 
 	MemoryTool        = "memory"
 	SessionSearchTool = "session_search"
-	TodoTool          = "todo"
+	// TodoTool is todo_list, the original's name since v2026.9.7 (it was
+	// todo, which its agent still accepts as an unlisted alias).
+	TodoTool = "todo_list"
 
 	XSearchTool = "x_search"
 )
