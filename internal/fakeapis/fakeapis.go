@@ -612,18 +612,26 @@ func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
 		ImageURL struct {
 			URL string `json:"url"`
 		} `json:"image_url"`
+		VideoURL struct {
+			URL string `json:"url"`
+		} `json:"video_url"`
 	}
 	_ = json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &parts)
 	var text, mediaType string
+	kind := "image"
 	size := -1
 	for _, p := range parts {
 		switch p.Type {
 		case "text":
 			text = p.Text
-		case "image_url":
-			meta, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ",")
+		case "image_url", "video_url":
+			u := p.ImageURL.URL
+			if p.Type == "video_url" {
+				u, kind = p.VideoURL.URL, "video"
+			}
+			meta, data, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
 			if !ok || !strings.HasSuffix(meta, ";base64") {
-				writeError(w, OpenAI, http.StatusBadRequest, "image_url must be a base64 data URL in this fake")
+				writeError(w, OpenAI, http.StatusBadRequest, p.Type+" must be a base64 data URL in this fake")
 				return
 			}
 			raw, err := base64.StdEncoding.DecodeString(data)
@@ -638,7 +646,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
 		writeError(w, OpenAI, http.StatusBadRequest, "no image in the last message")
 		return
 	}
-	answer := fmt.Sprintf("I see a %s image of %d bytes. You asked: %s", mediaType, size, text)
+	answer := fmt.Sprintf("I see a %s %s of %d bytes. You asked: %s", mediaType, kind, size, text)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",

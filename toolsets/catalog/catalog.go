@@ -101,6 +101,7 @@ const (
 	SessionSearch = "session_search"
 	Todo          = "todo"
 	XSearch       = "x_search"
+	Video         = "video"
 )
 
 // Tool names.
@@ -152,6 +153,8 @@ const (
 	TodoTool = "todo_list"
 
 	XSearchTool = "x_search"
+
+	VideoAnalyze = "video_analyze"
 )
 
 // Variables more than one toolset reads, or that a need names.
@@ -283,6 +286,16 @@ func All() []Toolset {
 				"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL",
 			},
 			Tools: []Tool{{Name: VisionAnalyze, Needs: []Need{vision}}},
+		},
+		{
+			Name:        Video,
+			Description: "Look at videos from URLs or files with a video-capable model through the vision route (off by default, as in Hermes).",
+			Default:     false,
+			EnvVars: []string{
+				"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL",
+				"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL",
+			},
+			Tools: []Tool{{Name: VideoAnalyze, Needs: []Need{vision}}},
 		},
 		{
 			Name:        ImageGen,
