@@ -25,6 +25,7 @@ import (
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 	"github.com/hermes-go/hermes/toolsets/tts"
 	"github.com/hermes-go/hermes/toolsets/video"
+	"github.com/hermes-go/hermes/toolsets/videogen"
 	"github.com/hermes-go/hermes/toolsets/vision"
 	"github.com/hermes-go/hermes/toolsets/web"
 	"github.com/hermes-go/hermes/toolsets/xsearch"
@@ -108,6 +109,7 @@ func inventory() []func(*building) tooldef.Toolset {
 		},
 		func(b *building) tooldef.Toolset { return vision.Toolset(b.media) },
 		func(b *building) tooldef.Toolset { return video.Toolset(b.media) },
+		func(b *building) tooldef.Toolset { return videogen.Toolset(b.media) },
 		func(b *building) tooldef.Toolset { return imagegen.Toolset(b.media) },
 		func(b *building) tooldef.Toolset { return b.lib.Toolset() },
 		func(b *building) tooldef.Toolset { return tts.Toolset(b.media) },

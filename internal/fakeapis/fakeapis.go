@@ -198,6 +198,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case provider == Krea:
 		s.krea(w, r, "/"+rest, body)
 		return
+	case provider == XAI && strings.HasPrefix(rest, "v1/videos"):
+		s.xaiVideos(w, r, strings.TrimPrefix(rest, "v1/videos"), body)
+		return
 	case provider == MiniMax:
 		s.minimax(w, r, "/"+rest, body)
 		return

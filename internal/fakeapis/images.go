@@ -103,3 +103,63 @@ func (s *Server) krea(w http.ResponseWriter, r *http.Request, path string, body 
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"job_id": id})
 }
+
+// xaiVideos is xAI Imagine's video API: POST /videos/generations,
+// /videos/edits and /videos/extensions answer a request id; GET
+// /videos/<id> answers "pending" on the first poll when the prompt holds
+// "trigger-pending", else "done" with the video; "trigger-videofail"
+// fails the job.
+func (s *Server) xaiVideos(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	shape := func(status int, msg string) {
+		writeJSON(w, status, map[string]any{"code": http.StatusText(status), "error": msg})
+	}
+	if bearer(r) != XAIKey {
+		shape(http.StatusUnauthorized, "Incorrect API key provided: xa***.")
+		return
+	}
+	if id, ok := strings.CutPrefix(path, "/"); ok && r.Method == http.MethodGet {
+		s.mu.Lock()
+		job := s.falJobs["xai-"+id]
+		if job != nil {
+			job.polls++
+		}
+		s.mu.Unlock()
+		switch {
+		case job == nil:
+			shape(http.StatusNotFound, "request not found")
+		case job.polls == 1 && strings.Contains(job.prompt, "trigger-pending"):
+			writeJSON(w, http.StatusOK, map[string]any{"status": "pending"})
+		case strings.Contains(job.prompt, "trigger-videofail"):
+			writeJSON(w, http.StatusOK, map[string]any{"status": "failed", "error": "moderation"})
+		default:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "done", "model": job.model,
+				"video": map[string]any{"url": "https://vidgen.x.ai/fake/" + id + ".mp4", "duration": 8}, "usage": map[string]any{"cost_in_usd_ticks": 1}})
+		}
+		return
+	}
+	var req struct {
+		Model  string         `json:"model"`
+		Prompt string         `json:"prompt"`
+		Video  map[string]any `json:"video"`
+	}
+	op := strings.TrimPrefix(path, "/")
+	if r.Method != http.MethodPost || (op != "generations" && op != "edits" && op != "extensions") {
+		shape(http.StatusNotFound, "No handler")
+		return
+	}
+	if json.Unmarshal(body, &req) != nil || req.Model == "" || req.Prompt == "" || (op != "generations") != (req.Video != nil) {
+		shape(http.StatusBadRequest, "model and prompt are required; edits and extensions take a video")
+		return
+	}
+	if s.speechTrigger(w, r, req.Prompt, shape) {
+		return
+	}
+	s.mu.Lock()
+	if s.falJobs == nil {
+		s.falJobs = map[string]*falJob{}
+	}
+	id := fmt.Sprintf("vid-%04d", len(s.falJobs)+1)
+	s.falJobs["xai-"+id] = &falJob{model: req.Model, prompt: req.Prompt}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"request_id": id})
+}

@@ -102,6 +102,7 @@ const (
 	Todo          = "todo"
 	XSearch       = "x_search"
 	Video         = "video"
+	VideoGen      = "video_gen"
 )
 
 // Tool names.
@@ -154,7 +155,10 @@ const (
 
 	XSearchTool = "x_search"
 
-	VideoAnalyze = "video_analyze"
+	VideoAnalyze   = "video_analyze"
+	VideoGenerate  = "video_generate"
+	XAIVideoEdit   = "xai_video_edit"
+	XAIVideoExtend = "xai_video_extend"
 )
 
 // Variables more than one toolset reads, or that a need names.
@@ -296,6 +300,17 @@ func All() []Toolset {
 				"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL",
 			},
 			Tools: []Tool{{Name: VideoAnalyze, Needs: []Need{vision}}},
+		},
+		{
+			Name:        VideoGen,
+			Description: "Generate videos from text or a still image, and edit or extend generated ones, through xAI Imagine (off by default, as in Hermes; video_gen.provider: xai).",
+			Default:     false,
+			EnvVars:     []string{"XAI_API_KEY", "XAI_BASE_URL", "HERMES_XAI_BASE_URL"},
+			Tools: []Tool{
+				{Name: VideoGenerate, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}},
+				{Name: XAIVideoEdit, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}},
+				{Name: XAIVideoExtend, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}},
+			},
 		},
 		{
 			Name:        ImageGen,

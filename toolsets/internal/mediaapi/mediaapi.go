@@ -224,6 +224,10 @@ type Config struct {
 			Creativity string `yaml:"creativity"`
 		} `yaml:"krea"`
 	} `yaml:"image_gen"`
+	VideoGen struct {
+		Provider string `yaml:"provider"`
+		Model    string `yaml:"model"`
+	} `yaml:"video_gen"`
 	TTS TTSSettings `yaml:"tts"`
 	Web struct {
 		AllowPrivateURLs bool `yaml:"allow_private_urls"`
