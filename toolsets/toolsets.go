@@ -24,6 +24,8 @@ import (
 	"github.com/hermes-go/hermes/toolsets/todo"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 	"github.com/hermes-go/hermes/toolsets/tts"
+	"github.com/hermes-go/hermes/toolsets/video"
+	"github.com/hermes-go/hermes/toolsets/videogen"
 	"github.com/hermes-go/hermes/toolsets/vision"
 	"github.com/hermes-go/hermes/toolsets/web"
 	"github.com/hermes-go/hermes/toolsets/xsearch"
@@ -106,6 +108,8 @@ func inventory() []func(*building) tooldef.Toolset {
 			return b.browser.Toolset()
 		},
 		func(b *building) tooldef.Toolset { return vision.Toolset(b.media) },
+		func(b *building) tooldef.Toolset { return video.Toolset(b.media) },
+		func(b *building) tooldef.Toolset { return videogen.Toolset(b.media) },
 		func(b *building) tooldef.Toolset { return imagegen.Toolset(b.media) },
 		func(b *building) tooldef.Toolset { return b.lib.Toolset() },
 		func(b *building) tooldef.Toolset { return tts.Toolset(b.media) },

@@ -106,7 +106,7 @@ func TestDoctorExplainsEveryHiddenTool(t *testing.T) {
 		t.Setenv(k, "")
 	}
 	t.Setenv("CHROME_PATH", filepath.Join(t.TempDir(), "no-chromium"))
-	code, stdout, stderr := runCLI(t, "", "doctor", "--json", "--hermes-home", fixtureHome(t), "--toolsets", "all", "--exclude-tools", "todo")
+	code, stdout, stderr := runCLI(t, "", "doctor", "--json", "--hermes-home", fixtureHome(t), "--toolsets", "all", "--exclude-tools", "todo_list")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -118,7 +118,7 @@ func TestDoctorExplainsEveryHiddenTool(t *testing.T) {
 		"x_search":         "XAI_API_KEY",
 		"browser_navigate": "no-chromium",
 		"kanban_show":      "HERMES_KANBAN_TASK",
-		"todo":             "exclude",
+		"todo_list":        "exclude",
 	}
 	hidden := 0
 	for _, tl := range rep.Tools {

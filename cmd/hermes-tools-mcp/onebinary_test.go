@@ -38,7 +38,7 @@ func TestOneBinaryServesEveryToolset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"browser_navigate", "web_extract", "session_search", "todo", "memory", "skills_list"} {
+	for _, want := range []string{"browser_navigate", "web_extract", "session_search", "todo_list", "memory", "skills_list"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("%s is not listed; the server lists %v", want, names)
 		}

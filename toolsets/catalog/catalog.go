@@ -103,6 +103,8 @@ const (
 	SessionSearch = "session_search"
 	Todo          = "todo"
 	XSearch       = "x_search"
+	Video         = "video"
+	VideoGen      = "video_gen"
 )
 
 // Tool names.
@@ -149,9 +151,16 @@ const (
 
 	MemoryTool        = "memory"
 	SessionSearchTool = "session_search"
-	TodoTool          = "todo"
+	// TodoTool is todo_list, the original's name since v2026.9.7 (it was
+	// todo, which its agent still accepts as an unlisted alias).
+	TodoTool = "todo_list"
 
 	XSearchTool = "x_search"
+
+	VideoAnalyze   = "video_analyze"
+	VideoGenerate  = "video_generate"
+	XAIVideoEdit   = "xai_video_edit"
+	XAIVideoExtend = "xai_video_extend"
 )
 
 // Variables more than one toolset reads, or that a need names.
@@ -276,16 +285,43 @@ func All() []Toolset {
 		},
 		{
 			Name:        Vision,
-			Description: "Look at images from URLs, files or data URLs with a vision model.",
+			Description: "Look at images from URLs, files or data URLs with a vision model (OpenAI-compatible, or Anthropic and Gemini natively).",
 			Default:     true,
-			EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL"},
-			Tools:       []Tool{{Name: VisionAnalyze, Needs: []Need{vision}}},
+			EnvVars: []string{
+				"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL",
+				"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL",
+			},
+			Tools: []Tool{{Name: VisionAnalyze, Needs: []Need{vision}}},
+		},
+		{
+			Name:        Video,
+			Description: "Look at videos from URLs or files with a video-capable model through the vision route (off by default, as in Hermes).",
+			Default:     false,
+			EnvVars: []string{
+				"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "NOUS_API_KEY", "AUXILIARY_VISION_MODEL",
+				"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL",
+			},
+			Tools: []Tool{{Name: VideoAnalyze, Needs: []Need{vision}}},
+		},
+		{
+			Name:        VideoGen,
+			Description: "Generate videos from text or a still image, and edit or extend generated ones, through xAI Imagine (off by default, as in Hermes; video_gen.provider: xai).",
+			Default:     false,
+			EnvVars:     []string{"XAI_API_KEY", "XAI_BASE_URL", "HERMES_XAI_BASE_URL"},
+			Tools: []Tool{
+				{Name: VideoGenerate, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}},
+				{Name: XAIVideoEdit, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}},
+				{Name: XAIVideoExtend, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}},
+			},
 		},
 		{
 			Name:        ImageGen,
-			Description: "Generate images from text prompts (OpenAI-compatible images API or FAL).",
+			Description: "Generate or edit images from text prompts (OpenAI-compatible images API, FAL's model catalog through its queue, xAI or Krea).",
 			Default:     true,
-			EnvVars:     []string{"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL"},
+			EnvVars: []string{
+				"FAL_KEY", "FAL_IMAGE_MODEL", "FAL_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_IMAGE_MODEL",
+				"XAI_API_KEY", "XAI_BASE_URL", "HERMES_XAI_BASE_URL", "XAI_IMAGE_MODEL", "KREA_API_KEY", "KREA_IMAGE_MODEL", "HERMES_KREA_BASE_URL",
+			},
 			Tools: []Tool{{Name: ImageGenerate, Needs: []Need{{
 				Env:    []string{"FAL_KEY", "OPENAI_API_KEY"},
 				Config: []string{"image_gen.provider"},
@@ -303,12 +339,17 @@ func All() []Toolset {
 		},
 		{
 			Name:        TTS,
-			Description: "Turn text into speech audio files (espeak-ng locally, or OpenAI or ElevenLabs).",
+			Description: "Turn text into speech audio files (Edge TTS without a key, espeak-ng offline, OpenAI, ElevenLabs, MiniMax, Mistral, Gemini, xAI, or your own program).",
 			Default:     true,
-			EnvVars:     []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"},
-			// The default provider speaks with espeak-ng; tts.provider
-			// picks OpenAI or ElevenLabs and their keys instead.
-			Tools: []Tool{{Name: TextToSpeech, Needs: []Need{{Programs: []string{"espeak-ng"}, Config: []string{"tts.provider"}}}}},
+			EnvVars: []string{
+				"OPENAI_API_KEY", "OPENAI_BASE_URL", "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL", "HERMES_EDGE_TTS_URL",
+				"MINIMAX_API_KEY", "MINIMAX_CN_API_KEY", "MINIMAX_GROUP_ID", "HERMES_MINIMAX_TTS_URL", "MISTRAL_API_KEY",
+				"HERMES_MISTRAL_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL", "XAI_API_KEY", "XAI_BASE_URL",
+			},
+			// The default provider, Edge TTS, needs no key and no
+			// program; tts.provider picks another and its check says
+			// what that one lacks.
+			Tools: []Tool{{Name: TextToSpeech}},
 		},
 		{
 			Name:        Kanban,

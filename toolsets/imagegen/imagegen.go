@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,8 +31,10 @@ const maxInlineImage = 8 << 20
 type generator struct{ e *mediaapi.Env }
 
 type callArgs struct {
-	Prompt      string `json:"prompt"`
-	AspectRatio string `json:"aspect_ratio"`
+	Prompt             string   `json:"prompt"`
+	AspectRatio        string   `json:"aspect_ratio"`
+	ImageURL           string   `json:"image_url"`
+	ReferenceImageURLs []string `json:"reference_image_urls"`
 }
 
 func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
@@ -48,13 +52,35 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	fail := func(kind string, err error) (tooldef.Result, error) {
 		return tooldef.Failure(map[string]any{"success": false, "image": nil, "error": err.Error(), "error_type": kind}), nil
 	}
+	refs, err := sourceRefs(args.ImageURL, args.ReferenceImageURLs)
+	if err != nil {
+		return fail("invalid_argument", err)
+	}
 	conf, err := Resolve(g.e.Opts)
 	if err != nil {
 		return fail("provider_not_configured", err)
 	}
+	if conf.Provider == ProviderXAI && len(refs) > xaiMaxSources {
+		return fail("too_many_references", fmt.Errorf("xAI edits take at most %d source images; %d given", xaiMaxSources, len(refs)))
+	}
+	if m, ok := falModels[conf.Model]; len(refs) > 0 && conf.Provider == ProviderFAL && (!ok || m.editEndpoint == "") {
+		return fail("ValueError", fmt.Errorf("Model '%s' is not capable of image-to-image / editing. Provide a text-only prompt (omit image_url), or switch to an edit-capable model (image_gen.model in config.yaml, e.g. %s).", conf.Model, DefaultFALModel))
+	}
+	var sources []source
+	for _, r := range refs {
+		src, err := g.loadSource(ctx, r, conf.AllowPrivateURLs)
+		if err != nil {
+			return fail("io_error", fmt.Errorf("Could not load source image for editing: %w", err))
+		}
+		sources = append(sources, src)
+	}
+	modality := "text"
+	if len(sources) > 0 {
+		modality = "image"
+	}
 
 	stop := g.reportProgress(ctx, conf)
-	img, err := g.generate(ctx, conf, args.Prompt, aspect)
+	img, err := g.generate(ctx, conf, args.Prompt, aspect, sources)
 	stop()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -77,7 +103,7 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 	}
 	res := tooldef.OK(map[string]any{
 		"success": true, "image": path, "model": conf.Model, "prompt": args.Prompt,
-		"aspect_ratio": aspect, "provider": conf.Provider,
+		"aspect_ratio": aspect, "provider": conf.Provider, "modality": modality,
 	})
 	if len(img) <= maxInlineImage {
 		res.Images = []tooldef.Image{{MIMEType: mt, Data: img}}
@@ -119,15 +145,24 @@ func (g *generator) tick(ctx context.Context, done <-chan struct{}, start time.T
 	}
 }
 
-func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect string) ([]byte, error) {
+func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect string, sources []source) ([]byte, error) {
 	timeout := g.e.CallTimeout(0)
 	switch conf.Provider {
 	case ProviderOpenAI:
-		req := map[string]any{"prompt": prompt, "model": conf.Model, "n": 1}
-		if size, ok := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]; ok {
-			req["size"] = size
+		size, sized := map[string]string{"landscape": "1536x1024", "square": "1024x1024", "portrait": "1024x1536"}[aspect]
+		var (
+			raw []byte
+			err error
+		)
+		if len(sources) > 0 {
+			raw, err = g.openaiEdit(ctx, conf, prompt, size, sources, timeout)
+		} else {
+			req := map[string]any{"prompt": prompt, "model": conf.Model, "n": 1}
+			if sized {
+				req["size"] = size
+			}
+			raw, err = g.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "images/generations", req, timeout)
 		}
-		raw, err := g.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "images/generations", req, timeout)
 		if err != nil {
 			return nil, mediaapi.APIError("the image model "+conf.Model, conf.BaseURL, "OPENAI_API_KEY", err)
 		}
@@ -155,63 +190,93 @@ func (g *generator) generate(ctx context.Context, conf Backend, prompt, aspect s
 		}
 		return nil, fmt.Errorf("the image model %s returned neither image data nor a URL", conf.Model)
 	case ProviderFAL:
-		return g.fal(ctx, conf, prompt, aspect, timeout)
+		return g.fal(ctx, conf, prompt, aspect, sources, timeout)
+	case ProviderXAI:
+		return g.xai(ctx, conf, prompt, aspect, sources, timeout)
+	case ProviderKrea:
+		return g.krea(ctx, conf, prompt, aspect, sources, timeout)
 	}
 	return nil, fmt.Errorf("image provider %q is not supported", conf.Provider)
 }
 
-// fal calls FAL's synchronous endpoint, POST <base>/<model>, and downloads
-// the image it links to.
-func (g *generator) fal(ctx context.Context, conf Backend, prompt, aspect string, timeout time.Duration) ([]byte, error) {
-	ctx2, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	size := map[string]string{"landscape": "landscape_16_9", "square": "square_hd", "portrait": "portrait_16_9"}[aspect]
-	body, _ := json.Marshal(map[string]any{"prompt": prompt, "image_size": size, "num_images": 1, "enable_safety_checker": true})
-	u := strings.TrimRight(conf.BaseURL, "/") + "/" + strings.Trim(conf.Model, "/")
-	req, err := http.NewRequestWithContext(ctx2, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("FAL URL %s: %w (check FAL_BASE_URL and image_gen.model)", u, err)
+// openaiEdit calls POST /images/edits with a multipart form: the text
+// fields, then one `image` part, or one `image[]` part per image when
+// there are several, as openai-python sends them.
+func (g *generator) openaiEdit(ctx context.Context, conf Backend, prompt, size string, sources []source, timeout time.Duration) ([]byte, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fields := [][2]string{{"model", conf.Model}, {"prompt", prompt}, {"n", "1"}}
+	if size != "" {
+		fields = append(fields, [2]string{"size", size})
 	}
-	req.Header.Set("Authorization", "Key "+conf.APIKey)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := g.e.Client.Do(req)
+	for _, f := range fields {
+		if err := mw.WriteField(f[0], f[1]); err != nil {
+			return nil, fmt.Errorf("encode the edit request: %w", err)
+		}
+	}
+	part := "image"
+	if len(sources) > 1 {
+		part = "image[]"
+	}
+	for _, src := range sources {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, part, src.name))
+		h.Set("Content-Type", src.mediaType)
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			return nil, fmt.Errorf("encode the edit request: %w", err)
+		}
+		if _, err := w.Write(src.data); err != nil {
+			return nil, fmt.Errorf("encode the edit request: %w", err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, fmt.Errorf("encode the edit request: %w", err)
+	}
+	hdr := http.Header{}
+	hdr.Set("Content-Type", mw.FormDataContentType())
+	if conf.APIKey != "" {
+		hdr.Set("Authorization", "Bearer "+conf.APIKey)
+	}
+	return g.e.PostBody(ctx, strings.TrimRight(conf.BaseURL, "/")+"/images/edits", hdr, buf.Bytes(), timeout)
+}
+
+// fal runs the model through FAL's queue, as fal-client does: submit,
+// poll the status URL until COMPLETED, fetch the response, then download
+// the image it links to. Source images go as data: URLs (FAL takes them
+// wherever a file URL is expected), so FAL fetches nothing on our behalf.
+func (g *generator) fal(ctx context.Context, conf Backend, prompt, aspect string, sources []source, timeout time.Duration) ([]byte, error) {
+	m := falModels[conf.Model]
+	var images []string
+	for _, src := range sources {
+		images = append(images, "data:"+src.mediaType+";base64,"+base64.StdEncoding.EncodeToString(src.data))
+	}
+	endpoint, body := falRequest(m, conf.Model, prompt, aspect, images)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	q := &falQueue{g: g, conf: conf}
+	out, err := q.run(ctx, endpoint, body)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("FAL did not answer within %v; retry", timeout)
 		}
-		return nil, fmt.Errorf("FAL request failed: %s", redact.String(err.Error()))
+		return nil, err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, fmt.Errorf("read FAL response: %w", err)
-	}
-	if resp.StatusCode >= 300 {
-		msg := redact.String(strings.TrimSpace(string(data)))
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-		hint := ""
-		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			hint = " (check FAL_KEY)"
-		case http.StatusNotFound:
-			hint = " (check image_gen.model / FAL_IMAGE_MODEL names a FAL model, e.g. " + DefaultFALModel + ")"
-		case http.StatusTooManyRequests:
-			hint = " (rate limited; wait and retry)"
-		}
-		return nil, fmt.Errorf("FAL model %s returned HTTP %d: %s%s", conf.Model, resp.StatusCode, msg, hint)
-	}
-	var out struct {
+	var res struct {
 		Images []struct {
 			URL string `json:"url"`
 		} `json:"images"`
 	}
-	if err := json.Unmarshal(data, &out); err != nil || len(out.Images) == 0 || out.Images[0].URL == "" {
-		return nil, fmt.Errorf("FAL model %s returned no image URL", conf.Model)
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("Invalid response from FAL.ai API — no images returned (%s)", clip(out))
 	}
-	return g.fetchResult(ctx, out.Images[0].URL, timeout)
+	if len(res.Images) == 0 {
+		return nil, errors.New("No images were generated")
+	}
+	if res.Images[0].URL == "" {
+		return nil, errors.New("No valid image URLs returned from API")
+	}
+	return g.fetchResult(ctx, res.Images[0].URL, timeout)
 }
 
 // fetchResult downloads an image the provider generated. The URL comes
@@ -252,8 +317,8 @@ func (g *generator) fetchResult(ctx context.Context, u string, timeout time.Dura
 // override them.
 const (
 	DefaultOpenAIModel = "gpt-image-2"
-	DefaultFALModel    = "fal-ai/flux/schnell"
-	defaultFALBase     = "https://fal.run"
+	DefaultFALModel    = "fal-ai/flux-2/klein/9b"
+	defaultFALBase     = "https://queue.fal.run"
 )
 
 // Image providers, as image_gen.provider names them and results report
@@ -261,12 +326,21 @@ const (
 const (
 	ProviderFAL    = "fal"
 	ProviderOpenAI = "openai"
+	ProviderXAI    = "xai"
+	ProviderKrea   = "krea"
 )
 
 // Backend is a resolved image generation backend.
 type Backend struct {
-	// Provider is ProviderFAL or ProviderOpenAI.
+	// Provider is ProviderFAL, ProviderOpenAI, ProviderXAI or
+	// ProviderKrea.
 	Provider, Model, BaseURL, APIKey string
+	// Resolution and Creativity are image_gen.xai.resolution and
+	// image_gen.krea.creativity.
+	Resolution, Creativity string
+	// AllowPrivateURLs is web.allow_private_urls: source image URLs may
+	// then point at private and loopback addresses.
+	AllowPrivateURLs bool
 }
 
 // Resolve picks the image provider, model, endpoint and key from
@@ -291,7 +365,7 @@ func Resolve(opts Options) (Backend, error) {
 			return Backend{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
 		}
 	}
-	conf := Backend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL}
+	conf := Backend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL, AllowPrivateURLs: c.Web.AllowPrivateURLs}
 	switch provider {
 	case ProviderFAL:
 		conf.APIKey = getenv("FAL_KEY")
@@ -299,6 +373,11 @@ func Resolve(opts Options) (Backend, error) {
 			return conf, errors.New("image_gen.provider is fal but FAL_KEY is not set")
 		}
 		conf.Model = cmp.Or(conf.Model, getenv("FAL_IMAGE_MODEL"), DefaultFALModel)
+		if _, ok := falModels[conf.Model]; !ok {
+			// The original falls back to its default for an id its
+			// catalog lacks; the result's model says which ran.
+			conf.Model = DefaultFALModel
+		}
 		conf.BaseURL = cmp.Or(conf.BaseURL, getenv("FAL_BASE_URL"), defaultFALBase)
 	case ProviderOpenAI:
 		conf.APIKey = getenv("OPENAI_API_KEY")
@@ -307,8 +386,10 @@ func Resolve(opts Options) (Backend, error) {
 			return conf, errors.New("image_gen.provider is openai but OPENAI_API_KEY is not set")
 		}
 		conf.Model = cmp.Or(conf.Model, getenv("OPENAI_IMAGE_MODEL"), DefaultOpenAIModel)
+	case ProviderXAI, ProviderKrea:
+		return resolveXAIKrea(conf, c, getenv)
 	default:
-		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal)", c.ImageGen.Provider)
+		return conf, fmt.Errorf("image_gen.provider %q is not supported by hermes-tools (supported: openai, fal, xai, krea)", c.ImageGen.Provider)
 	}
 	return conf, nil
 }

@@ -35,8 +35,9 @@ func TestImageGenerate(t *testing.T) {
 		{"openai url-mode model", mediatest.OpenAIEnv(fake), "image_gen:\n  model: fake-url-model\n", "square", "openai", "fake-url-model", nil},
 		{"OPENAI_IMAGE_MODEL", map[string]string{"OPENAI_API_KEY": fakeapis.OpenAIKey, "OPENAI_BASE_URL": fake.Base(fakeapis.OpenAI), "OPENAI_IMAGE_MODEL": "env-model"}, "", "", "openai", "env-model", nil},
 		{"fal", map[string]string{"FAL_KEY": fakeapis.FalKey, "FAL_BASE_URL": fake.Base(fakeapis.FAL), "OPENAI_API_KEY": "k"}, "", "", "fal", DefaultFALModel, func(t *testing.T, r fakeapis.Request) {
-			if r.Path != "/"+DefaultFALModel || r.Header.Get("Authorization") != "Key "+fakeapis.FalKey ||
-				!strings.Contains(string(r.Body), `"image_size":"landscape_16_9"`) {
+			// The original's payload for its default model, in its key order.
+			if r.Path != "/"+DefaultFALModel || r.Header.Get("Authorization") != "Key "+fakeapis.FalKey || r.Header.Get("x-idempotency-key") == "" ||
+				string(r.Body) != `{"num_inference_steps":4,"output_format":"png","enable_safety_checker":false,"prompt":"a brass telescope at dusk","image_size":"landscape_16_9"}` {
 				t.Errorf("request %s %v %s", r.Path, r.Header.Get("Authorization"), r.Body)
 			}
 		}},
@@ -74,7 +75,12 @@ func TestImageGenerate(t *testing.T) {
 				t.Errorf("image content = %+v", res.Images)
 			}
 			reqs := fake.Requests(prov)[before:]
-			if len(reqs) != 1 {
+			want := 1
+			if tt.provider == "fal" {
+				// Submit, three status polls, the response.
+				want = 5
+			}
+			if len(reqs) != want {
 				t.Fatalf("%d provider requests", len(reqs))
 			}
 			if tt.check != nil {
@@ -100,6 +106,12 @@ func TestImageGenerateErrors(t *testing.T) {
 		{"fal 401", "p", wrongFal, "check FAL_KEY"},
 		{"fal 500", "trigger-500", falEnv, "HTTP 500"},
 		{"fal timeout", "trigger-slow", falEnv, "did not answer within"},
+		{"fal 429 with Retry-After", "trigger-429", falEnv, "HTTP 429: rate limit exceeded (rate limited or out of quota; retry after 7s)"},
+		{"fal malformed receipt", "trigger-malformed", falEnv, "not a queue receipt"},
+		{"fal job fails", "trigger-joberror", falEnv, "HTTP 500: model crashed while generating (FAL is failing"},
+		{"fal no images", "trigger-noimages", falEnv, "No images were generated"},
+		{"fal unknown status", "trigger-weird", falEnv, `unknown status "EXPLODED"`},
+		{"fal receipt pointing elsewhere", "trigger-offsite", falEnv, "points at another host"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,7 +134,7 @@ func TestImageGenerateErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "FAL_KEY or OPENAI_API_KEY") {
 			t.Errorf("Check = %v", err)
 		}
-		f2 := mediatest.NewFixture(t, fake, mediatest.OpenAIEnv(fake), "image_gen:\n  provider: krea\n")
+		f2 := mediatest.NewFixture(t, fake, mediatest.OpenAIEnv(fake), "image_gen:\n  provider: midjourney\n")
 		if err := mediatest.OnlyTool(t, Toolset(f2.Opts)).Check(); err == nil || !strings.Contains(err.Error(), "not supported") {
 			t.Errorf("Check = %v", err)
 		}

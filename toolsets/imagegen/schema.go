@@ -1,7 +1,8 @@
 package imagegen
 
 const description = "Generate an image from a text prompt with the image model the user configured " +
-	"(OpenAI-compatible images API or FAL). The image is saved under the Hermes home; the result gives its " +
+	"(OpenAI-compatible images API or FAL), or edit / transform an existing image by passing image_url " +
+	"(OpenAI, or a FAL model with an edit endpoint). The image is saved under the Hermes home; the result gives its " +
 	"absolute path in `image` and shows the image itself. Describe subject, style, composition and lighting " +
 	"in the prompt."
 
@@ -17,6 +18,16 @@ const inputSchema = `{
       "enum": ["landscape", "square", "portrait"],
       "description": "The aspect ratio of the generated image. 'landscape' is 16:9 wide, 'portrait' is 16:9 tall, 'square' is 1:1.",
       "default": "landscape"
+    },
+    "image_url": {
+      "type": "string",
+      "description": "Source image to edit/transform (image-to-image). A public URL, a data: URL, or an absolute path of an image under the Hermes home's cache (one these tools saved). Omit for text-to-image."
+    },
+    "reference_image_urls": {
+      "type": "array",
+      "items": {"type": "string"},
+      "maxItems": 15,
+      "description": "Up to 15 additional reference images (style, character, or composition) guiding an edit. URLs, data: URLs or paths under the Hermes home's cache."
     }
   },
   "required": ["prompt"]
@@ -30,7 +41,8 @@ const outputSchema = `{
     "model": {"type": "string"},
     "prompt": {"type": "string"},
     "aspect_ratio": {"type": "string"},
-    "provider": {"type": "string"}
+    "provider": {"type": "string"},
+    "modality": {"enum": ["text", "image"]}
   },
   "required": ["success", "image", "model", "prompt", "aspect_ratio", "provider"]
 }`

@@ -1,10 +1,15 @@
 package todo
 
-const description = "Plan and track a multi-step task. Call with no arguments to see the current list. " +
-	"Pass todos to write it: each item has an id, the content, and a status (pending, in_progress, completed, " +
-	"cancelled). Without merge the list is replaced; with merge=true items are updated by id and new ids are " +
-	"appended. Keep exactly one item in_progress, mark items completed as soon as they are done, and cancel " +
-	"what no longer applies. Without session_id (and without HERMES_SESSION_ID) the list belongs to this " +
+// description is the original's (tools/todo_tool.py) plus where the list
+// lives here.
+const description = "Track a task list for multi-step work (3+ steps). Use for complex tasks with 3+ steps or " +
+	"when the user provides multiple tasks. For 'all N items' tasks, enumerate every instance as its own " +
+	"checklist item so none are silently dropped. Call with no parameters to read the current list.\n" +
+	"List order is priority. Only ONE item in_progress at a time. Break large phases into subtasks via parent. " +
+	"Mark an item completed only after the work is verified done, never based on intent. If something fails, " +
+	"cancel it and add a revised item. Always returns the full current list.\n" +
+	"Statuses: pending, in_progress, completed, cancelled. " +
+	"Without session_id (and without HERMES_SESSION_ID) the list belongs to this " +
 	"connection only: this server process over stdio, this session over HTTP; it is not saved and ends with it. " +
 	"A named session's list is saved in the Hermes home and is still there after a restart."
 
@@ -13,24 +18,25 @@ const inputSchema = `{
   "properties": {
     "todos": {
       "type": "array",
-      "description": "The items to write. Omit to read the list.",
+      "description": "Task items to write.",
       "items": {
         "type": "object",
         "properties": {
           "id": {"type": "string", "description": "Stable identifier of the item."},
-          "content": {"type": "string", "description": "What to do."},
+          "content": {"type": "string", "description": "Task description"},
           "status": {
             "type": "string",
             "enum": ["pending", "in_progress", "completed", "cancelled"],
             "description": "Where the item stands."
-          }
+          },
+          "parent": {"type": "string", "description": "Optional id of another item, making this a nested subtask. Omit for top-level."}
         },
         "required": ["id", "content", "status"]
       }
     },
     "merge": {
       "type": "boolean",
-      "description": "true: update items by id and append new ones; false (default): replace the whole list."
+      "description": "true: update existing items by id, add new ones. false (default): replace the entire list with a fresh plan."
     },
     "session_id": {
       "type": "string",
@@ -50,7 +56,8 @@ const outputSchema = `{
         "properties": {
           "id": {"type": "string"},
           "content": {"type": "string"},
-          "status": {"enum": ["pending", "in_progress", "completed", "cancelled"]}
+          "status": {"enum": ["pending", "in_progress", "completed", "cancelled"]},
+          "parent": {"type": "string"}
         },
         "required": ["id", "content", "status"]
       }

@@ -30,6 +30,9 @@ type Item struct {
 	ID      string `json:"id"`
 	Content string `json:"content"`
 	Status  string `json:"status"`
+	// Parent is the id of the item this one is a subtask of; empty for a
+	// top-level item.
+	Parent string `json:"parent,omitempty"`
 }
 
 // DBPath is where the lists of a Hermes home are kept.
@@ -175,7 +178,7 @@ func normalize(raw map[string]any) Item {
 		}
 		return strings.TrimSpace(fmt.Sprint(v))
 	}
-	it := Item{ID: str("id"), Content: str("content"), Status: strings.ToLower(str("status"))}
+	it := Item{ID: str("id"), Content: str("content"), Status: strings.ToLower(str("status")), Parent: str("parent")}
 	if it.ID == "" {
 		it.ID = "?"
 	}
@@ -224,12 +227,15 @@ func apply(current []Item, incoming []map[string]any, merge bool) []Item {
 				if s, _ := raw["status"].(string); validStatus(strings.ToLower(strings.TrimSpace(s))) {
 					next[i].Status = upd.Status
 				}
+				if _, ok := raw["parent"]; ok {
+					next[i].Parent = upd.Parent
+				}
 				continue
 			}
 			pos[id] = len(next)
 			next = append(next, normalize(raw))
 		}
-		return next
+		return dropBadParents(next)
 	}
 	pos := map[string]int{}
 	for _, raw := range incoming {
@@ -241,7 +247,37 @@ func apply(current []Item, incoming []map[string]any, merge bool) []Item {
 		pos[it.ID] = len(next)
 		next = append(next, it)
 	}
-	return next
+	return dropBadParents(next)
+}
+
+// dropBadParents clears parents that name no item or close a cycle, as
+// the original drops them: the item becomes top-level.
+func dropBadParents(items []Item) []Item {
+	parent := map[string]string{}
+	for _, it := range items {
+		parent[it.ID] = it.Parent
+	}
+	for i, it := range items {
+		if it.Parent == "" {
+			continue
+		}
+		if _, ok := parent[it.Parent]; !ok || it.Parent == it.ID {
+			items[i].Parent = ""
+			parent[it.ID] = ""
+			continue
+		}
+		// Walk up; meeting this item again is a cycle.
+		seen := map[string]bool{it.ID: true}
+		for p := it.Parent; p != ""; p = parent[p] {
+			if seen[p] {
+				items[i].Parent = ""
+				parent[it.ID] = ""
+				break
+			}
+			seen[p] = true
+		}
+	}
+	return items
 }
 
 // schemaVersion is this store's PRAGMA user_version.

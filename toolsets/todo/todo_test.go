@@ -290,3 +290,42 @@ func TestUnnamedListIsPerSession(t *testing.T) {
 		t.Errorf("call after the session ended: err = %v, want ErrClosed", err)
 	}
 }
+
+// Items nest under a parent id, as the original's todo_list allows; a
+// parent naming no item, the item itself, or closing a cycle is dropped,
+// and the nesting survives a merge that does not touch it and is saved
+// with a named session.
+func TestParents(t *testing.T) {
+	h := newHarness(t, t.TempDir(), nil)
+	out, isErr := h.call(map[string]any{"session_id": "s1", "todos": []any{
+		map[string]any{"id": "a", "content": "phase", "status": "in_progress"},
+		map[string]any{"id": "b", "content": "step", "status": "pending", "parent": "a"},
+		map[string]any{"id": "c", "content": "orphan", "status": "pending", "parent": "nope"},
+		map[string]any{"id": "d", "content": "loop 1", "status": "pending", "parent": "e"},
+		map[string]any{"id": "e", "content": "loop 2", "status": "pending", "parent": "d"},
+		map[string]any{"id": "f", "content": "self", "status": "pending", "parent": "f"},
+	}})
+	if isErr {
+		t.Fatalf("write: %v", out)
+	}
+	parents := func(out map[string]any) map[string]any {
+		m := map[string]any{}
+		for _, it := range out["todos"].([]any) {
+			item := it.(map[string]any)
+			m[item["id"].(string)] = item["parent"]
+		}
+		return m
+	}
+	got := parents(out)
+	if got["b"] != "a" || got["c"] != nil || got["f"] != nil || (got["d"] != nil && got["e"] != nil) {
+		t.Errorf("parents = %v", got)
+	}
+	out, _ = h.call(map[string]any{"session_id": "s1", "merge": true, "todos": []any{map[string]any{"id": "b", "status": "completed"}}})
+	if got := parents(out); got["b"] != "a" {
+		t.Errorf("merge lost the parent: %v", got)
+	}
+	out, _ = h.call(map[string]any{"session_id": "s1"})
+	if got := parents(out); got["b"] != "a" {
+		t.Errorf("saved list lost the parent: %v", got)
+	}
+}

@@ -1,6 +1,8 @@
-// Package todo serves Hermes' todo tool (tools/todo_tool.py) to MCP
-// clients as the `todo` toolset, with the same arguments, item shape and
-// summary. Hermes keeps the list in the agent's memory. Here a list named by
+// Package todo serves Hermes' todo_list tool (tools/todo_tool.py; named
+// todo before v2026.9.7) to MCP clients as the `todo` toolset, with the
+// same arguments, item shape (parent included) and summary. The old name
+// is not listed beside it: MCP clients take tool names from tools/list,
+// and a second copy of the tool would cost every session its schema. Hermes keeps the list in the agent's memory. Here a list named by
 // a session id (the call's, else HERMES_SESSION_ID) is kept in a small
 // SQLite database in the Hermes home and survives the server being
 // restarted; a call that names none gets the list of its own MCP session

@@ -19,14 +19,22 @@ func TestChecks(t *testing.T) {
 		espeak        bool
 		wantErr       string
 	}{
-		{"tts espeak-ng missing", "tts", nil, "", false, "apt-get install espeak-ng"},
-		{"tts espeak-ng found", "tts", nil, "", true, ""},
-		{"tts edge falls back to espeak-ng", "tts", nil, "tts:\n  provider: edge\n", true, ""},
+		{"tts default is Edge, keyless", "tts", nil, "", false, ""},
+		{"tts edge without espeak-ng", "tts", nil, "tts:\n  provider: edge\n", false, ""},
+		{"tts edge endpoint not a websocket", "tts", map[string]string{EdgeURLEnv: "https://example.com/x"}, "", false, "not a ws:// or wss:// URL"},
+		{"tts espeak-ng missing", "tts", nil, "tts:\n  provider: espeak-ng\n", false, "apt-get install espeak-ng"},
+		{"tts espeak-ng found", "tts", nil, "tts:\n  provider: local\n", true, ""},
 		{"tts openai without key", "tts", nil, "tts:\n  provider: openai\n", false, "tts.provider is openai but OPENAI_API_KEY is not set"},
 		{"tts openai", "tts", map[string]string{"OPENAI_API_KEY": "k"}, "tts:\n  provider: openai\n", false, ""},
 		{"tts elevenlabs without key", "tts", nil, "tts:\n  provider: elevenlabs\n", false, "tts.provider is elevenlabs but ELEVENLABS_API_KEY is not set"},
 		{"tts elevenlabs", "tts", map[string]string{"ELEVENLABS_API_KEY": "e"}, "tts:\n  provider: elevenlabs\n", false, ""},
-		{"tts unsupported provider", "tts", nil, "tts:\n  provider: minimax\n", true, `tts.provider "minimax" is not supported`},
+		{"tts unsupported provider", "tts", nil, "tts:\n  provider: kittentts\n", true, `tts.provider "kittentts" is not supported`},
+		{"tts minimax without key", "tts", nil, "tts:\n  provider: minimax\n", false, "MINIMAX_API_KEY (or MINIMAX_CN_API_KEY) is not set"},
+		{"tts minimax cn key", "tts", map[string]string{"MINIMAX_CN_API_KEY": "k"}, "tts:\n  provider: minimax\n", false, ""},
+		{"tts mistral without key", "tts", nil, "tts:\n  provider: mistral\n", false, "MISTRAL_API_KEY is not set"},
+		{"tts gemini without key", "tts", nil, "tts:\n  provider: gemini\n", false, "GEMINI_API_KEY (or GOOGLE_API_KEY) is not set"},
+		{"tts gemini google key", "tts", map[string]string{"GOOGLE_API_KEY": "g"}, "tts:\n  provider: gemini\n", false, ""},
+		{"tts xai without key", "tts", nil, "tts:\n  provider: xai\n", false, "XAI_API_KEY is not set"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

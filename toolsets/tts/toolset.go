@@ -1,6 +1,7 @@
 // Package tts is the `tts` toolset: text_to_speech speaks text into an
-// audio file under the Hermes home, with espeak-ng and no key at all, or
-// through OpenAI or ElevenLabs (tts in config.yaml).
+// audio file under the Hermes home: through Edge TTS without a key (the
+// original's default), espeak-ng offline, OpenAI, ElevenLabs, or the
+// user's own program (tts in config.yaml).
 package tts
 
 import (

@@ -38,7 +38,32 @@ const (
 
 // Character caps per provider (the Python Hermes' limits); longer text is
 // truncated.
-var ttsMaxChars = map[string]int{ProviderOpenAI: 4096, ProviderElevenLabs: 5000, ProviderEspeak: 5000}
+var ttsMaxChars = map[string]int{
+	ProviderEdge: 5000, ProviderOpenAI: 4096, ProviderElevenLabs: 5000, ProviderEspeak: 5000,
+	ProviderMiniMax: 10000, ProviderMistral: 4000, ProviderGemini: 32000, ProviderXAI: 15000,
+}
+
+// format is the audio a backend writes.
+func (b Backend) format() string {
+	switch {
+	case b.Command != nil:
+		return b.Command.format
+	case b.Provider == ProviderEspeak, b.Provider == ProviderGemini:
+		return "wav"
+	}
+	return "mp3"
+}
+
+// maxChars is the provider's character cap.
+func (b Backend) maxChars() int {
+	if b.Command != nil {
+		if n := b.Settings.Providers[b.Provider].MaxTextLength; n > 0 {
+			return n
+		}
+		return 5000
+	}
+	return cmp.Or(ttsMaxChars[b.Provider], 4000)
+}
 
 type speaker struct{ e *mediaapi.Env }
 
@@ -60,10 +85,10 @@ func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	if err != nil {
 		return tooldef.Errorf("TTS configuration error (%s): %v", cmp.Or(conf.Provider, "tts"), err), nil
 	}
-	if n := ttsMaxChars[conf.Provider]; utf8.RuneCountInString(text) > n {
+	if n := conf.maxChars(); utf8.RuneCountInString(text) > n {
 		text = string([]rune(text)[:n])
 	}
-	format := map[string]string{ProviderEspeak: "wav", ProviderOpenAI: "mp3", ProviderElevenLabs: "mp3"}[conf.Provider]
+	format := conf.format()
 	path, err := s.outputPath(args.OutputPath, format)
 	if err != nil {
 		return tooldef.Errorf("%v", err), nil
@@ -77,20 +102,42 @@ func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		return tooldef.Errorf("%s produces %s audio: give output_path a .%s extension", conf.Provider, format, format), nil
 	}
 
+	provider := conf.Provider
 	var audio []byte
-	switch conf.Provider {
-	case ProviderEspeak:
+	switch {
+	case conf.Command != nil:
+		audio, err = s.command(ctx, conf.Command, text, filepath.Dir(path))
+	case conf.Provider == ProviderEdge:
+		audio, err = s.edge(ctx, conf, text)
+		var offline *edgeDialError
+		if errors.As(err, &offline) && conf.Espeak != "" && ctx.Err() == nil {
+			// Offline: espeak-ng speaks instead, into a WAV file.
+			if args.OutputPath != "" {
+				return tooldef.Errorf("TTS failed (edge): %v; espeak-ng could speak offline but writes WAV: give output_path a .wav extension or omit it", err), nil
+			}
+			provider, path = ProviderEspeak, strings.TrimSuffix(path, ".mp3")+".wav"
+			audio, err = s.espeak(ctx, conf, text, filepath.Dir(path))
+		}
+	case conf.Provider == ProviderEspeak:
 		audio, err = s.espeak(ctx, conf, text, filepath.Dir(path))
-	case ProviderOpenAI:
+	case conf.Provider == ProviderOpenAI:
 		audio, err = s.openai(ctx, conf, text, format)
-	case ProviderElevenLabs:
+	case conf.Provider == ProviderElevenLabs:
 		audio, err = s.elevenlabs(ctx, conf, text)
+	case conf.Provider == ProviderMiniMax:
+		audio, err = s.minimax(ctx, conf, text)
+	case conf.Provider == ProviderMistral:
+		audio, err = s.mistral(ctx, conf, text)
+	case conf.Provider == ProviderGemini:
+		audio, err = s.gemini(ctx, conf, text)
+	case conf.Provider == ProviderXAI:
+		audio, err = s.xai(ctx, conf, text)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return tooldef.Failure(map[string]any{"error": "Interrupted", "success": false}), nil
 		}
-		return tooldef.Errorf("TTS failed (%s): %v", conf.Provider, err), nil
+		return tooldef.Errorf("TTS failed (%s): %v", provider, err), nil
 	}
 	if err := mediaapi.WriteNew(path, audio); err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -98,14 +145,18 @@ func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 		}
 		return tooldef.Result{}, fmt.Errorf("save audio: %w", err)
 	}
-	// Opus in Ogg is what messaging apps play as a voice note.
+	// Opus in Ogg is what messaging apps play as a voice note; a command
+	// provider says whether its output is.
 	voice := format == "opus" || strings.EqualFold(filepath.Ext(path), ".ogg")
+	if conf.Command != nil {
+		voice = conf.Command.voiceOK
+	}
 	tag := "MEDIA:" + path
 	if voice {
 		tag = "[[audio_as_voice]]\n" + tag
 	}
 	return tooldef.OK(map[string]any{
-		"success": true, "file_path": path, "media_tag": tag, "provider": conf.Provider, "voice_compatible": voice,
+		"success": true, "file_path": path, "media_tag": tag, "provider": provider, "voice_compatible": voice,
 	}), nil
 }
 
@@ -192,6 +243,20 @@ func checkWAV(b []byte) error {
 	return nil
 }
 
+// edge speaks through Edge TTS at the configured voice and speed.
+func (s *speaker) edge(ctx context.Context, conf Backend, text string) ([]byte, error) {
+	c := &edgeClient{endpoint: conf.BaseURL, http: s.e.Client, timeout: s.e.CallTimeout(0), now: time.Now}
+	if c.timeout > 60*time.Second {
+		// edge-tts reads for at most 60 s per chunk.
+		c.timeout = 60 * time.Second
+	}
+	speed := conf.Settings.Edge.Speed
+	if speed <= 0 {
+		speed = conf.Settings.Speed
+	}
+	return c.synthesize(ctx, text, cmp.Or(strings.TrimSpace(conf.Settings.Edge.Voice), defaultEdgeVoice), edgeRate(speed))
+}
+
 func (s *speaker) openai(ctx context.Context, conf Backend, text, format string) ([]byte, error) {
 	o := conf.Settings.OpenAI
 	model := cmp.Or(o.Model, defaultOpenAITTSModel)
@@ -271,6 +336,7 @@ func (s *speaker) elevenlabs(ctx context.Context, conf Backend, text string) ([]
 
 // Speech providers, as results report them.
 const (
+	ProviderEdge       = "edge"
 	ProviderEspeak     = "espeak-ng"
 	ProviderOpenAI     = "openai"
 	ProviderElevenLabs = "elevenlabs"
@@ -280,19 +346,25 @@ const defaultElevenBase = "https://api.elevenlabs.io"
 
 // Backend is a resolved speech backend.
 type Backend struct {
-	// Provider is ProviderEspeak, ProviderOpenAI or ProviderElevenLabs.
+	// Provider is ProviderEdge, ProviderEspeak, ProviderOpenAI,
+	// ProviderElevenLabs, or the name of a command provider.
 	Provider string
 	// APIKey and BaseURL are the remote provider's; empty for espeak-ng.
 	APIKey, BaseURL string
-	// Espeak is the path to espeak-ng when Provider is ProviderEspeak.
+	// Espeak is the path to espeak-ng when Provider is ProviderEspeak,
+	// and Edge's offline fallback when it is installed.
 	Espeak string
+	// Command is the user's program when Provider names one.
+	Command *commandSpec
 	// Settings is the tts section of config.yaml, for voices and speeds.
 	Settings Settings
 }
 
 // Resolve maps tts.provider to a backend. Unset and "edge" (Hermes'
-// default, a Microsoft service this build does not speak) use espeak-ng.
-// On error the returned backend still names the provider when one was
+// default) speak through Edge TTS, keyless, with espeak-ng as the offline
+// fallback when it is installed; "espeak-ng" (or "local") speaks with
+// espeak-ng only; a name under tts.providers runs the user's program. On
+// error the returned backend still names the provider when one was
 // recognised, so the caller's message can say which.
 func Resolve(opts Options) (Backend, error) {
 	c, err := mediaapi.LoadConfig(opts.Home)
@@ -301,11 +373,20 @@ func Resolve(opts Options) (Backend, error) {
 	}
 	conf := Backend{Settings: c.TTS}
 	switch p := strings.ToLower(strings.TrimSpace(c.TTS.Provider)); p {
-	case "", "edge", "espeak", "espeak-ng", "local":
+	case "", ProviderEdge:
+		conf.Provider = ProviderEdge
+		conf.BaseURL = cmp.Or(opts.Var(EdgeURLEnv), defaultEdgeURL)
+		if u, err := url.Parse(conf.BaseURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {
+			return conf, fmt.Errorf("%s=%q is not a ws:// or wss:// URL", EdgeURLEnv, conf.BaseURL)
+		}
+		if path, err := opts.FindProgram("espeak-ng"); err == nil {
+			conf.Espeak = path
+		}
+	case "espeak", ProviderEspeak, "local":
 		conf.Provider = ProviderEspeak
 		path, err := opts.FindProgram("espeak-ng")
 		if err != nil {
-			return conf, errors.New("text_to_speech needs espeak-ng: install it (Debian/Ubuntu: apt-get install espeak-ng), or set tts.provider in config.yaml to openai (OPENAI_API_KEY) or elevenlabs (ELEVENLABS_API_KEY)")
+			return conf, errors.New("text_to_speech needs espeak-ng: install it (Debian/Ubuntu: apt-get install espeak-ng), or set tts.provider in config.yaml to edge (no key), openai (OPENAI_API_KEY) or elevenlabs (ELEVENLABS_API_KEY)")
 		}
 		conf.Espeak = path
 	case ProviderOpenAI:
@@ -322,8 +403,33 @@ func Resolve(opts Options) (Backend, error) {
 		if conf.APIKey == "" {
 			return conf, errors.New("tts.provider is elevenlabs but ELEVENLABS_API_KEY is not set")
 		}
+	case ProviderMiniMax, ProviderMistral, ProviderGemini, ProviderXAI:
+		conf.Provider = p
+		if err := resolveHTTP(&conf, opts); err != nil {
+			return conf, err
+		}
 	default:
-		return conf, fmt.Errorf("tts.provider %q is not supported by hermes-tools (supported: espeak-ng, openai, elevenlabs)", c.TTS.Provider)
+		name := strings.TrimSpace(c.TTS.Provider)
+		if cp, ok := commandEntry(c.TTS.Providers, name); ok && !builtinProviders[p] {
+			conf.Provider = name
+			conf.Command, err = resolveCommand(name, cp, c.TTS.Speed)
+			return conf, err
+		}
+		return conf, fmt.Errorf("tts.provider %q is not supported by hermes-tools (supported: edge, espeak-ng, openai, elevenlabs, minimax, mistral, gemini, xai, or your own program under tts.providers.<name> with a command)", c.TTS.Provider)
 	}
 	return conf, nil
+}
+
+// commandEntry finds tts.providers.<name>, the name matched without
+// regard to case as tts.provider is.
+func commandEntry(m map[string]mediaapi.CommandTTS, name string) (mediaapi.CommandTTS, bool) {
+	if cp, ok := m[name]; ok {
+		return cp, true
+	}
+	for k, cp := range m {
+		if strings.EqualFold(k, name) {
+			return cp, true
+		}
+	}
+	return mediaapi.CommandTTS{}, false
 }

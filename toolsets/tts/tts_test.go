@@ -29,7 +29,7 @@ func espeakOrSkip(t *testing.T) {
 
 func TestTextToSpeechEspeak(t *testing.T) {
 	espeakOrSkip(t)
-	f := mediatest.NewFixture(t, nil, nil, "tts:\n  provider: edge\n")
+	f := mediatest.NewFixture(t, nil, nil, "tts:\n  provider: espeak-ng\n")
 	tl := mediatest.OnlyTool(t, Toolset(f.Opts))
 	if err := tl.Check(); err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestTextToSpeechErrors(t *testing.T) {
 		{"elevenlabs 401", "tts:\n  provider: elevenlabs\n", "x", map[string]string{"ELEVENLABS_API_KEY": "wrong", "ELEVENLABS_BASE_URL": fake.Base(fakeapis.ElevenLabs)}, "check ELEVENLABS_API_KEY"},
 		{"elevenlabs 429", "tts:\n  provider: elevenlabs\n", "trigger-429", elEnv, "HTTP 429"},
 		{"elevenlabs timeout", "tts:\n  provider: elevenlabs\n", "trigger-slow", elEnv, "did not answer in time"},
-		{"unsupported provider", "tts:\n  provider: minimax\n", "x", nil, "not supported"},
+		{"unsupported provider", "tts:\n  provider: neutts\n", "x", nil, "not supported"},
 		{"empty text", "", " ", nil, "Text is required"},
 	}
 	for _, tt := range tests {
@@ -171,7 +171,7 @@ func TestTextToSpeechErrors(t *testing.T) {
 		})
 	}
 	t.Run("espeak-ng missing hides the tool", func(t *testing.T) {
-		f := mediatest.NewFixture(t, fake, nil, "")
+		f := mediatest.NewFixture(t, fake, nil, "tts:\n  provider: espeak-ng\n")
 		f.Opts.LookPath = func(string) (string, error) { return "", exec.ErrNotFound }
 		err := mediatest.OnlyTool(t, Toolset(f.Opts)).Check()
 		if err == nil || !strings.Contains(err.Error(), "apt-get install espeak-ng") {

@@ -13,7 +13,14 @@ import (
 // Backend is a resolved vision endpoint: an OpenAI-compatible chat
 // model that accepts images.
 type Backend struct {
+	// API is how the endpoint is spoken to: APIOpenAI (chat
+	// completions), APIAnthropic (Messages) or APIGemini
+	// (generateContent).
+	API                    string
 	BaseURL, APIKey, Model string
+	// Temperature is auxiliary.vision.temperature, else 0.1 as in the
+	// original; the native APIs send it.
+	Temperature float64
 	// KeyHint names the setting the key came from (or should come from),
 	// for error messages about a rejected key.
 	KeyHint string
@@ -36,6 +43,21 @@ const (
 	DefaultOpenRouterModel = "google/gemini-3-flash-preview"
 	DefaultNousModel       = "google/gemini-3-flash-preview"
 	DefaultOpenAIModel     = "gpt-5.4-mini"
+)
+
+// The APIs a vision backend speaks.
+const (
+	APIOpenAI    = "openai"
+	APIAnthropic = "anthropic"
+	APIGemini    = "gemini"
+)
+
+// The original's default vision models of the native providers.
+const (
+	DefaultAnthropicModel = "claude-haiku-4-5-20251001"
+	DefaultGeminiModel    = "gemini-3.6-flash"
+	defaultAnthropicBase  = "https://api.anthropic.com"
+	defaultGeminiBase     = "https://generativelanguage.googleapis.com/v1beta"
 )
 
 const (
@@ -61,8 +83,17 @@ func Resolve(opts Options) (Backend, error) {
 		provider = "auto"
 	}
 	conf := Backend{
-		BaseURL: aux.BaseURL, APIKey: aux.APIKey, KeyHint: "auxiliary.vision.api_key in config.yaml",
-		Timeout: aux.Timeout, AllowPrivateURLs: c.Web.AllowPrivateURLs,
+		API: APIOpenAI, BaseURL: aux.BaseURL, APIKey: aux.APIKey, KeyHint: "auxiliary.vision.api_key in config.yaml",
+		Timeout: aux.Timeout, AllowPrivateURLs: c.Web.AllowPrivateURLs, Temperature: 0.1,
+	}
+	if aux.Temperature != nil {
+		conf.Temperature = *aux.Temperature
+	}
+	if ke := cmp.Or(strings.TrimSpace(aux.KeyEnv), strings.TrimSpace(aux.APIKeyEnv)); conf.APIKey == "" && ke != "" {
+		conf.APIKey, conf.KeyHint = opts.Var(ke), ke+" (auxiliary.vision.key_env)"
+	}
+	if provider == "google" {
+		provider = "gemini"
 	}
 	conf.DownloadTimeout = 30 * time.Second
 	if aux.DownloadTimeout > 0 {
@@ -76,12 +107,24 @@ func Resolve(opts Options) (Backend, error) {
 		switch {
 		case mainProvider == "openrouter" || mainProvider == "nous":
 			provider = mainProvider
+		// A native main provider serves vision when its key is there;
+		// otherwise the chain goes on, as the original skips a provider
+		// without credentials.
+		case mainProvider == "anthropic" && (conf.APIKey != "" || getenv("ANTHROPIC_API_KEY") != ""):
+			provider = "anthropic"
+		case (mainProvider == "gemini" || mainProvider == "google") && (conf.APIKey != "" || getenv("GEMINI_API_KEY") != "" || getenv("GOOGLE_API_KEY") != ""):
+			provider = "gemini"
 		case mainCompatible && c.Model.BaseURL != "":
 		case conf.APIKey == "" && getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" && getenv("OPENROUTER_API_KEY") != "":
 			provider = "openrouter"
 		case conf.APIKey == "" && getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" && getenv("NOUS_API_KEY") != "":
 			provider = "nous"
+		case conf.APIKey == "" && getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" && getenv("ANTHROPIC_API_KEY") != "":
+			provider = "anthropic"
 		}
+	}
+	if provider == "anthropic" || provider == "gemini" || strings.EqualFold(strings.TrimSpace(aux.APIMode), "anthropic_messages") {
+		return resolveNative(conf, provider, aux.Model, getenv)
 	}
 	// defaultModel is the service's default vision model, "" for a server
 	// whose models nobody can guess.
@@ -106,7 +149,7 @@ func Resolve(opts Options) (Backend, error) {
 	case provider == "auto" || provider == "openai" || provider == "custom":
 		conf.BaseURL = getenv("OPENAI_BASE_URL")
 	default:
-		return conf, fmt.Errorf("auxiliary.vision.provider %q is not supported by hermes-tools: use openai, openrouter, nous, or set auxiliary.vision.base_url to an OpenAI-compatible endpoint", aux.Provider)
+		return conf, fmt.Errorf("auxiliary.vision.provider %q is not supported by hermes-tools: use openai, openrouter, nous, anthropic, gemini, or set auxiliary.vision.base_url to an OpenAI-compatible endpoint", aux.Provider)
 	}
 	if conf.BaseURL == "" {
 		conf.BaseURL, defaultModel = mediaapi.DefaultOpenAIBase, DefaultOpenAIModel
@@ -135,6 +178,59 @@ func Resolve(opts Options) (Backend, error) {
 		return conf, errors.New("no vision model configured: set auxiliary.vision.model in config.yaml (or AUXILIARY_VISION_MODEL) to a vision-capable model your provider serves")
 	}
 	return conf, nil
+}
+
+// resolveNative resolves Anthropic's Messages API or Gemini's
+// generateContent: base URL, key and model, config.yaml first, then the
+// environment, then the original's defaults.
+func resolveNative(conf Backend, provider, model string, getenv func(string) string) (Backend, error) {
+	model = strings.TrimSpace(model)
+	if strings.EqualFold(model, "auto") {
+		model = ""
+	}
+	model = cmp.Or(model, getenv("AUXILIARY_VISION_MODEL"))
+	if provider == "gemini" {
+		conf.API = APIGemini
+		conf.BaseURL = geminiBase(cmp.Or(conf.BaseURL, getenv("GEMINI_BASE_URL")))
+		if conf.APIKey == "" {
+			conf.APIKey, conf.KeyHint = cmp.Or(getenv("GEMINI_API_KEY"), getenv("GOOGLE_API_KEY")), "GEMINI_API_KEY"
+		}
+		for _, p := range []string{"google/", "gemini/"} {
+			model = strings.TrimPrefix(model, p)
+		}
+		conf.Model = cmp.Or(model, DefaultGeminiModel)
+		if conf.APIKey == "" {
+			return conf, errors.New("vision through Gemini needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY, or auxiliary.vision.api_key in config.yaml)")
+		}
+		return conf, nil
+	}
+	conf.API = APIAnthropic
+	conf.BaseURL = strings.TrimRight(cmp.Or(conf.BaseURL, getenv("ANTHROPIC_BASE_URL"), defaultAnthropicBase), "/")
+	if conf.APIKey == "" {
+		conf.APIKey, conf.KeyHint = getenv("ANTHROPIC_API_KEY"), "ANTHROPIC_API_KEY"
+	}
+	// Anthropic ids use hyphens where OpenRouter-style names use dots.
+	conf.Model = strings.ReplaceAll(strings.TrimPrefix(cmp.Or(model, DefaultAnthropicModel), "anthropic/"), ".", "-")
+	if conf.APIKey == "" {
+		return conf, errors.New("vision through Anthropic needs an API key: set ANTHROPIC_API_KEY (or auxiliary.vision.api_key in config.yaml)")
+	}
+	return conf, nil
+}
+
+// geminiBase normalises a Gemini base URL as the original does: the
+// default when empty, a trailing /openai dropped, /v1beta added when no
+// version is named.
+func geminiBase(u string) string {
+	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	if u == "" {
+		return defaultGeminiBase
+	}
+	u = strings.TrimRight(strings.TrimSuffix(u, "/openai"), "/")
+	last := u[strings.LastIndexByte(u, '/')+1:]
+	if !strings.HasPrefix(last, "v1") {
+		u += "/v1beta"
+	}
+	return u
 }
 
 // Check is vision_analyze's availability check, reused by the

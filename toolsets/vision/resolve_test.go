@@ -27,7 +27,10 @@ func TestChecks(t *testing.T) {
 		{"vision with only a key", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "", false, ""},
 		{"vision on a custom server without model", "vision", nil, "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n", false, "no vision model configured"},
 		{"vision configured", "vision", map[string]string{"OPENAI_API_KEY": "k", "AUXILIARY_VISION_MODEL": "vm"}, "", false, ""},
-		{"vision unsupported provider", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: gemini\n    model: x\n", false, `auxiliary.vision.provider "gemini" is not supported`},
+		{"vision unsupported provider", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: bedrock\n    model: x\n", false, `auxiliary.vision.provider "bedrock" is not supported`},
+		{"vision anthropic without key", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: anthropic\n", false, "set ANTHROPIC_API_KEY"},
+		{"vision gemini without key", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: gemini\n", false, "set GEMINI_API_KEY"},
+		{"vision anthropic key alone", "vision", map[string]string{"ANTHROPIC_API_KEY": "a"}, "", false, ""},
 		{"vision bad YAML", "vision", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary: [\n", false, "fix the YAML"},
 	}
 	for _, tt := range tests {
@@ -89,7 +92,15 @@ func TestResolveVision(t *testing.T) {
 		{"custom server without key", nil, "auxiliary:\n  vision:\n    base_url: http://127.0.0.1:8080/v1\n    model: qwen-vl\n", "http://127.0.0.1:8080/v1", "qwen-vl", ""},
 		{"openrouter", map[string]string{"OPENROUTER_API_KEY": "or"}, "auxiliary:\n  vision:\n    provider: openrouter\n    model: google/gemini-flash\n", "https://openrouter.ai/api/v1", "google/gemini-flash", ""},
 		{"openrouter without key", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: openrouter\n    model: x\n", "", "", "OPENROUTER_API_KEY"},
-		{"unsupported provider", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: gemini\n    model: x\n", "", "", "not supported"},
+		{"unsupported provider", map[string]string{"OPENAI_API_KEY": "k"}, "auxiliary:\n  vision:\n    provider: bedrock\n    model: x\n", "", "", "not supported"},
+		{"anthropic: default model", map[string]string{"ANTHROPIC_API_KEY": "a"}, "auxiliary:\n  vision:\n    provider: anthropic\n", defaultAnthropicBase, DefaultAnthropicModel, ""},
+		{"anthropic: OpenRouter-style name, config before env", map[string]string{"ANTHROPIC_API_KEY": "a", "AUXILIARY_VISION_MODEL": "env-model"}, "auxiliary:\n  vision:\n    provider: anthropic\n    model: anthropic/claude-sonnet-4.6\n", defaultAnthropicBase, "claude-sonnet-4-6", ""},
+		{"anthropic key alone: auto reaches native Anthropic", map[string]string{"ANTHROPIC_API_KEY": "a"}, "", defaultAnthropicBase, DefaultAnthropicModel, ""},
+		{"main provider anthropic with its key", map[string]string{"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "a"}, "model:\n  default: claude-x\n  provider: anthropic\n", defaultAnthropicBase, DefaultAnthropicModel, ""},
+		{"anthropic base_url and key_env", map[string]string{"MY_KEY": "mk"}, "auxiliary:\n  vision:\n    provider: anthropic\n    base_url: http://127.0.0.1:7/\n    key_env: MY_KEY\n", "http://127.0.0.1:7", DefaultAnthropicModel, ""},
+		{"gemini: google alias, GOOGLE_API_KEY, base normalised", map[string]string{"GOOGLE_API_KEY": "g", "GEMINI_BASE_URL": "http://127.0.0.1:9/openai"}, "auxiliary:\n  vision:\n    provider: google\n    model: google/gemini-x\n", "http://127.0.0.1:9/v1beta", "gemini-x", ""},
+		{"gemini default", map[string]string{"GEMINI_API_KEY": "g"}, "auxiliary:\n  vision:\n    provider: gemini\n", defaultGeminiBase, DefaultGeminiModel, ""},
+		{"main provider gemini with its key", map[string]string{"GEMINI_API_KEY": "g"}, "model:\n  default: gemini-pro\n  provider: gemini\n", defaultGeminiBase, DefaultGeminiModel, ""},
 		{"main model of another provider is not borrowed", map[string]string{"OPENAI_API_KEY": "k"}, "model:\n  default: claude-x\n  provider: anthropic\n", mediaapi.DefaultOpenAIBase, DefaultOpenAIModel, ""},
 	}
 	for _, tt := range tests {

@@ -71,16 +71,35 @@ func (v *Client) Analyze(ctx context.Context, image []byte, question string) (st
 }
 
 func (v *Client) ask(ctx context.Context, conf resolved, dataURL, prompt string) (string, error) {
-	raw, err := v.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "chat/completions", map[string]any{
+	return v.askPart(ctx, conf, dataURL, prompt, "image_url")
+}
+
+// askPart sends the media as a content part of the given type (image_url,
+// or video_url for video_analyze).
+func (v *Client) askPart(ctx context.Context, conf resolved, dataURL, prompt, part string) (string, error) {
+	switch conf.API {
+	case APIAnthropic:
+		if part != "image_url" {
+			return "", fmt.Errorf("the Anthropic model %s takes images, not video: set auxiliary.vision (provider gemini, or an OpenAI-compatible endpoint with a video-capable model) for video_analyze", conf.Model)
+		}
+		return v.askAnthropic(ctx, conf, dataURL, prompt)
+	case APIGemini:
+		return v.askGemini(ctx, conf, dataURL, prompt)
+	}
+	body := map[string]any{
 		"model": conf.Model,
 		"messages": []any{map[string]any{
 			"role": "user",
 			"content": []any{
 				map[string]any{"type": "text", "text": prompt},
-				map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL}},
+				map[string]any{"type": part, part: map[string]any{"url": dataURL}},
 			},
 		}},
-	}, conf.timeout)
+	}
+	if part != "image_url" {
+		body["temperature"] = conf.Temperature
+	}
+	raw, err := v.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "chat/completions", body, conf.timeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -105,6 +124,30 @@ func (v *Client) ask(ctx context.Context, conf resolved, dataURL, prompt string)
 		return "", fmt.Errorf("the vision model %s returned no answer; check that it accepts images", conf.Model)
 	}
 	return resp.Choices[0].Message.Content, nil
+}
+
+// AnalyzeVideo sends a video (a data: URL) with the prompt, verbatim,
+// through the vision route, allowing at least 180 s as the original does.
+func (v *Client) AnalyzeVideo(ctx context.Context, dataURL, prompt string) (string, error) {
+	conf, err := v.resolve()
+	if err != nil {
+		return "", err
+	}
+	conf.timeout = max(conf.timeout, 180*time.Second)
+	if v.e.Timeout > 0 {
+		conf.timeout = v.e.Timeout
+	}
+	return v.askPart(ctx, conf, dataURL, prompt, "video_url")
+}
+
+// Download fetches a URL under the URL policy (web.allow_private_urls)
+// with the vision download timeout, at most limit bytes.
+func (v *Client) Download(ctx context.Context, raw, accept string, limit int64) ([]byte, error) {
+	conf, err := v.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return v.fetch(ctx, conf, raw, accept, limit)
 }
 
 // imageType sniffs an image's MIME type and refuses what vision models do
@@ -208,6 +251,10 @@ func (v *Client) load(ctx context.Context, conf resolved, ref string) ([]byte, e
 }
 
 func (v *Client) download(ctx context.Context, conf resolved, raw string) ([]byte, error) {
+	return v.fetch(ctx, conf, raw, "image/*", maxImageBytes)
+}
+
+func (v *Client) fetch(ctx context.Context, conf resolved, raw, accept string, limit int64) ([]byte, error) {
 	policy := urlguard.Policy{
 		AllowPrivate: conf.AllowPrivateURLs,
 		AllowHint:    urlguard.AllowPrivateHint(v.e.Opts.Home, "web.allow_private_urls"),
@@ -223,7 +270,7 @@ func (v *Client) download(ctx context.Context, conf resolved, raw string) ([]byt
 		return nil, fmt.Errorf("not a valid URL: %w", err)
 	}
 	req.Header.Set("User-Agent", "Mozilla/5.0 (compatible; hermes-tools)")
-	req.Header.Set("Accept", "image/*")
+	req.Header.Set("Accept", accept)
 	resp, err := client.Do(req)
 	if err != nil {
 		var be *urlguard.BlockedError
@@ -231,20 +278,20 @@ func (v *Client) download(ctx context.Context, conf resolved, raw string) ([]byt
 			return nil, be
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("the image did not download within %v (auxiliary.vision.download_timeout)", conf.DownloadTimeout)
+			return nil, fmt.Errorf("the file did not download within %v (auxiliary.vision.download_timeout)", conf.DownloadTimeout)
 		}
-		return nil, fmt.Errorf("download the image: %v", err)
+		return nil, fmt.Errorf("download %s: %v", raw, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
-		return nil, fmt.Errorf("download the image: HTTP %s", resp.Status)
+		return nil, fmt.Errorf("download %s: HTTP %s", raw, resp.Status)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxImageBytes+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("download the image: %w", err)
+		return nil, fmt.Errorf("download %s: %w", raw, err)
 	}
-	if len(b) > maxImageBytes {
-		return nil, fmt.Errorf("the image is larger than %d MB", maxImageBytes>>20)
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("the file at %s is larger than %d MB", raw, limit>>20)
 	}
 	return b, nil
 }

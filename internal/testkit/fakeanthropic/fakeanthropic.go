@@ -36,6 +36,11 @@ type ToolUse struct {
 
 // Reply scripts the answer to one request.
 type Reply struct {
+	// RetryAfter, when set, is sent as the Retry-After header (with a
+	// 429 or 503 Status).
+	RetryAfter string
+	// Malformed answers 200 with a body that is not the API's JSON.
+	Malformed bool
 	// Status, when not 0 or 200, makes the reply an API error with
 	// ErrorType (default invalid_request_error) and ErrorMessage.
 	Status       int
@@ -111,6 +116,14 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 	reply, scripted := s.script.Take(req, func(n int) { req.N = n })
 	if !scripted {
 		s.refuse(w, fmt.Sprintf("POST /v1/messages #%d", req.N), "no reply scripted")
+		return
+	}
+	if reply.RetryAfter != "" {
+		w.Header().Set("Retry-After", reply.RetryAfter)
+	}
+	if reply.Malformed {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"candidates": [{"content": unterminated`)
 		return
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {

@@ -2,8 +2,8 @@
 // and speech provider APIs the Hermes tools call (Firecrawl v2, Tavily,
 // Exa, SearXNG, Brave, Perplexity, Parallel, Keenable, the keyless tier's
 // Exa and Parallel MCP servers, DuckDuckGo's HTML search, Wikipedia, xAI
-// responses, OpenAI chat/images/speech, FAL, ElevenLabs), plus fixture web
-// pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
+// responses, OpenAI chat/images/speech, FAL, ElevenLabs, Edge TTS's
+// websocket, MiniMax, Mistral, Gemini and xAI speech), plus fixture web pages, on one httptest server bound to 127.0.0.1. Each fake speaks its
 // provider's request and response format and checks its auth header, so a
 // test through it proves the wire format, not just the plumbing.
 //
@@ -105,6 +105,10 @@ type Server struct {
 	// seen counts requests per provider and trigger, for the fakes that
 	// fail once and then answer.
 	seen map[string]int
+	// edge holds the Edge TTS websocket sessions.
+	edge []EdgeSession
+	// falJobs are the FAL queue's requests by id.
+	falJobs map[string]*falJob
 }
 
 // Start starts a fake on 127.0.0.1 and stops it when the test ends.
@@ -184,6 +188,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	trigger := string(body) + " " + r.URL.RawQuery + " " + r.URL.Path
+	switch {
+	case provider == XAI && rest == "v1/tts":
+		s.xaiTTS(w, r, body)
+		return
+	case provider == XAI && (rest == "v1/images/generations" || rest == "v1/images/edits"):
+		s.xaiImages(w, r, rest, body)
+		return
+	case provider == Krea:
+		s.krea(w, r, "/"+rest, body)
+		return
+	case provider == XAI && strings.HasPrefix(rest, "v1/videos"):
+		s.xaiVideos(w, r, strings.TrimPrefix(rest, "v1/videos"), body)
+		return
+	case provider == MiniMax:
+		s.minimax(w, r, "/"+rest, body)
+		return
+	case provider == Mistral:
+		s.mistral(w, r, "/"+rest, body)
+		return
+	case provider == Gemini:
+		s.gemini(w, r, "/"+rest, body)
+		return
+	}
 	if ownTriggers(provider) {
 		s.searchFake(w, r, provider, "/"+rest, body, trigger)
 		return
@@ -234,6 +261,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.fal(w, r, "/"+rest, body)
 	case ElevenLabs:
 		s.elevenlabs(w, r, "/"+rest, body)
+	case Edge:
+		s.edgeTTS(w, r, "/"+rest)
 	case Pages:
 		s.page(w, r, rest)
 	default:
@@ -546,6 +575,8 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, path string, bod
 			item = map[string]any{"url": s.Page("image.png")}
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"created": time.Now().Unix(), "data": []any{item}, "size": req.Size})
+	case "/v1/images/edits":
+		s.openaiImageEdit(w, r, body)
 	case "/v1/audio/speech":
 		var req struct {
 			Input          string `json:"input"`
@@ -584,18 +615,26 @@ func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
 		ImageURL struct {
 			URL string `json:"url"`
 		} `json:"image_url"`
+		VideoURL struct {
+			URL string `json:"url"`
+		} `json:"video_url"`
 	}
 	_ = json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &parts)
 	var text, mediaType string
+	kind := "image"
 	size := -1
 	for _, p := range parts {
 		switch p.Type {
 		case "text":
 			text = p.Text
-		case "image_url":
-			meta, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ",")
+		case "image_url", "video_url":
+			u := p.ImageURL.URL
+			if p.Type == "video_url" {
+				u, kind = p.VideoURL.URL, "video"
+			}
+			meta, data, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
 			if !ok || !strings.HasSuffix(meta, ";base64") {
-				writeError(w, OpenAI, http.StatusBadRequest, "image_url must be a base64 data URL in this fake")
+				writeError(w, OpenAI, http.StatusBadRequest, p.Type+" must be a base64 data URL in this fake")
 				return
 			}
 			raw, err := base64.StdEncoding.DecodeString(data)
@@ -610,7 +649,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
 		writeError(w, OpenAI, http.StatusBadRequest, "no image in the last message")
 		return
 	}
-	answer := fmt.Sprintf("I see a %s image of %d bytes. You asked: %s", mediaType, size, text)
+	answer := fmt.Sprintf("I see a %s %s of %d bytes. You asked: %s", mediaType, kind, size, text)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
@@ -619,27 +658,116 @@ func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
 	})
 }
 
+// fal is FAL's queue (queue.fal.run): POST /<model> submits and answers
+// a receipt whose status and response URLs point back here; the status
+// goes IN_QUEUE, IN_PROGRESS, COMPLETED on successive polls; the response
+// is the model's output. "trigger-joberror" in the prompt makes the
+// finished job's response a 500 with FAL's detail; "trigger-offsite"
+// answers a receipt pointing at another host; "trigger-weird" reports an
+// unknown status.
 func (s *Server) fal(w http.ResponseWriter, r *http.Request, path string, body []byte) {
 	if r.Header.Get("Authorization") != "Key "+FalKey {
 		writeError(w, FAL, http.StatusUnauthorized, "Unauthorized: invalid or missing key")
 		return
 	}
+	if id, rest, ok := strings.Cut(path, "/requests/"); ok && id != "" {
+		s.falJob(w, r, rest)
+		return
+	}
 	var req struct {
-		Prompt    string `json:"prompt"`
-		ImageSize any    `json:"image_size"`
-		NumImages int    `json:"num_images"`
+		Prompt    string   `json:"prompt"`
+		ImageURLs []string `json:"image_urls"`
 	}
 	if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil || req.Prompt == "" {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []any{map[string]any{"loc": []string{"body", "prompt"}, "msg": "field required", "type": "value_error.missing"}}})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"images":  []any{map[string]any{"url": s.Page("image.png"), "width": 2, "height": 2, "content_type": "image/png"}},
-		"prompt":  req.Prompt,
-		"seed":    42,
-		"model":   strings.TrimPrefix(path, "/"),
-		"timings": map[string]any{"inference": 0.01},
-	})
+	if r.Header.Get("x-idempotency-key") == "" {
+		writeError(w, FAL, http.StatusBadRequest, "x-idempotency-key is required by this fake")
+		return
+	}
+	s.mu.Lock()
+	if s.falJobs == nil {
+		s.falJobs = map[string]*falJob{}
+	}
+	id := fmt.Sprintf("req-%04d", len(s.falJobs)+1)
+	s.falJobs[id] = &falJob{model: strings.TrimPrefix(path, "/"), prompt: req.Prompt, images: len(req.ImageURLs)}
+	s.mu.Unlock()
+	// Real receipts truncate the app path to owner/alias.
+	parts := strings.SplitN(strings.TrimPrefix(path, "/"), "/", 3)
+	app := strings.Join(parts[:min(2, len(parts))], "/")
+	base := s.URL + "/fal/" + app + "/requests/" + id
+	if strings.Contains(req.Prompt, "trigger-offsite") {
+		base = "http://198.51.100.7/fal/" + app + "/requests/" + id
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"request_id": id, "response_url": base, "status_url": base + "/status",
+		"cancel_url": base + "/cancel", "queue_position": 0})
+}
+
+// falJob is one queued FAL request.
+type falJob struct {
+	model, prompt string
+	images, polls int
+	cancelled     bool
+}
+
+// FALCancelled reports whether the FAL job with the given request id was
+// cancelled.
+func (s *Server) FALCancelled(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.falJobs[id]
+	return j != nil && j.cancelled
+}
+
+func (s *Server) falJob(w http.ResponseWriter, r *http.Request, rest string) {
+	id, action, _ := strings.Cut(rest, "/")
+	s.mu.Lock()
+	job := s.falJobs[id]
+	if job != nil && action == "status" {
+		job.polls++
+	}
+	if job != nil && action == "cancel" {
+		job.cancelled = true
+	}
+	s.mu.Unlock()
+	if job == nil {
+		writeError(w, FAL, http.StatusNotFound, "Request not found")
+		return
+	}
+	switch {
+	case action == "cancel" && r.Method == http.MethodPut:
+		writeJSON(w, http.StatusAccepted, map[string]any{"status": "CANCELLATION_REQUESTED"})
+	case action == "status" && r.Method == http.MethodGet:
+		switch {
+		case strings.Contains(job.prompt, "trigger-weird"):
+			writeJSON(w, http.StatusOK, map[string]any{"status": "EXPLODED"})
+		case strings.Contains(job.prompt, "trigger-stuck") || job.polls == 1:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "IN_QUEUE", "queue_position": 0})
+		case job.polls == 2:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "IN_PROGRESS", "logs": nil})
+		default:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "COMPLETED", "logs": nil, "metrics": map[string]any{"inference_time": 0.01}})
+		}
+	case action == "" && r.Method == http.MethodGet:
+		if strings.Contains(job.prompt, "trigger-joberror") {
+			writeError(w, FAL, http.StatusInternalServerError, "model crashed while generating")
+			return
+		}
+		if strings.Contains(job.prompt, "trigger-noimages") {
+			writeJSON(w, http.StatusOK, map[string]any{"images": []any{}, "seed": 42})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{
+			"images":  []any{map[string]any{"url": s.Page("image.png"), "width": 2, "height": 2, "content_type": "image/png"}},
+			"prompt":  job.prompt,
+			"seed":    42,
+			"model":   job.model,
+			"timings": map[string]any{"inference": 0.01},
+		})
+	default:
+		writeError(w, FAL, http.StatusMethodNotAllowed, "method not allowed")
+	}
 }
 
 func (s *Server) elevenlabs(w http.ResponseWriter, r *http.Request, path string, body []byte) {

@@ -116,8 +116,12 @@ func APIError(what, baseURL, keyHint string, err error) error {
 			out += " (check " + keyHint + ")"
 		case ae.StatusCode == http.StatusNotFound:
 			out += " (check the model name and the base URL, which must end in /v1 for most servers)"
+		case ae.StatusCode == http.StatusTooManyRequests && ae.RetryAfter != "":
+			out += " (rate limited or out of quota; retry after " + ae.RetryAfter + "s)"
 		case ae.StatusCode == http.StatusTooManyRequests:
 			out += " (rate limited or out of quota; wait and retry)"
+		case ae.StatusCode >= 500:
+			out += " (the provider is failing; retry later)"
 		}
 		return errors.New(out)
 	}
@@ -199,13 +203,31 @@ type Config struct {
 			APIKey          string  `yaml:"api_key"`
 			Timeout         float64 `yaml:"timeout"`
 			DownloadTimeout float64 `yaml:"download_timeout"`
+			// KeyEnv (or APIKeyEnv) names the variable holding the key
+			// when APIKey is empty.
+			KeyEnv      string   `yaml:"key_env"`
+			APIKeyEnv   string   `yaml:"api_key_env"`
+			APIMode     string   `yaml:"api_mode"`
+			Temperature *float64 `yaml:"temperature"`
 		} `yaml:"vision"`
 	} `yaml:"auxiliary"`
 	ImageGen struct {
 		Provider string `yaml:"provider"`
 		Model    string `yaml:"model"`
 		BaseURL  string `yaml:"base_url"`
+		XAI      struct {
+			Model      string `yaml:"model"`
+			Resolution string `yaml:"resolution"`
+		} `yaml:"xai"`
+		Krea struct {
+			Model      string `yaml:"model"`
+			Creativity string `yaml:"creativity"`
+		} `yaml:"krea"`
 	} `yaml:"image_gen"`
+	VideoGen struct {
+		Provider string `yaml:"provider"`
+		Model    string `yaml:"model"`
+	} `yaml:"video_gen"`
 	TTS TTSSettings `yaml:"tts"`
 	Web struct {
 		AllowPrivateURLs bool `yaml:"allow_private_urls"`
@@ -216,7 +238,45 @@ type Config struct {
 // settings the implementation applies when it speaks.
 type TTSSettings struct {
 	Provider string `yaml:"provider"`
-	OpenAI   struct {
+	// Speed is tts.speed, the multiplier providers without their own
+	// speed setting use.
+	Speed float64 `yaml:"speed"`
+	Edge  struct {
+		Voice string  `yaml:"voice"`
+		Speed float64 `yaml:"speed"`
+	} `yaml:"edge"`
+	MiniMax struct {
+		Model      string   `yaml:"model"`
+		VoiceID    string   `yaml:"voice_id"`
+		Region     string   `yaml:"region"`
+		BaseURL    string   `yaml:"base_url"`
+		GroupID    string   `yaml:"group_id"`
+		Speed      *float64 `yaml:"speed"`
+		Vol        *float64 `yaml:"vol"`
+		Pitch      *float64 `yaml:"pitch"`
+		Emotion    string   `yaml:"emotion"`
+		SampleRate int      `yaml:"sample_rate"`
+		Bitrate    int      `yaml:"bitrate"`
+	} `yaml:"minimax"`
+	Mistral struct {
+		Model   string `yaml:"model"`
+		VoiceID string `yaml:"voice_id"`
+		BaseURL string `yaml:"base_url"`
+	} `yaml:"mistral"`
+	Gemini struct {
+		Model   string `yaml:"model"`
+		Voice   string `yaml:"voice"`
+		BaseURL string `yaml:"base_url"`
+	} `yaml:"gemini"`
+	XAI struct {
+		VoiceID  string  `yaml:"voice_id"`
+		Language string  `yaml:"language"`
+		BaseURL  string  `yaml:"base_url"`
+		Speed    float64 `yaml:"speed"`
+	} `yaml:"xai"`
+	// Providers are tts.providers.<name>: the user's own programs.
+	Providers map[string]CommandTTS `yaml:"providers"`
+	OpenAI    struct {
 		Model   string  `yaml:"model"`
 		Voice   string  `yaml:"voice"`
 		BaseURL string  `yaml:"base_url"`
@@ -231,6 +291,23 @@ type TTSSettings struct {
 		Voice string `yaml:"voice"`
 		Speed int    `yaml:"speed"`
 	} `yaml:"espeak"`
+}
+
+// CommandTTS is one tts.providers.<name> entry: a program the user names,
+// run without a shell, that writes audio to {output_path}.
+type CommandTTS struct {
+	Type           string   `yaml:"type"`
+	Command        string   `yaml:"command"`
+	Format         string   `yaml:"format"`
+	OutputFormat   string   `yaml:"output_format"`
+	Timeout        float64  `yaml:"timeout"`
+	TimeoutSeconds float64  `yaml:"timeout_seconds"`
+	Voice          string   `yaml:"voice"`
+	Model          string   `yaml:"model"`
+	Speed          *float64 `yaml:"speed"`
+	VoiceCompat    bool     `yaml:"voice_compatible"`
+	EnvPassthrough []string `yaml:"env_passthrough"`
+	MaxTextLength  int      `yaml:"max_text_length"`
 }
 
 // MainModel is `model:`, which Hermes allows as a bare name or a mapping.

@@ -24,6 +24,8 @@ type statusError struct {
 	StatusCode int
 	// Message is the provider's error.message, else its raw body.
 	Message string
+	// RetryAfter is the Retry-After header of a 429 or 503, if any.
+	RetryAfter string
 }
 
 func (e *statusError) Error() string {
@@ -39,13 +41,41 @@ const maxResponse = 64 << 20
 // 409, 429 or 5xx is retried once: more would multiply a slow provider's
 // latency past what a tool call should take.
 func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body any, timeout time.Duration) ([]byte, error) {
+	url := strings.TrimRight(baseURL, "/")
+	if path != "" {
+		// An empty path posts to baseURL itself (MiniMax's is the full
+		// endpoint, query included).
+		url = strings.TrimRight(baseURL, "/") + "/" + path
+	}
+	h := http.Header{}
+	if apiKey != "" {
+		h.Set("Authorization", "Bearer "+apiKey)
+	}
+	return e.PostJSON(ctx, url, h, body, timeout)
+}
+
+// PostJSON POSTs body as JSON to url with the given headers (a native
+// API's own auth headers) and returns the response body, retrying as
+// PostOpenAI does.
+func (e *Env) PostJSON(ctx context.Context, url string, header http.Header, body any, timeout time.Duration) ([]byte, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", "application/json")
+	return e.PostBody(ctx, url, h, payload, timeout)
+}
+
+// PostBody POSTs an encoded payload (its Content-Type in header: JSON, or
+// a multipart form) and returns the response body, retrying as
+// PostOpenAI does.
+func (e *Env) PostBody(ctx context.Context, url string, header http.Header, payload []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	url := strings.TrimRight(baseURL, "/") + "/" + path
 	var lastErr error
 	for attempt := range 2 {
 		if attempt > 0 {
@@ -55,7 +85,7 @@ func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body
 			case <-time.After(retryDelay):
 			}
 		}
-		out, retry, err := e.postOnce(ctx, url, apiKey, payload)
+		out, retry, err := e.postOnce(ctx, url, header, payload)
 		if err == nil || !retry {
 			return out, err
 		}
@@ -67,15 +97,14 @@ func (e *Env) PostOpenAI(ctx context.Context, baseURL, apiKey, path string, body
 // retryDelay is short: the one retry is for a blip, not an outage.
 const retryDelay = 300 * time.Millisecond
 
-func (e *Env) postOnce(ctx context.Context, url, apiKey string, payload []byte) (body []byte, retry bool, err error) {
+func (e *Env) postOnce(ctx context.Context, url string, header http.Header, payload []byte) (body []byte, retry bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, false, fmt.Errorf("invalid base URL: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := e.Client.Do(req)
 	if err != nil {
@@ -90,7 +119,7 @@ func (e *Env) postOnce(ctx context.Context, url, apiKey string, payload []byte) 
 		return nil, false, fmt.Errorf("the response is larger than %d MB", maxResponse>>20)
 	}
 	if resp.StatusCode/100 != 2 {
-		se := &statusError{StatusCode: resp.StatusCode, Message: errorMessage(body)}
+		se := &statusError{StatusCode: resp.StatusCode, Message: errorMessage(body), RetryAfter: resp.Header.Get("Retry-After")}
 		switch resp.StatusCode {
 		case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooManyRequests:
 			return nil, true, se
@@ -116,6 +145,19 @@ func errorMessage(body []byte) string {
 		var s string
 		if json.Unmarshal(env.Error, &s) == nil && s != "" {
 			return s
+		}
+	}
+	var flat struct {
+		Message string `json:"message"`
+		// Detail is FAL's and FastAPI's error text.
+		Detail any `json:"detail"`
+	}
+	if json.Unmarshal(body, &flat) == nil {
+		if flat.Message != "" {
+			return flat.Message
+		}
+		if d, ok := flat.Detail.(string); ok && d != "" {
+			return d
 		}
 	}
 	const limit = 500
