@@ -195,11 +195,12 @@ func ChromiumNeed() Need {
 }
 
 // VisionNeed is what vision_analyze and browser_vision wait for: a key
-// for OpenAI, OpenRouter or Nous, unless config.yaml names the endpoint
-// (auxiliary.vision, or the main model's base_url).
+// for OpenAI, OpenRouter, Nous or Anthropic (the auto chain's last
+// resort), unless config.yaml names the endpoint (auxiliary.vision, or the
+// main model's base_url).
 func VisionNeed() Need {
 	return Need{
-		Env:    []string{"OPENAI_API_KEY", "OPENROUTER_API_KEY", "NOUS_API_KEY"},
+		Env:    []string{"OPENAI_API_KEY", "OPENROUTER_API_KEY", "NOUS_API_KEY", "ANTHROPIC_API_KEY"},
 		Config: []string{"auxiliary.vision.provider", "auxiliary.vision.base_url", "auxiliary.vision.api_key", "model.base_url"},
 	}
 }

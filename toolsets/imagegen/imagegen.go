@@ -362,7 +362,7 @@ func Resolve(opts Options) (Backend, error) {
 		case getenv("OPENAI_API_KEY") != "":
 			provider = ProviderOpenAI
 		default:
-			return Backend{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in (image_gen.provider in config.yaml picks one)")
+			return Backend{}, errors.New("image generation needs FAL_KEY or OPENAI_API_KEY in the environment hermes-tools runs in, or image_gen.provider: xai (XAI_API_KEY) or krea (KREA_API_KEY) in config.yaml")
 		}
 	}
 	conf := Backend{Provider: provider, Model: c.ImageGen.Model, BaseURL: c.ImageGen.BaseURL, AllowPrivateURLs: c.Web.AllowPrivateURLs}

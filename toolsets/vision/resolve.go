@@ -163,7 +163,7 @@ func Resolve(opts Options) (Backend, error) {
 		keys := conf.KeyHint
 		if keys == "OPENAI_API_KEY" {
 			// auto: any of the three services would do.
-			keys = "OPENAI_API_KEY, OPENROUTER_API_KEY or NOUS_API_KEY"
+			keys = "OPENAI_API_KEY, OPENROUTER_API_KEY, NOUS_API_KEY or ANTHROPIC_API_KEY"
 		}
 		return conf, fmt.Errorf("vision needs an API key: set %s (or auxiliary.vision.base_url and api_key in config.yaml for another OpenAI-compatible server)", keys)
 	}
