@@ -18,7 +18,7 @@ import (
 )
 
 func TestOneToolPerNameArgs(t *testing.T) {
-	dynamic := []string{"memory", "todo", "session_search"}
+	dynamic := []string{"memory", "todo_list", "session_search"}
 	for _, tt := range []struct {
 		name, config string
 		args         []string
@@ -27,12 +27,12 @@ func TestOneToolPerNameArgs(t *testing.T) {
 		{name: "not configured", config: "model = \"x\"\n"},
 		{name: "no config.toml", config: "-"},
 		{name: "configured", config: "[mcp_servers.hermes-tools]\ncommand = \"/bin/hermes-tools-mcp\"\n",
-			want: `mcp_servers.hermes-tools.disabled_tools=["memory","todo","session_search"]`},
+			want: `mcp_servers.hermes-tools.disabled_tools=["memory","todo_list","session_search"]`},
 		{name: "the user's own disabled tools are kept", config: "[mcp_servers.hermes-tools]\ncommand = \"x\"\ndisabled_tools = [\"web_search\", \"todo\"]\n",
-			want: `mcp_servers.hermes-tools.disabled_tools=["web_search","todo","memory","session_search"]`},
+			want: `mcp_servers.hermes-tools.disabled_tools=["web_search","todo","memory","todo_list","session_search"]`},
 		{name: "switched off", config: "[mcp_servers.hermes-tools]\ncommand = \"x\"\nenabled = false\n"},
 		{name: "defined by an argument", config: "-", args: []string{"-c", `mcp_servers.hermes-tools={command="x"}`},
-			want: `mcp_servers.hermes-tools.disabled_tools=["memory","todo","session_search"]`},
+			want: `mcp_servers.hermes-tools.disabled_tools=["memory","todo_list","session_search"]`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -99,7 +99,7 @@ func TestRealCodexOffersEachToolOnce(t *testing.T) {
 		}
 		seen[base] = n
 	}
-	for _, want := range []string{"memory", "todo", "session_search", fakeresponses.MCPNamespace("hermes-tools") + ".skills_list"} {
+	for _, want := range []string{"memory", "todo_list", "session_search", fakeresponses.MCPNamespace("hermes-tools") + ".skills_list"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools offered %v lack %s", names, want)
 		}

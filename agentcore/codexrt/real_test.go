@@ -104,7 +104,7 @@ func TestRealCodexMCPAndDynamicTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := strings.Join(req.ToolNames(), " ")
-	for _, want := range []string{"memory", "todo", "session_search", "skills_list"} {
+	for _, want := range []string{"memory", "todo_list", "session_search", "skills_list"} {
 		if !strings.Contains(tools, want) {
 			t.Errorf("tools offered to the model lack %s: %s", want, tools)
 		}

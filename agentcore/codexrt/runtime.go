@@ -32,12 +32,7 @@ const FallbackHint = "Fall back to default runtime with `/codex-runtime auto`."
 // turned it on with `/codex-runtime on`. Any other provider keeps the
 // native runtime whatever openai_runtime says, as in the Python Hermes.
 func Selected(m runtimecfg.Model) bool {
-	switch strings.ToLower(strings.TrimSpace(m.Provider)) {
-	case "openai", "openai-codex":
-	default:
-		return false
-	}
-	return runtimecfg.Normalize(m.OpenAIRuntime) == runtimecfg.CodexAppServer
+	return runtimecfg.CodexProvider(m.Provider) && runtimecfg.Normalize(m.OpenAIRuntime) == runtimecfg.CodexAppServer
 }
 
 // Config configures a Runtime.

@@ -236,7 +236,7 @@ func TestDynamicTools(t *testing.T) {
 	for _, tl := range tools {
 		byName[tl.Name] = tl
 	}
-	for _, n := range []string{"memory", "todo", "session_search"} {
+	for _, n := range []string{"memory", "todo_list", "session_search"} {
 		if _, ok := byName[n]; !ok {
 			t.Fatalf("tool %s missing; have %v", n, tools)
 		}
@@ -249,8 +249,8 @@ func TestDynamicTools(t *testing.T) {
 	}{
 		{"memory add", "memory", `{"action":"add","target":"memory","content":"prefers tabs"}`, false, `"success":true`},
 		{"invalid args", "memory", `{"action":"explode","target":"memory"}`, true, "invalid arguments for memory"},
-		{"todo write", "todo", `{"todos":[{"id":"1","content":"ship it","status":"pending"}]}`, false, "ship it"},
-		{"todo read", "todo", ``, false, "ship it"},
+		{"todo write", "todo_list", `{"todos":[{"id":"1","content":"ship it","status":"pending"}]}`, false, "ship it"},
+		{"todo read", "todo_list", ``, false, "ship it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -130,6 +130,9 @@ func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
 		st.Success = true
 		var b strings.Builder
 		fmt.Fprintf(&b, "openai_runtime: %s\n", cur)
+		if why := notInEffect(doc, cur); why != "" {
+			fmt.Fprintf(&b, "⚠ not in effect: %s\n", why)
+		}
 		if ver, err := s.checkCodex(ctx); err != nil {
 			fmt.Fprintf(&b, "codex CLI: %s", codexProblem(err))
 		} else {
@@ -165,9 +168,18 @@ func (s *Switch) Apply(ctx context.Context, arg string) (Status, error) {
 			st.Message = fmt.Sprintf("could not save %s: %v (check the file's permissions; nothing was changed)", path, saveErr.err)
 			return st, nil
 		}
-		lines = append(lines, fmt.Sprintf("openai_runtime: %s → %s", cur, value))
+		line := fmt.Sprintf("openai_runtime: %s → %s", cur, value)
+		if value == Auto {
+			line += " (the codex runtime is off)"
+		}
+		lines = append(lines, line)
 	} else {
 		lines = append(lines, "openai_runtime already set to "+cur)
+	}
+	if value == CodexAppServer {
+		if why := notInEffect(doc, value); why != "" {
+			lines = append(lines, "⚠ not in effect: "+why)
+		}
 	}
 	st.Success = true
 
@@ -206,6 +218,36 @@ func (s *Switch) Migrate(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return strings.Join(migrationLines(mig), "\n"), nil
+}
+
+// CodexProvider reports whether the codex runtime can run a provider's
+// models: OpenAI's only (openai, openai-codex), as in the Python Hermes;
+// every other provider stays on the native runtime whatever
+// openai_runtime says.
+func CodexProvider(provider string) bool {
+	switch strings.ToLower(strings.TrimSpace(provider)) {
+	case "openai", "openai-codex":
+		return true
+	}
+	return false
+}
+
+// notInEffect says why a codex_app_server setting will not be used by the
+// next chat: the provider is not OpenAI's. "" when it will be (or the
+// runtime is auto).
+func notInEffect(doc []byte, runtime string) string {
+	if runtime != CodexAppServer {
+		return ""
+	}
+	m, err := LoadModel(doc)
+	if err != nil || CodexProvider(m.Provider) {
+		return ""
+	}
+	provider := m.Provider
+	if provider == "" {
+		provider = "not set"
+	}
+	return fmt.Sprintf("model.provider is %s, and the codex runtime runs OpenAI models only: chats stay on the native runtime until model.provider is openai (or openai-codex)", provider)
 }
 
 // codexProblem says why codex cannot be used; a binary that is not there

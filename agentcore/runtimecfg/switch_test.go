@@ -366,3 +366,34 @@ func TestApplyKeepsAnEditMadeMeanwhile(t *testing.T) {
 		t.Errorf("the edit did not go through the Hermes home's lock for config.yaml: %v", err)
 	}
 }
+
+// The codex runtime runs OpenAI models only: turning it on (or showing it
+// on) for another provider says the next chat stays native, and an OpenAI
+// provider gets no such line.
+func TestApplySaysWhenCodexIsNotInEffect(t *testing.T) {
+	openrouter := strings.Replace(commented, "  provider: openai\n", "  provider: openrouter\n", 1)
+	if openrouter == commented {
+		t.Fatal("fixture has no provider: openai line")
+	}
+	enabledOR := strings.Replace(openrouter, "  provider: openrouter\n", "  provider: openrouter\n  openai_runtime: codex_app_server\n", 1)
+	for _, tt := range []struct {
+		name, config, arg string
+		warn              bool
+	}{
+		{"on, openrouter", openrouter, "on", true},
+		{"show, openrouter", enabledOR, "", true},
+		{"on, openai", commented, "on", false},
+		{"off, openrouter", enabledOR, "off", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := newFixture(t, tt.config, nil).sw.Apply(context.Background(), tt.arg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "⚠ not in effect: model.provider is openrouter, and the codex runtime runs OpenAI models only"
+			if got := strings.Contains(st.Message, want); got != tt.warn {
+				t.Errorf("warned %v, want %v:\n%s", got, tt.warn, st.Message)
+			}
+		})
+	}
+}
