@@ -40,6 +40,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore/nudge"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/bridge"
+	"github.com/hermes-go/hermes/internal/configcheck"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
 	"github.com/hermes-go/hermes/toolsets/catalog"
@@ -289,7 +290,9 @@ func loadModel(home string) (runtimecfg.Model, error) {
 		return runtimecfg.Model{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	m, err := runtimecfg.LoadModel(doc)
-	if err != nil {
+	if _, syntax := errors.AsType[*configcheck.SyntaxError](err); syntax {
+		return m, fmt.Errorf("%s: %w", path, err)
+	} else if err != nil {
 		return m, fmt.Errorf("%s: %w (fix the model section)", path, err)
 	}
 	return m, nil

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
@@ -99,6 +100,13 @@ func (sys *System) useHome(h Home, stderr io.Writer) (home string, pin hermeshom
 	env.Set(hermeshome.EnvVar, sel.Home)
 	for _, n := range append(sel.Notes, env.Notes...) {
 		fmt.Fprintf(stderr, "hermes: warning: %s\n", n)
+	}
+	// A misspelt key (modle:, mcp_server:) is otherwise ignored without a
+	// word, and the error that follows ("no model configured") misleads.
+	if chk, err := hermeshome.CheckConfig(sel.Home); err == nil {
+		for _, w := range chk.Warnings {
+			fmt.Fprintf(stderr, "hermes: warning: %s: %s\n", filepath.Join(sel.Home, hermeshome.ConfigFile), w)
+		}
 	}
 	sys.Getenv, sys.Environ = env.Getenv, env.Environ
 	return sel.Home, sel.Pin(), nil

@@ -71,8 +71,14 @@ func CodexRuntime(ctx context.Context, o CodexRuntimeOptions, std IO) error {
 		msg, ok = st.Message, st.Success
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hermes codex-runtime: %v (usage: hermes codex-runtime [status|on|off|auto|migrate])\n", err)
-		return exit(ExitUsage)
+		// Only a word it does not know is a usage mistake; a config.yaml
+		// it cannot read is said as it is.
+		if _, _, perr := runtimecfg.ParseArg(action); perr != nil && action != "migrate" {
+			fmt.Fprintf(stderr, "hermes codex-runtime: %v (usage: hermes codex-runtime [status|on|off|auto|migrate])\n", err)
+			return exit(ExitUsage)
+		}
+		fmt.Fprintf(stderr, "hermes codex-runtime: %v\n", err)
+		return exit(ExitFailure)
 	}
 	fmt.Fprintln(stdout, strings.ReplaceAll(msg, "(start one with /new)", "(start one with hermes chat, or /new in a chat)"))
 	if !ok {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/internal/configcheck"
 )
 
 // DefaultMaxTurns is Hermes' agent.max_turns default.
@@ -82,6 +84,9 @@ func LoadConfigProvider(home, provider string, getenv func(string) string) (Conf
 	}
 	var raw rawConfig
 	if err := yaml.Unmarshal(data, &raw); err != nil {
+		if syn := configcheck.Check(data).Syntax; syn != nil {
+			return cfg, fmt.Errorf("%s: %w", path, syn)
+		}
 		return cfg, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
 	}
 	var ms modelSection

@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/internal/configcheck"
 )
 
 // The values of model.openai_runtime.
@@ -55,7 +57,7 @@ func LoadModel(doc []byte) (Model, error) {
 		Model yaml.Node `yaml:"model"`
 	}
 	if err := yaml.Unmarshal(doc, &raw); err != nil {
-		return Model{}, fmt.Errorf("parse config.yaml: %w (fix the YAML, or move the file aside to start from defaults)", err)
+		return Model{}, fmt.Errorf("%w (fix the YAML, or move the file aside to start from defaults)", syntaxError(doc, err))
 	}
 	var m Model
 	switch raw.Model.Kind {
@@ -96,7 +98,7 @@ func Current(doc []byte) (string, error) {
 func SetRuntime(doc []byte, value string) ([]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(doc, &root); err != nil {
-		return nil, fmt.Errorf("parse config.yaml: %w (fix the YAML, then run /codex-runtime again)", err)
+		return nil, fmt.Errorf("%w (fix the YAML, then run /codex-runtime again)", syntaxError(doc, err))
 	}
 	want, err := expected(doc, value)
 	if err != nil {
@@ -121,7 +123,7 @@ func SetRuntime(doc []byte, value string) ([]byte, error) {
 func expected(doc []byte, value string) (any, error) {
 	var v any
 	if err := yaml.Unmarshal(doc, &v); err != nil {
-		return nil, fmt.Errorf("parse config.yaml: %w", err)
+		return nil, syntaxError(doc, err)
 	}
 	if v == nil {
 		v = map[string]any{}
@@ -387,4 +389,13 @@ func reencode(root *yaml.Node, value string) ([]byte, error) {
 		return nil, fmt.Errorf("encode config.yaml: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// syntaxError is a parse error of config.yaml that names the line and the
+// section it is in (a tab under mcp_servers is not the model's fault).
+func syntaxError(doc []byte, err error) error {
+	if syn := configcheck.Check(doc).Syntax; syn != nil {
+		return syn
+	}
+	return fmt.Errorf("parse config.yaml: %w", err)
 }

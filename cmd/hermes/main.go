@@ -37,6 +37,7 @@ import (
 	"github.com/hermes-go/hermes/agentcore/chatcli"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/internal/buildinfo"
+	"github.com/hermes-go/hermes/internal/cliflag"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
@@ -165,7 +166,7 @@ func parseChat(args []string, stderr io.Writer) (o chatcli.ChatOptions, showVers
 	fs := chatFlags(&o, stderr)
 	// Flags before the command word, then the command.
 	if len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" && args[0] != "-help" {
-		if err := fs.Parse(args); err != nil {
+		if err := cliflag.Parse(fs, args); err != nil {
 			return o, false, err
 		}
 		args = fs.Args()
@@ -182,7 +183,7 @@ func parseChat(args []string, stderr io.Writer) (o chatcli.ChatOptions, showVers
 		}
 		return o, false, fmt.Errorf("unknown command %q (commands: chat, sessions, tools, codex-runtime, version)", args[0])
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := cliflag.Parse(fs, args[1:]); err != nil {
 		return o, false, err
 	}
 	if fs.NArg() > 0 {
@@ -262,10 +263,11 @@ var subcommands = map[string]subcommand{
 // arguments after them; done says the command ends here with err (nil
 // after -h).
 func parseSub(fs *flag.FlagSet, args []string, stderr io.Writer, maxArgs int) (rest []string, done bool, err error) {
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, true, nil
 		}
+		fmt.Fprintf(stderr, "hermes: %v\n", err)
 		return nil, true, &chatcli.ExitError{Code: exitUsage}
 	}
 	if fs.NArg() > maxArgs {

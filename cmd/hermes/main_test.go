@@ -199,7 +199,8 @@ func TestStartFailures(t *testing.T) {
 		{"no model", []string{"chat", "-q", "hi", "--hermes-home", home, "--hermes-tools-command", "/bin/true"}, "no model configured"},
 		{"tools missing", []string{"chat", "-q", "hi", "--hermes-home", home, "--model", "m", "--provider", "ollama", "--hermes-tools-command", "/nonexistent/hermes-tools-mcp"}, "--hermes-tools-command"},
 		{"--model without a key", []string{"chat", "-q", "hi", "--hermes-home", home, "--model", "m", "--hermes-tools-command", "/bin/true"}, "provider openai needs OPENAI_API_KEY (or model.api_key in " + filepath.Join(home, "config.yaml") + ")"},
-		{"bad flag", []string{"chat", "--nope"}, "flag provided but not defined"},
+		{"bad flag", []string{"chat", "--nope"}, "unknown flag --nope (run hermes chat -h for the flags)"},
+		{"mistyped flag", []string{"chat", "--modle", "x"}, `unknown flag --modle: did you mean "--model"?`},
 		{"stray arg", []string{"chat", "hello"}, "quote the question"},
 		{"unknown command", []string{"talk"}, "unknown command"},
 	}
