@@ -68,7 +68,6 @@ func (f *deepseekFake) serve(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
-
 type lookupTools struct{}
 
 func (lookupTools) Tools() []mcpclients.Tool {
