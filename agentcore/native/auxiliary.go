@@ -51,6 +51,17 @@ func unset(v string) bool {
 // keeps the main model. api_key, when empty, comes from the variable
 // key_env (or api_key_env) names, then from the provider's own variable.
 func AuxiliaryConfig(home, task string, main Config, getenv func(string) string) (Config, error) {
+	return routeConfig(home, []string{"auxiliary", task}, main, getenv)
+}
+
+// DelegationConfig is the Config delegate_task's sub-agents run on: the
+// delegation section's provider/model/base_url/api_key, read with the
+// same rules as an auxiliary route; an empty section keeps the main model.
+func DelegationConfig(home string, main Config, getenv func(string) string) (Config, error) {
+	return routeConfig(home, []string{"delegation"}, main, getenv)
+}
+
+func routeConfig(home string, keys []string, main Config, getenv func(string) string) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -59,22 +70,21 @@ func AuxiliaryConfig(home, task string, main Config, getenv func(string) string)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return main, fmt.Errorf("read %s: %w", path, err)
 	}
-	var raw struct {
-		Auxiliary map[string]yaml.Node `yaml:"auxiliary"`
-	}
-	if err := yaml.Unmarshal(data, &raw); err != nil {
+	task := strings.Join(keys, ".")
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
 		return main, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
 	}
-	node, ok := raw.Auxiliary[task]
-	if !ok || node.Kind == 0 {
+	node := lookupNode(&root, keys)
+	if node == nil || node.Kind == 0 {
 		return main, nil
 	}
 	if node.Kind != yaml.MappingNode {
-		return main, fmt.Errorf("auxiliary.%s in %s must be a mapping with provider/model/base_url/api_key", task, path)
+		return main, fmt.Errorf("%s in %s must be a mapping with provider/model/base_url/api_key", task, path)
 	}
 	var rt AuxRoute
 	if err := node.Decode(&rt); err != nil {
-		return main, fmt.Errorf("parse auxiliary.%s in %s: %w", task, path, err)
+		return main, fmt.Errorf("parse %s in %s: %w", task, path, err)
 	}
 	key := os.Expand(strings.TrimSpace(rt.APIKey), getenv)
 	if key == "" {
@@ -118,13 +128,39 @@ func AuxiliaryConfig(home, task string, main Config, getenv func(string) string)
 	cfg.Model = strings.TrimSpace(rt.Model)
 	if unset(cfg.Model) {
 		if cfg.Provider != main.Provider {
-			return main, fmt.Errorf("auxiliary.%s in %s names provider %s but no model; set auxiliary.%s.model", task, path, cfg.Provider, task)
+			return main, fmt.Errorf("%s in %s names provider %s but no model; set %s.model", task, path, cfg.Provider, task)
 		}
 		cfg.Model = main.Model
 	}
-	where := "auxiliary." + task + " in " + path
+	where := task + " in " + path
 	if err := resolveEndpoint(&cfg, baseURL, key, where, getenv); err != nil {
 		return main, err
 	}
 	return cfg, cfg.validate(path)
+}
+
+// lookupNode follows keys through nested mappings; nil when a key is
+// missing or a level is not a mapping (a scalar section is reported by the
+// caller when it is the last level).
+func lookupNode(root *yaml.Node, keys []string) *yaml.Node {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	return n
 }

@@ -61,6 +61,18 @@ func TestAuxiliaryConfigResolution(t *testing.T) {
 	}
 }
 
+func TestDelegationConfig(t *testing.T) {
+	main := Config{Model: "main-model", Provider: "custom", BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", MaxTurns: 7}
+	home := writeConfig(t, "delegation:\n  provider: deepseek\n  model: deepseek-chat\n  max_iterations: 50\n")
+	got, err := DelegationConfig(home, main, func(k string) string { return map[string]string{"DEEPSEEK_API_KEY": "sk-ds"}[k] })
+	if err != nil || got.Model != "deepseek-chat" || got.BaseURL != "https://api.deepseek.com/v1/" || got.APIKey != "sk-ds" {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if got, err := DelegationConfig(writeConfig(t, "delegation:\n  max_iterations: 5\n"), main, nil); err != nil || got != main {
+		t.Fatalf("empty route: got %+v, %v", got, err)
+	}
+}
+
 // TestEachAuxiliaryTaskReachesItsOwnFake routes every side task to its own
 // loopback server and checks each request lands there with its model and key.
 func TestEachAuxiliaryTaskReachesItsOwnFake(t *testing.T) {
