@@ -3,6 +3,7 @@ package chatcli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -36,6 +37,9 @@ type ChatOptions struct {
 	// records nothing in state.db.
 	Resume    string
 	NoHistory bool
+	// Continue resumes the most recently active terminal session (the
+	// Python Hermes' -c/--continue).
+	Continue bool
 	// Skills are preloaded into the system prompt.
 	Skills []string
 	// Toolsets narrows hermes-tools' toolsets (the Python Hermes' -t).
@@ -63,6 +67,14 @@ func Chat(ctx context.Context, o ChatOptions, std IO) error {
 		ctx: ctx, opts: o, sys: d, pin: pin, home: home, out: out, errw: errw, lines: lines,
 		approver: &approver{out: errw, lines: lines, tty: d.IsTTY(stdin), allowNoTTY: o.YesCommands},
 	}
+	if o.Continue && o.Resume != "" {
+		fmt.Fprintln(stderr, "hermes: --continue and --resume both pick the session to continue; use one")
+		return exit(ExitUsage)
+	}
+	if o.Continue && o.NoHistory {
+		fmt.Fprintln(stderr, "hermes: --continue needs the session history; drop --no-history")
+		return exit(ExitUsage)
+	}
 	if o.Resume != "" && o.NoHistory {
 		fmt.Fprintln(stderr, "hermes: --resume needs the session history; drop --no-history")
 		return exit(ExitUsage)
@@ -74,7 +86,7 @@ func Chat(ctx context.Context, o ChatOptions, std IO) error {
 		// costs the history, not the chat.
 		store, err := statedb.Open(ctx, home, statedb.Options{})
 		switch {
-		case err != nil && o.Resume != "":
+		case err != nil && (o.Resume != "" || o.Continue):
 			fmt.Fprintf(stderr, "hermes: cannot resume: %v\n", err)
 			return exit(ExitUsage)
 		case err != nil:
@@ -86,6 +98,15 @@ func Chat(ctx context.Context, o ChatOptions, std IO) error {
 			c.store = store
 			defer store.Close()
 		}
+	}
+	if o.Continue {
+		lister, _ := c.store.(sessionLister)
+		id, err := lastCLISession(ctx, lister)
+		if err != nil {
+			fmt.Fprintf(stderr, "hermes: --continue: %v\n", err)
+			return exit(ExitUsage)
+		}
+		c.opts.Resume = id
 	}
 	if o.Query != "" {
 		return exit(c.oneShot())
@@ -468,4 +489,27 @@ func (l *lineSource) next(ctx context.Context) (string, error) {
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+}
+
+type sessionLister interface {
+	ListSessions(ctx context.Context, limit int) ([]statedb.SessionSummary, error)
+}
+
+// lastCLISession is the most recently active session started from a
+// terminal, by either program; gateway and cron sessions are not what
+// "continue where I left off" means at a prompt.
+func lastCLISession(ctx context.Context, store sessionLister) (string, error) {
+	if store == nil {
+		return "", errors.New("the session history is not available")
+	}
+	sessions, err := store.ListSessions(ctx, 0)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range sessions {
+		if s.Source == agent.Source {
+			return s.ID, nil
+		}
+	}
+	return "", errors.New("no earlier terminal session in state.db to continue; start one with `hermes chat`")
 }

@@ -470,3 +470,30 @@ func TestUsageNamesEveryCodexAction(t *testing.T) {
 		}
 	}
 }
+
+// TestContinueLastSession: -c/--continue picks the most recent terminal
+// session from state.db without naming it.
+func TestContinueLastSession(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "Noted: 42."}, fakechat.Reply{Text: "It was 42."})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	tools := buildTools(t)
+	if code, _, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "Remember 42.", "--hermes-home", home, "--hermes-tools-command", tools); code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, testDeps(nil), "", "chat", "-c", "-q", "What number?", "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK || out != "It was 42.\n" {
+		t.Fatalf("continue: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	var texts []string
+	for _, msg := range fake.Requests()[1].Messages() {
+		texts = append(texts, fakechat.TextOf(msg))
+	}
+	if joined := strings.Join(texts, "|"); !strings.Contains(joined, "Remember 42.|Noted: 42.|What number?") {
+		t.Errorf("continued request lacks the earlier exchange: %q", joined)
+	}
+	empty := newHome(t, fake, "")
+	if code, _, errOut := runCLI(t, testDeps(nil), "", "chat", "--continue", "-q", "x", "--hermes-home", empty, "--hermes-tools-command", tools); code != exitUsage || !strings.Contains(errOut, "no earlier terminal session") {
+		t.Errorf("--continue with no sessions: exit %d %q", code, errOut)
+	}
+}
