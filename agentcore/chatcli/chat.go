@@ -132,6 +132,10 @@ type cli struct {
 	// goroutine, read after the turn: the turn's end orders them.
 	mu       sync.Mutex
 	streamed bool
+	// usage and apiCalls add up the current conversation's turns for
+	// /usage; /new starts them again.
+	usage    agentcore.Usage
+	apiCalls int
 }
 
 func (c *cli) start() (*agent.Conversation, error) {
@@ -266,6 +270,12 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 	c.mu.Lock()
 	streamed := c.streamed
 	c.mu.Unlock()
+	c.usage.InputTokens += res.Usage.InputTokens
+	c.usage.OutputTokens += res.Usage.OutputTokens
+	c.usage.CacheReadTokens += res.Usage.CacheReadTokens
+	c.usage.ReasoningTokens += res.Usage.ReasoningTokens
+	c.usage.TotalTokens += res.Usage.TotalTokens
+	c.apiCalls += res.APICalls
 	if err != nil {
 		fmt.Fprintf(c.errw, "hermes: %v\n", err)
 		return res, false
@@ -294,6 +304,7 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 const helpText = `Commands:
   /help                   show this help
   /new                    start a fresh conversation (re-reads config.yaml)
+  /usage                  token usage of this conversation so far
   /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
   /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
                           (saved to config.yaml; effective from the next conversation)
@@ -356,7 +367,10 @@ func (c *cli) interactive() int {
 				return ExitUsage
 			}
 			conv = next
+			c.usage, c.apiCalls = agentcore.Usage{}, 0
 			c.banner(conv)
+		case "/usage":
+			c.out.write(usageText(conv.Meta().Model, c.usage, c.apiCalls))
 		case "/reload-mcp", "/reload_mcp":
 			if conv = c.reloadMCP(conv); conv == nil {
 				return ExitUsage
@@ -512,4 +526,14 @@ func lastCLISession(ctx context.Context, store sessionLister) (string, error) {
 		}
 	}
 	return "", errors.New("no earlier terminal session in state.db to continue; start one with `hermes chat`")
+}
+
+// usageText is /usage's report: the conversation's tokens by kind and the
+// model calls that spent them.
+func usageText(model string, u agentcore.Usage, calls int) string {
+	if calls == 0 {
+		return "No model calls in this conversation yet.\n"
+	}
+	return fmt.Sprintf("Session usage (%s):\n  input tokens:     %d\n  output tokens:    %d\n  cache read:       %d\n  reasoning tokens: %d\n  total tokens:     %d\n  API calls:        %d\n",
+		model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.ReasoningTokens, u.TotalTokens, calls)
 }

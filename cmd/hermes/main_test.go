@@ -497,3 +497,24 @@ func TestContinueLastSession(t *testing.T) {
 		t.Errorf("--continue with no sessions: exit %d %q", code, errOut)
 	}
 }
+
+// TestUsageCommand: /usage adds up the conversation's tokens and calls,
+// and /new starts the count again.
+func TestUsageCommand(t *testing.T) {
+	fake := fakechat.New(
+		fakechat.Reply{Text: "one", Usage: &fakechat.Usage{PromptTokens: 10, CompletionTokens: 3}},
+		fakechat.Reply{Text: "two", Usage: &fakechat.Usage{PromptTokens: 20, CompletionTokens: 4, CachedTokens: 5}},
+	)
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	stdin := "first\nsecond\n/usage\n/new\n/usage\n/quit\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--no-history", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"input tokens:     30", "output tokens:    7", "cache read:       5", "total tokens:     37", "API calls:        2", "No model calls in this conversation yet."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
