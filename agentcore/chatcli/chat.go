@@ -304,6 +304,7 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 const helpText = `Commands:
   /help                   show this help
   /new                    start a fresh conversation (re-reads config.yaml)
+  /title [name]           show or set this session's title in state.db
   /usage                  token usage of this conversation so far
   /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
   /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
@@ -369,6 +370,8 @@ func (c *cli) interactive() int {
 			conv = next
 			c.usage, c.apiCalls = agentcore.Usage{}, 0
 			c.banner(conv)
+		case "/title":
+			c.title(conv, arg)
 		case "/usage":
 			c.out.write(usageText(conv.Meta().Model, c.usage, c.apiCalls))
 		case "/reload-mcp", "/reload_mcp":
@@ -536,4 +539,32 @@ func usageText(model string, u agentcore.Usage, calls int) string {
 	}
 	return fmt.Sprintf("Session usage (%s):\n  input tokens:     %d\n  output tokens:    %d\n  cache read:       %d\n  reasoning tokens: %d\n  total tokens:     %d\n  API calls:        %d\n",
 		model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.ReasoningTokens, u.TotalTokens, calls)
+}
+
+type titleSetter interface {
+	SetTitle(ctx context.Context, sessionID, title string) (string, error)
+}
+
+// title is /title: without a name it shows the session's title, with one
+// it stores it in state.db, where both programs' session lists show it.
+func (c *cli) title(conv *agent.Conversation, name string) {
+	st, ok := c.store.(titleSetter)
+	if !ok || c.store == nil {
+		c.errw.write("/title needs the session history; this chat is not saved (--no-history or state.db unavailable)\n")
+		return
+	}
+	if name == "" {
+		if t := conv.Meta().Title; t != "" {
+			c.out.write("Title: " + t + "\n")
+		} else {
+			c.out.write("This session has no title; set one with /title <name>\n")
+		}
+		return
+	}
+	t, err := st.SetTitle(c.ctx, conv.Meta().ID, name)
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /title: %v\n", err)
+		return
+	}
+	c.out.write("Title set: " + t + "\n")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore/chatcli"
 	"github.com/hermes-go/hermes/internal/fakechat"
+	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/internal/toolsbuild"
 )
 
@@ -516,5 +517,32 @@ func TestUsageCommand(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestTitleCommand: /title stores the title in state.db's sessions row the
+// way Hermes does (title_source user) and refuses one another session has.
+func TestTitleCommand(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "one"}, fakechat.Reply{Text: "two"})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	tools := buildTools(t)
+	code, out, errOut := runCLI(t, testDeps(nil), "hello\n/title  Release plan\n/quit\n", "chat", "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK || !strings.Contains(out, "Title set: Release plan") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	_, _, errOut = runCLI(t, testDeps(nil), "hello\n/title Release plan\n/quit\n", "chat", "--hermes-home", home, "--hermes-tools-command", tools)
+	if !strings.Contains(errOut, `title "Release plan" is already used by session`) {
+		t.Errorf("duplicate title not refused: %q", errOut)
+	}
+	db, err := sqlitestore.Open(context.Background(), filepath.Join(home, "state.db"), sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	var src string
+	if err := db.QueryRowContext(context.Background(), "SELECT COUNT(*), MAX(title_source) FROM sessions WHERE title = 'Release plan'").Scan(&n, &src); err != nil || n != 1 || src != "user" {
+		t.Errorf("sessions with the title: %d, source %q, err %v", n, src, err)
 	}
 }
