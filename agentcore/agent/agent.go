@@ -356,8 +356,14 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	if snap := c.memorySnapshot(); snap != "" {
 		prompt += "\n\n" + snap
 	}
-	// delegate_task runs sub-agents on the same tools, minus itself.
-	dt := delegate.Tool(delegate.Options{Run: delegate.NativeRunner(native.Options{Config: cfg, Tools: c.mcp})})
+	// delegate_task runs sub-agents on the same tools, minus itself, on
+	// the model config.yaml's delegation section names (the main one when
+	// it names none).
+	subCfg, err := native.DelegationConfig(o.HermesHome, cfg, o.Getenv)
+	if err != nil {
+		return fmt.Errorf("delegate_task: %w", err)
+	}
+	dt := delegate.Tool(delegate.Options{Run: delegate.NativeRunner(native.Options{Config: subCfg, Tools: c.mcp})})
 	tools, err := delegate.ParentTools(c.mcp, dt)
 	if err != nil {
 		return fmt.Errorf("delegate_task: %w", err)
@@ -615,7 +621,11 @@ func (c *Conversation) codexSubagent(ctx context.Context, goal, taskContext stri
 	if err != nil {
 		return agentcore.Result{}, err
 	}
-	return delegate.NativeRunner(native.Options{Config: cfg, Tools: mgr})(ctx, goal, taskContext)
+	subCfg, err := native.DelegationConfig(c.opts.HermesHome, cfg, c.opts.Getenv)
+	if err != nil {
+		return agentcore.Result{}, fmt.Errorf("delegate_task: %w", err)
+	}
+	return delegate.NativeRunner(native.Options{Config: subCfg, Tools: mgr})(ctx, goal, taskContext)
 }
 
 // codexReview runs a background memory/skill review for a codex

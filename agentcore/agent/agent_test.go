@@ -332,3 +332,32 @@ func TestNativeDelegates(t *testing.T) {
 		t.Errorf("sub-agent did not get the goal: %v", last)
 	}
 }
+
+// With a delegation section, sub-agents run on its model and endpoint
+// while the parent stays on the main one.
+func TestNativeDelegatesToTheDelegationModel(t *testing.T) {
+	parent := fakechat.New(
+		fakechat.Reply{ToolCalls: []fakechat.ToolCall{{ID: "c1", Name: "delegate_task", Arguments: `{"goal":"Count to three."}`}}},
+		fakechat.Reply{Text: "done"},
+	)
+	defer parent.Close()
+	sub := fakechat.New(fakechat.Reply{Text: "1, 2, 3"})
+	defer sub.Close()
+	home := writeConfig(t, "model:\n  default: m1\n  provider: openai\n  base_url: "+parent.BaseURL()+"\n  api_key: k\n"+
+		"delegation:\n  model: cheap-sub\n  base_url: "+sub.BaseURL()+"\n  api_key: k-sub\n")
+	c, err := Start(context.Background(), Options{HermesHome: home, Getenv: noEnv, SkipHermesTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if res, err := c.Turn(context.Background(), "Delegate counting to three."); err != nil || res.FinalResponse != "done" {
+		t.Fatalf("turn: %+v %v", res, err)
+	}
+	if n := len(parent.Requests()); n != 2 {
+		t.Errorf("parent model got %d requests, want 2", n)
+	}
+	reqs := sub.Requests()
+	if len(reqs) != 1 || reqs[0].Body["model"] != "cheap-sub" || reqs[0].Header.Get("Authorization") != "Bearer k-sub" {
+		t.Errorf("delegation model requests = %+v", reqs)
+	}
+}

@@ -3,6 +3,7 @@ package chatcli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -36,6 +37,9 @@ type ChatOptions struct {
 	// records nothing in state.db.
 	Resume    string
 	NoHistory bool
+	// Continue resumes the most recently active terminal session (the
+	// Python Hermes' -c/--continue).
+	Continue bool
 	// Skills are preloaded into the system prompt.
 	Skills []string
 	// Toolsets narrows hermes-tools' toolsets (the Python Hermes' -t).
@@ -63,6 +67,14 @@ func Chat(ctx context.Context, o ChatOptions, std IO) error {
 		ctx: ctx, opts: o, sys: d, pin: pin, home: home, out: out, errw: errw, lines: lines,
 		approver: &approver{out: errw, lines: lines, tty: d.IsTTY(stdin), allowNoTTY: o.YesCommands},
 	}
+	if o.Continue && o.Resume != "" {
+		fmt.Fprintln(stderr, "hermes: --continue and --resume both pick the session to continue; use one")
+		return exit(ExitUsage)
+	}
+	if o.Continue && o.NoHistory {
+		fmt.Fprintln(stderr, "hermes: --continue needs the session history; drop --no-history")
+		return exit(ExitUsage)
+	}
 	if o.Resume != "" && o.NoHistory {
 		fmt.Fprintln(stderr, "hermes: --resume needs the session history; drop --no-history")
 		return exit(ExitUsage)
@@ -74,7 +86,7 @@ func Chat(ctx context.Context, o ChatOptions, std IO) error {
 		// costs the history, not the chat.
 		store, err := statedb.Open(ctx, home, statedb.Options{})
 		switch {
-		case err != nil && o.Resume != "":
+		case err != nil && (o.Resume != "" || o.Continue):
 			fmt.Fprintf(stderr, "hermes: cannot resume: %v\n", err)
 			return exit(ExitUsage)
 		case err != nil:
@@ -86,6 +98,15 @@ func Chat(ctx context.Context, o ChatOptions, std IO) error {
 			c.store = store
 			defer store.Close()
 		}
+	}
+	if o.Continue {
+		lister, _ := c.store.(sessionLister)
+		id, err := lastCLISession(ctx, lister)
+		if err != nil {
+			fmt.Fprintf(stderr, "hermes: --continue: %v\n", err)
+			return exit(ExitUsage)
+		}
+		c.opts.Resume = id
 	}
 	if o.Query != "" {
 		return exit(c.oneShot())
@@ -111,6 +132,10 @@ type cli struct {
 	// goroutine, read after the turn: the turn's end orders them.
 	mu       sync.Mutex
 	streamed bool
+	// usage and apiCalls add up the current conversation's turns for
+	// /usage; /new starts them again.
+	usage    agentcore.Usage
+	apiCalls int
 }
 
 func (c *cli) start() (*agent.Conversation, error) {
@@ -245,6 +270,12 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 	c.mu.Lock()
 	streamed := c.streamed
 	c.mu.Unlock()
+	c.usage.InputTokens += res.Usage.InputTokens
+	c.usage.OutputTokens += res.Usage.OutputTokens
+	c.usage.CacheReadTokens += res.Usage.CacheReadTokens
+	c.usage.ReasoningTokens += res.Usage.ReasoningTokens
+	c.usage.TotalTokens += res.Usage.TotalTokens
+	c.apiCalls += res.APICalls
 	if err != nil {
 		fmt.Fprintf(c.errw, "hermes: %v\n", err)
 		return res, false
@@ -273,6 +304,8 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 const helpText = `Commands:
   /help                   show this help
   /new                    start a fresh conversation (re-reads config.yaml)
+  /title [name]           show or set this session's title in state.db
+  /usage                  token usage of this conversation so far
   /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
   /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
                           (saved to config.yaml; effective from the next conversation)
@@ -335,7 +368,12 @@ func (c *cli) interactive() int {
 				return ExitUsage
 			}
 			conv = next
+			c.usage, c.apiCalls = agentcore.Usage{}, 0
 			c.banner(conv)
+		case "/title":
+			c.title(conv, arg)
+		case "/usage":
+			c.out.write(usageText(conv.Meta().Model, c.usage, c.apiCalls))
 		case "/reload-mcp", "/reload_mcp":
 			if conv = c.reloadMCP(conv); conv == nil {
 				return ExitUsage
@@ -468,4 +506,65 @@ func (l *lineSource) next(ctx context.Context) (string, error) {
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+}
+
+type sessionLister interface {
+	ListSessions(ctx context.Context, limit int) ([]statedb.SessionSummary, error)
+}
+
+// lastCLISession is the most recently active session started from a
+// terminal, by either program; gateway and cron sessions are not what
+// "continue where I left off" means at a prompt.
+func lastCLISession(ctx context.Context, store sessionLister) (string, error) {
+	if store == nil {
+		return "", errors.New("the session history is not available")
+	}
+	sessions, err := store.ListSessions(ctx, 0)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range sessions {
+		if s.Source == agent.Source {
+			return s.ID, nil
+		}
+	}
+	return "", errors.New("no earlier terminal session in state.db to continue; start one with `hermes chat`")
+}
+
+// usageText is /usage's report: the conversation's tokens by kind and the
+// model calls that spent them.
+func usageText(model string, u agentcore.Usage, calls int) string {
+	if calls == 0 {
+		return "No model calls in this conversation yet.\n"
+	}
+	return fmt.Sprintf("Session usage (%s):\n  input tokens:     %d\n  output tokens:    %d\n  cache read:       %d\n  reasoning tokens: %d\n  total tokens:     %d\n  API calls:        %d\n",
+		model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.ReasoningTokens, u.TotalTokens, calls)
+}
+
+type titleSetter interface {
+	SetTitle(ctx context.Context, sessionID, title string) (string, error)
+}
+
+// title is /title: without a name it shows the session's title, with one
+// it stores it in state.db, where both programs' session lists show it.
+func (c *cli) title(conv *agent.Conversation, name string) {
+	st, ok := c.store.(titleSetter)
+	if !ok || c.store == nil {
+		c.errw.write("/title needs the session history; this chat is not saved (--no-history or state.db unavailable)\n")
+		return
+	}
+	if name == "" {
+		if t := conv.Meta().Title; t != "" {
+			c.out.write("Title: " + t + "\n")
+		} else {
+			c.out.write("This session has no title; set one with /title <name>\n")
+		}
+		return
+	}
+	t, err := st.SetTitle(c.ctx, conv.Meta().ID, name)
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /title: %v\n", err)
+		return
+	}
+	c.out.write("Title set: " + t + "\n")
 }

@@ -8,6 +8,7 @@ package native
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/hermes-go/hermes/agentcore"
@@ -201,6 +203,14 @@ func (r *Runtime) toParams(msgs []agentcore.Message) []openai.ChatCompletionMess
 			if m.Content != "" || len(m.ToolCalls) == 0 {
 				a.Content.OfString = openai.String(m.Content)
 			}
+			if m.Reasoning != "" || (len(m.ToolCalls) > 0 && echoesReasoning(r.opts.Config)) {
+				// Thinking providers (DeepSeek, Kimi) answer 400 to a tool
+				// turn whose assistant message lacks reasoning_content, and
+				// others use it to keep the chain of thought across calls;
+				// the empty string satisfies the check for a message that
+				// had none (one stored before we kept reasoning).
+				a.SetExtraFields(map[string]any{"reasoning_content": m.Reasoning})
+			}
 			for _, tc := range m.ToolCalls {
 				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
 					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
@@ -224,6 +234,7 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 	var (
 		chunks int
 		text   strings.Builder
+		reason strings.Builder
 		calls  []*agentcore.ToolCall
 		index  = map[int64]*agentcore.ToolCall{}
 		usage  openai.CompletionUsage
@@ -238,6 +249,7 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 			if ch.Index != 0 {
 				continue // n > 1 is never requested
 			}
+			reason.WriteString(reasoningDelta(ch.Delta.JSON.ExtraFields))
 			if d := ch.Delta.Content; d != "" {
 				text.WriteString(d)
 				if r.opts.OnText != nil {
@@ -261,7 +273,7 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 			}
 		}
 	}
-	msg := agentcore.Message{Role: "assistant", Content: text.String()}
+	msg := agentcore.Message{Role: "assistant", Content: text.String(), Reasoning: reason.String()}
 	if err := s.Err(); err != nil {
 		return msg, usage, err
 	}
@@ -279,6 +291,35 @@ func (r *Runtime) stream(ctx context.Context, params openai.ChatCompletionNewPar
 		msg.ToolCalls = append(msg.ToolCalls, *c)
 	}
 	return msg, usage, nil
+}
+
+// reasoningDelta is the reasoning text a chunk carries outside the
+// OpenAI schema: DeepSeek and Kimi name it reasoning_content, OpenRouter
+// and vLLM reasoning. Only one is taken so a server sending both does not
+// double the text.
+func reasoningDelta(extra map[string]respjson.Field) string {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		f, ok := extra[key]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// echoesReasoning reports whether the provider rejects an assistant tool
+// call sent back without reasoning_content.
+func echoesReasoning(cfg Config) bool {
+	p := strings.ToLower(cfg.Provider)
+	if p == "deepseek" || p == "kimi" || p == "kimi-coding" || p == "moonshot" {
+		return true
+	}
+	host := strings.ToLower(cfg.BaseURL)
+	return strings.Contains(host, "api.deepseek.com") || strings.Contains(host, "moonshot") || strings.Contains(host, "api.kimi.com")
 }
 
 // runTools executes the calls concurrently (the model asked for them in

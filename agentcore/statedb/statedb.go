@@ -616,6 +616,39 @@ func (s *Store) SetCodexThread(ctx context.Context, sessionID, threadID string) 
 	})
 }
 
+// SetTitle names a session as the user asked (/title): cleaned as Hermes
+// cleans titles, title_source "user", and refused when another session
+// already has the title, since Hermes' unique index would refuse it too.
+// An empty title after cleaning is an error, not a cleared title.
+func (s *Store) SetTitle(ctx context.Context, sessionID, title string) (string, error) {
+	t := cleanTitle(title)
+	if t == "" {
+		return "", errors.New("the title is empty after removing control characters; give a name such as `/title Release plan`")
+	}
+	err := s.db.Tx(ctx, "set the title of "+sessionID, func(tx *sql.Tx) error {
+		if err := s.writable(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var other string
+		err := tx.QueryRowContext(ctx, "SELECT id FROM sessions WHERE title = ? AND id <> ?", t, sessionID).Scan(&other)
+		if err == nil {
+			return fmt.Errorf("title %q is already used by session %s; pick another", t, other)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return s.db.Explain("look up the title "+t, err)
+		}
+		q, args := "UPDATE sessions SET title = ? WHERE id = ?", []any{t, sessionID}
+		if s.has["title_source"] {
+			q, args = "UPDATE sessions SET title = ?, title_source = ? WHERE id = ?", []any{t, titleSource(t), sessionID}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return s.db.Explain("set the title of "+sessionID, err)
+		}
+		return nil
+	})
+	return t, err
+}
+
 // toolNames maps the tool-call ids of assistant messages to the functions
 // they call.
 func toolNames(into map[string]string, calls []agentcore.ToolCall) {

@@ -145,6 +145,8 @@ func chatFlags(o *chatcli.ChatOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.CodexBin, "codex-bin", "", "codex binary for the codex runtime (default: $CODEX_BIN, else codex on PATH)")
 	fs.StringVar(&o.CodexHome, "codex-home", "", "CODEX_HOME for codex (default: $CODEX_HOME, else codex's ~/.codex)")
 	fs.StringVar(&o.Resume, "resume", "", "continue the stored session with this id (ids are printed when a chat starts)")
+	fs.BoolVar(&o.Continue, "continue", false, "continue the most recent terminal session")
+	fs.BoolVar(&o.Continue, "c", false, "same as --continue")
 	fs.BoolVar(&o.NoHistory, "no-history", false, "do not record this chat in $HERMES_HOME/state.db")
 	fs.BoolVar(&o.YesCommands, "yes-commands", false, "without a terminal to ask, allow codex's command and patch approvals instead of denying them")
 	fs.BoolVar(&o.YesCommands, "yolo", false, "same as --yes-commands")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agentcore/chatcli"
+	"github.com/hermes-go/hermes/internal/sqlitestore"
 	"github.com/hermes-go/hermes/internal/testkit/fakechat"
 	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
 )
@@ -469,5 +470,80 @@ func TestUsageNamesEveryCodexAction(t *testing.T) {
 		if err := checkCodexAction(a); err != nil {
 			t.Errorf("the help names %q but it is refused: %v", a, err)
 		}
+	}
+}
+
+// TestContinueLastSession: -c/--continue picks the most recent terminal
+// session from state.db without naming it.
+func TestContinueLastSession(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "Noted: 42."}, fakechat.Reply{Text: "It was 42."})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	tools := buildTools(t)
+	if code, _, errOut := runCLI(t, testDeps(nil), "", "chat", "-q", "Remember 42.", "--hermes-home", home, "--hermes-tools-command", tools); code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, testDeps(nil), "", "chat", "-c", "-q", "What number?", "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK || out != "It was 42.\n" {
+		t.Fatalf("continue: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	var texts []string
+	for _, msg := range fake.Requests()[1].Messages() {
+		texts = append(texts, fakechat.TextOf(msg))
+	}
+	if joined := strings.Join(texts, "|"); !strings.Contains(joined, "Remember 42.|Noted: 42.|What number?") {
+		t.Errorf("continued request lacks the earlier exchange: %q", joined)
+	}
+	empty := newHome(t, fake, "")
+	if code, _, errOut := runCLI(t, testDeps(nil), "", "chat", "--continue", "-q", "x", "--hermes-home", empty, "--hermes-tools-command", tools); code != exitUsage || !strings.Contains(errOut, "no earlier terminal session") {
+		t.Errorf("--continue with no sessions: exit %d %q", code, errOut)
+	}
+}
+
+// TestUsageCommand: /usage adds up the conversation's tokens and calls,
+// and /new starts the count again.
+func TestUsageCommand(t *testing.T) {
+	fake := fakechat.New(
+		fakechat.Reply{Text: "one", Usage: &fakechat.Usage{PromptTokens: 10, CompletionTokens: 3}},
+		fakechat.Reply{Text: "two", Usage: &fakechat.Usage{PromptTokens: 20, CompletionTokens: 4, CachedTokens: 5}},
+	)
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	stdin := "first\nsecond\n/usage\n/new\n/usage\n/quit\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--no-history", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"input tokens:     30", "output tokens:    7", "cache read:       5", "total tokens:     37", "API calls:        2", "No model calls in this conversation yet."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestTitleCommand: /title stores the title in state.db's sessions row the
+// way Hermes does (title_source user) and refuses one another session has.
+func TestTitleCommand(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "one"}, fakechat.Reply{Text: "two"})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	tools := buildTools(t)
+	code, out, errOut := runCLI(t, testDeps(nil), "hello\n/title  Release plan\n/quit\n", "chat", "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK || !strings.Contains(out, "Title set: Release plan") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	_, _, errOut = runCLI(t, testDeps(nil), "hello\n/title Release plan\n/quit\n", "chat", "--hermes-home", home, "--hermes-tools-command", tools)
+	if !strings.Contains(errOut, `title "Release plan" is already used by session`) {
+		t.Errorf("duplicate title not refused: %q", errOut)
+	}
+	db, err := sqlitestore.Open(context.Background(), filepath.Join(home, "state.db"), sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	var src string
+	if err := db.QueryRowContext(context.Background(), "SELECT COUNT(*), MAX(title_source) FROM sessions WHERE title = 'Release plan'").Scan(&n, &src); err != nil || n != 1 || src != "user" {
+		t.Errorf("sessions with the title: %d, source %q, err %v", n, src, err)
 	}
 }
