@@ -76,6 +76,12 @@ func (e *TooLargeError) Error() string {
 
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
+// OpenFlags are what a caller adds to os.O_RDONLY to open a file it checks
+// itself afterwards (with f.Stat) without hanging on a FIFO or following a
+// final symlink swapped in: O_NONBLOCK|O_NOFOLLOW|O_CLOEXEC where the system
+// has them.
+const OpenFlags = openFlags
+
 // Within reports whether target is base or below it. Both must be clean
 // absolute paths.
 func Within(base, target string) bool {

@@ -11,9 +11,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/safefile"
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 )
@@ -123,7 +123,7 @@ func (g *generator) readCached(p string) ([]byte, error) {
 	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil, fmt.Errorf("%s is outside %s: local source images must be files these tools wrote there (or pass an http(s) or data: URL)", p, root)
 	}
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(real, os.O_RDONLY|safefile.OpenFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the source image: %w", err)
 	}

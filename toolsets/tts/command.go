@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/internal/safefile"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 )
 
@@ -284,13 +284,12 @@ func (s *speaker) command(ctx context.Context, spec *commandSpec, text, dir stri
 	cmd.Env = s.childEnv(spec.pass)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
 	if cmd.Process != nil {
 		// Whatever the program left running in its group goes with it.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 	}
 	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 		if errors.Is(cause, errIdle) {
@@ -319,7 +318,7 @@ func (s *speaker) command(ctx context.Context, spec *commandSpec, text, dir stri
 // readRegular reads a regular file of at most max bytes without following
 // a final symlink, so a program cannot hand us a FIFO or another file.
 func readRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenFlags, 0)
 	if err != nil {
 		return nil, err
 	}
