@@ -261,10 +261,10 @@ func Tools(ctx context.Context, o ToolsOptions, std IO) error {
 		fmt.Fprintf(stdout, "  %s: %s\n", f.toolset, f.reason)
 	}
 	fmt.Fprintf(stdout, `
-API keys go in the environment hermes-tools-mcp runs in: your shell for
-hermes chat; for Claude, Codex and other MCP clients, the env section of
-the client's server entry (hermes-migrate writes it). Settings go in
-%s.
-`, filepath.Join(home, hermeshome.ConfigFile))
+API keys go in %s (the Python Hermes' `+"`hermes config set NAME value`"+` writes
+there): hermes-tools-mcp reads it itself, whichever client starts it (Claude
+Desktop, Codex, Cursor, hermes chat), and its values win over the environment.
+Settings go in %s.
+`, filepath.Join(home, ".env"), filepath.Join(home, hermeshome.ConfigFile))
 	return nil
 }

@@ -183,7 +183,7 @@ func TestTools(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"TOOL", "web_search", "hidden", "To turn on what is hidden:", "  image_gen: image generation needs FAL_KEY", "env section"} {
+	for _, want := range []string{"TOOL", "web_search", "hidden", "To turn on what is hidden:", "  image_gen: image generation needs FAL_KEY", "hermes-tools-mcp reads it itself, whichever client starts it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
