@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -160,7 +161,7 @@ func ListSessions(ctx context.Context, o SessionsOptions, std IO) error {
 	for _, s := range list {
 		title := s.Title
 		if title == "" {
-			title = "-"
+			title = previewTitle(s.Preview)
 		}
 		// The Python Hermes records no runtime; its source (cli,
 		// telegram...) says where the chat happened.
@@ -175,6 +176,19 @@ func ListSessions(ctx context.Context, o SessionsOptions, std IO) error {
 		return exit(ExitFailure)
 	}
 	return nil
+}
+
+// previewTitle stands for a missing title: the first user message,
+// quoted, on one line, cut at 40 characters ("-" when there is none).
+func previewTitle(preview string) string {
+	p := strings.Join(strings.Fields(preview), " ")
+	if p == "" {
+		return "-"
+	}
+	if r := []rune(p); len(r) > 40 {
+		p = string(r[:39]) + "…"
+	}
+	return strconv.Quote(p)
 }
 
 // doctorJSON is the part of hermes-tools-mcp doctor --json read here.

@@ -924,6 +924,9 @@ func (s *Store) LoadSession(ctx context.Context, sessionID string) (agentcore.Se
 // SessionSummary is one line of `hermes sessions list`.
 type SessionSummary struct {
 	ID, Title, Source, Model string
+	// Preview is the start of the session's first user message (at most
+	// 200 bytes), what a list shows for a session without a title.
+	Preview string
 	// Runtime is "native" or "codex" for sessions this program recorded,
 	// empty for the Python Hermes' own.
 	Runtime   string
@@ -943,7 +946,8 @@ func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, 
 	if s.has["last_activity_at"] {
 		recency = "COALESCE(s.last_activity_at, s.started_at)"
 	}
-	q := `SELECT s.id, s.title, s.source, s.model, s.started_at, COALESCE(s.message_count, 0), m.value
+	q := `SELECT s.id, s.title, s.source, s.model, s.started_at, COALESCE(s.message_count, 0), m.value,
+		(SELECT substr(u.content, 1, 200) FROM messages u WHERE u.session_id = s.id AND u.role = 'user' ORDER BY u.id LIMIT 1)
 		FROM sessions s LEFT JOIN state_meta m ON m.key = ? || s.id` + where + `
 		ORDER BY ` + recency + ` DESC, s.started_at DESC, s.id DESC`
 	args := []any{metaKeyPrefix}
@@ -959,12 +963,13 @@ func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, 
 	var out []SessionSummary
 	for rows.Next() {
 		var sum SessionSummary
-		var title, source, model, side sql.NullString
+		var title, source, model, side, preview sql.NullString
 		var started sql.NullFloat64
-		if err := rows.Scan(&sum.ID, &title, &source, &model, &started, &sum.Messages, &side); err != nil {
+		if err := rows.Scan(&sum.ID, &title, &source, &model, &started, &sum.Messages, &side, &preview); err != nil {
 			return nil, s.db.Explain("list sessions", err)
 		}
 		sum.Title, sum.Source, sum.Model, sum.StartedAt = title.String, source.String, model.String, fromEpoch(started.Float64)
+		sum.Preview = preview.String
 		var rec sideRecord
 		if side.Valid {
 			_ = json.Unmarshal([]byte(side.String), &rec)

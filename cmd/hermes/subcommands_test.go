@@ -52,6 +52,10 @@ func TestSessionsList(t *testing.T) {
 			t.Errorf("row %d = %q, want session %s on native with 2 messages", i, lines[i+1], id)
 		}
 	}
+	// Sessions without a title show their first question, not "-".
+	if !strings.Contains(lines[1], `"second question"`) || !strings.Contains(lines[2], `"first question"`) {
+		t.Errorf("untitled sessions do not show their first question:\n%s", out)
+	}
 	code, out, _ = runCLI(t, testDeps(nil), "", "sessions", "list", "--limit", "1", "--json", "--hermes-home", home)
 	if code != exitOK || !strings.Contains(out, `"id": "`+ids[1]+`"`) || strings.Contains(out, ids[0]) || !strings.Contains(out, `"message_count": 2`) {
 		t.Errorf("--limit 1 --json: exit %d\n%s", code, out)
