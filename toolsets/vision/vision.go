@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -264,7 +263,7 @@ func (v *Client) fetch(ctx context.Context, conf resolved, raw, accept string, l
 	}
 	ctx, cancel := context.WithTimeout(ctx, conf.DownloadTimeout)
 	defer cancel()
-	client := guardedClient(policy, v.e.Resolver)
+	client := mediaapi.GuardedClient(policy, v.e.Resolver)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid URL: %w", err)
@@ -296,23 +295,3 @@ func (v *Client) fetch(ctx context.Context, conf resolved, raw, accept string, l
 	return b, nil
 }
 
-// guardedClient fetches model-supplied URLs: the dialer enforces the URL
-// policy on every connection, redirects are re-checked, and there is no
-// proxy (it would be what the dialer checks).
-func guardedClient(p urlguard.Policy, r urlguard.Resolver) *http.Client {
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         (&urlguard.Dialer{Policy: p, Resolver: r, Net: &net.Dialer{Timeout: 10 * time.Second}}).DialContext,
-			TLSHandshakeTimeout: 10 * time.Second,
-			DisableKeepAlives:   true,
-		},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 10 {
-				return errors.New("stopped after 10 redirects")
-			}
-			_, err := urlguard.CheckURL(req.Context(), req.URL.String(), p, nil)
-			return err
-		},
-	}
-}
