@@ -96,6 +96,11 @@ type CodexReport struct {
 	// UserDefined lists what the block would have defined but the user's
 	// own config.toml already does; the user's definition was kept.
 	UserDefined []string `json:"user_defined,omitempty"`
+	// Dropped names the servers the previous block defined that this one
+	// does not: gone from config.yaml's mcp_servers (or from the run's
+	// choice), and so taken out of codex. A report says so; a quiet
+	// removal looks like lost configuration.
+	Dropped []string `json:"dropped,omitempty"`
 	// Changed is false when the file already had exactly this content.
 	Changed bool `json:"changed"`
 }
@@ -143,7 +148,39 @@ func MigrateCodex(existing []byte, in CodexInput) ([]byte, CodexReport, error) {
 		return nil, rep, fmt.Errorf("the migrated file would not parse, so nothing was written (is mcp_servers or plugins an inline table in your config.toml? use [mcp_servers.<name>] tables): %w", err)
 	}
 	rep.Changed = !bytes.Equal(out, existing)
+	for _, name := range blockServers(existing) {
+		if !slices.ContainsFunc(rep.Servers, func(r ServerReport) bool { return r.Name == name }) {
+			rep.Dropped = append(rep.Dropped, name)
+		}
+	}
 	return out, rep, nil
+}
+
+// blockServers are the server names a managed block in text defines, in
+// the block's order.
+func blockServers(text []byte) []string {
+	block := extractBlock(text)
+	if block == nil {
+		return nil
+	}
+	var names []string
+	p := unstable.Parser{}
+	p.Reset(block)
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.Table {
+			continue
+		}
+		it := e.Key()
+		if !it.Next() || string(it.Node().Data) != "mcp_servers" || !it.Next() {
+			continue
+		}
+		name := string(it.Node().Data)
+		if !it.Next() && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // checkInlineTables refuses a file whose mcp_servers or plugins is one

@@ -452,3 +452,29 @@ func TestConfigTyposWarned(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A server that left config.yaml's mcp_servers leaves codex's block, and
+// the report says which, in the dry run and in the run.
+func TestDroppedServersAreNamed(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  github:\n    command: npx\n  linear:\n    url: https://mcp.linear.app/mcp\n")
+	if code, _, stderr := e.run(t); code != exitOK {
+		t.Fatal(stderr)
+	}
+	e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "model:\n  default: x\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dry-run"}, "would take out github, linear: no longer in config.yaml's mcp_servers"},
+		{nil, "took out github, linear: no longer in config.yaml's mcp_servers"},
+	} {
+		code, out, stderr := e.run(t, tc.args...)
+		if code != exitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, out, stderr, tc.want)
+		}
+	}
+	if code, out, _ := e.run(t); code != exitOK || strings.Contains(out, "took out") {
+		t.Errorf("a run with nothing to take out says %q", out)
+	}
+}

@@ -119,6 +119,9 @@ type JobResult struct {
 	// Skipped names servers left unregistered, mostly because the user has
 	// an entry of the same name; Notes say why.
 	Skipped []string
+	// Dropped names the entries an earlier run wrote that this one took
+	// out because they left config.yaml's mcp_servers (not --remove).
+	Dropped []string
 	// Notes are Result.Notes of the edit.
 	Notes []string
 	// Problems are Hermes servers that could not be translated.
@@ -248,6 +251,9 @@ func (j Job) runEntries(ctx context.Context, d *dialect, ed *atomicfile.Edit, ho
 		return fmt.Errorf("%s: %w", res.Path, err)
 	}
 	res.Notes, res.Skipped = edit.Notes, edit.Skipped
+	if !j.Remove {
+		res.Dropped = edit.Removed
+	}
 	out := existing
 	if edit.Changed {
 		out = edit.Output

@@ -168,6 +168,9 @@ type Report struct {
 	// Skipped names servers left unregistered because the user's own
 	// entry of that name was kept; Notes say why.
 	Skipped []string `json:"skipped,omitempty"`
+	// Dropped names servers an earlier run registered that left
+	// config.yaml's mcp_servers, and so this run took out.
+	Dropped []string `json:"dropped,omitempty"`
 	// codexNotInstalled: PluginError only says no codex is installed.
 	codexNotInstalled bool
 }
@@ -354,5 +357,9 @@ func (r *runner) migrate(ctx context.Context, c clientsync.Client) (Report, erro
 	rep.Path, rep.Changed, rep.Written, rep.Backup, rep.Diff = ch.Path, ch.Changed, ch.Written, ch.Backup, ch.Diff
 	rep.Removed, rep.Problems, rep.Notes, rep.Skipped = res.Removed, res.Problems, res.Notes, res.Skipped
 	rep.Codex, rep.PluginSource, rep.PluginError, rep.codexNotInstalled = res.Report, res.PluginSource, res.PluginError, res.CodexNotInstalled
+	rep.Dropped = res.Dropped
+	if res.Report != nil {
+		rep.Dropped = res.Report.Dropped
+	}
 	return rep, nil
 }

@@ -292,6 +292,11 @@ func writeClient(w io.Writer, r Report, h humanReport) {
 			fmt.Fprintf(w, "  kept your own %s\n", u)
 		}
 	}
+	if len(r.Dropped) > 0 {
+		them := map[bool]string{true: "them", false: "it"}[len(r.Dropped) > 1]
+		fmt.Fprintf(w, "  %s %s: no longer in config.yaml's mcp_servers (add %s back there to keep %s)\n",
+			map[bool]string{true: "would take out", false: "took out"}[r.DryRun], strings.Join(r.Dropped, ", "), them, them)
+	}
 	switch {
 	case r.PluginError == "":
 	case r.codexNotInstalled:
