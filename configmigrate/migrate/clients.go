@@ -18,6 +18,8 @@ import (
 	"github.com/hermes-go/hermes/internal/hermeshome"
 
 	"github.com/hermes-go/hermes/internal/safefile"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 // errListed says the run printed what it found and wrote nothing: the
@@ -304,6 +306,12 @@ func readClientFile(path, root string, project bool) (content []byte, exists, fo
 // writeDetected lists the clients found, each with the command that
 // configures it; the commands keep --remove and --dry-run when given.
 func writeDetected(w io.Writer, found []foundClient, home string, o Options) {
+	// Paths, server names, diffs and errors come from files the user or
+	// other programs wrote: shown escaped, never obeyed as terminal
+	// controls.
+	tw := termtext.NewWriter(w)
+	defer tw.Flush()
+	w = tw
 	mode, purpose := "", "to give one Hermes' tools"
 	if o.Remove {
 		mode, purpose = " --remove", "to take Hermes' entries out of one"
