@@ -178,6 +178,10 @@ func (s *Store) readText(target string) (string, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
+	if err != nil && real == p {
+		// safefile's error names the file already.
+		return "", fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %v", ErrUnreadable, p, err)
 	}
