@@ -2,11 +2,11 @@ package configmigrate
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/hermes-go/hermes/internal/unidiff"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // BackupSuffix names the copy of a config file's previous content kept
@@ -14,14 +14,16 @@ import (
 const BackupSuffix = ".bak"
 
 // ReadConfigFile reads a config file; a missing file is nil, not an error,
-// because every migration starts from "nothing configured yet".
+// because every migration starts from "nothing configured yet". A FIFO,
+// device or directory at path is an error naming it, found without
+// waiting on it (safefile.ReadUserFile).
 func ReadConfigFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	return data, nil
 }

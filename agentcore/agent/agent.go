@@ -46,6 +46,8 @@ import (
 	"github.com/hermes-go/hermes/toolsets/catalog"
 	"github.com/hermes-go/hermes/toolsets/memory"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // The runtimes a conversation can run on, as recorded in SessionMeta.Runtime.
@@ -285,9 +287,9 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 
 func loadModel(home string) (runtimecfg.Model, error) {
 	path := filepath.Join(home, hermeshome.ConfigFile)
-	doc, err := os.ReadFile(path)
+	doc, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return runtimecfg.Model{}, fmt.Errorf("read %s: %w", path, err)
+		return runtimecfg.Model{}, err
 	}
 	m, err := runtimecfg.LoadModel(doc)
 	if _, syntax := errors.AsType[*configcheck.SyntaxError](err); syntax {

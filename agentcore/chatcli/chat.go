@@ -17,6 +17,8 @@ import (
 	"github.com/hermes-go/hermes/bridge"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets/catalog"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 // ChatOptions are `hermes chat`'s flags.
@@ -59,8 +61,13 @@ func Chat(ctx context.Context, o ChatOptions, std IO) error {
 		fmt.Fprintf(stderr, "hermes: %v\n", err)
 		return exit(ExitUsage)
 	}
-	out := &syncWriter{w: stdout}
-	errw := &syncWriter{w: stderr}
+	// Everything the chat prints may carry text from a model, a tool, a
+	// stored session or a config file: shown, never obeyed as terminal
+	// control sequences.
+	outText, errText := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	defer func() { _ = outText.Flush(); _ = errText.Flush() }()
+	out := &syncWriter{w: outText}
+	errw := &syncWriter{w: errText}
 	lines := &lineSource{r: stdin, stop: make(chan struct{})}
 	defer close(lines.stop)
 	c := &cli{

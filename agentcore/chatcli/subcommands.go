@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/agentcore/statedb"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 // CodexRuntimeOptions are `hermes codex-runtime`'s action and flags.
@@ -169,7 +172,9 @@ func ListSessions(ctx context.Context, o SessionsOptions, std IO) error {
 		if rt == "" {
 			rt = "hermes (" + s.Source + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", s.ID, title, s.StartedAt.Local().Format("2006-01-02 15:04"), rt, s.Messages)
+		// Titles, ids and sources are stored text, written by any program
+		// (or person) with the database: shown escaped, never obeyed.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", termtext.Line(s.ID), termtext.Line(title), s.StartedAt.Local().Format("2006-01-02 15:04"), termtext.Line(rt), s.Messages)
 	}
 	if err := tw.Flush(); err != nil {
 		fmt.Fprintf(stderr, "hermes sessions list: %v\n", err)
@@ -250,7 +255,7 @@ func Tools(ctx context.Context, o ToolsOptions, std IO) error {
 		fmt.Fprintf(stderr, "hermes tools: %s doctor --json: %v\n", bin, err)
 		return exit(ExitFailure)
 	}
-	if _, err := stdout.Write(table); err != nil {
+	if _, err := io.WriteString(stdout, termtext.Text(string(table))); err != nil {
 		return exit(ExitFailure)
 	}
 	// One entry per toolset and reason: a backend missing for several
@@ -272,7 +277,7 @@ func Tools(ctx context.Context, o ToolsOptions, std IO) error {
 	}
 	fmt.Fprintln(stdout, "\nTo turn on what is hidden:")
 	for _, f := range fixes {
-		fmt.Fprintf(stdout, "  %s: %s\n", f.toolset, f.reason)
+		fmt.Fprintf(stdout, "  %s: %s\n", termtext.Line(f.toolset), termtext.Text(f.reason))
 	}
 	fmt.Fprintf(stdout, `
 API keys go in %s (the Python Hermes' `+"`hermes config set NAME value`"+` writes

@@ -2,7 +2,6 @@ package codexrt
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // hermesToolsServer is the name hermes-migrate registers hermes-tools under
@@ -62,12 +63,12 @@ func configuredHermesTools(cfg Config) (disabled []string, ok bool, err error) {
 		}
 	}
 	path := filepath.Join(codexHome(cfg), "config.toml")
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ok, nil
 	}
 	if err != nil {
-		return nil, ok, fmt.Errorf("read %s: %w", path, err)
+		return nil, ok, err
 	}
 	var doc struct {
 		MCPServers map[string]struct {

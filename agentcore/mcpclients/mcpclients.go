@@ -30,6 +30,8 @@ import (
 
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // HermesToolsName is the server name hermes-tools-mcp is registered under.
@@ -140,7 +142,7 @@ type conn struct {
 // ServersFromConfig reads mcp_servers from <home>/config.yaml. A missing
 // file means no servers; per-server problems come back as problems.
 func ServersFromConfig(home string) ([]configmigrate.Server, []error, error) {
-	data, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	data, err := safefile.ReadUserFile(filepath.Join(home, "config.yaml"), safefile.MaxConfigSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -172,9 +174,9 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s for MCP server stderr (check HERMES_HOME permissions): %w", dir, err)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, "mcp-stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := safefile.AppendUserFile(filepath.Join(dir, "mcp-stderr.log"), 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("open MCP stderr log (check HERMES_HOME permissions): %w", err)
+			return nil, fmt.Errorf("open MCP stderr log (check HERMES_HOME permissions, or move aside what is there): %w", err)
 		}
 		m.stderr = f
 	}

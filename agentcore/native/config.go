@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-go/hermes/internal/configcheck"
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // DefaultMaxTurns is Hermes' agent.max_turns default.
@@ -78,9 +79,9 @@ func LoadConfigProvider(home, provider string, getenv func(string) string) (Conf
 	}
 	cfg := Config{MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries}
 	path := filepath.Join(home, "config.yaml")
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return cfg, fmt.Errorf("read %s: %w", path, err)
+		return cfg, err
 	}
 	var raw rawConfig
 	if err := yaml.Unmarshal(data, &raw); err != nil {

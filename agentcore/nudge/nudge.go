@@ -19,8 +19,9 @@
 package nudge
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,6 +29,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-go/hermes/agentcore"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // DefaultInterval is Hermes' code default for both intervals.
@@ -54,12 +57,12 @@ func DefaultConfig() Config {
 func LoadConfig(hermesHome string) (Config, error) {
 	cfg := DefaultConfig()
 	path := filepath.Join(hermesHome, "config.yaml")
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
+	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}
 	if err != nil {
-		return cfg, fmt.Errorf("nudge: read %s: %w", path, err)
+		return cfg, fmt.Errorf("nudge: %w", err)
 	}
 	var raw struct {
 		Memory struct {

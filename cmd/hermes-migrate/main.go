@@ -32,6 +32,8 @@ import (
 	"github.com/hermes-go/hermes/internal/buildinfo"
 	"github.com/hermes-go/hermes/internal/cliflag"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 var version = ""
@@ -59,6 +61,11 @@ func main() {
 
 // run is hermes-migrate with its arguments, output and world.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, sys migrate.System) int {
+	// Errors name paths and servers from files others wrote: shown
+	// escaped, never obeyed as terminal controls.
+	errText := termtext.NewWriter(stderr)
+	defer errText.Flush()
+	stderr = errText
 	std := migrate.IO{Stdout: stdout, Stderr: stderr}
 	if len(args) > 0 && args[0] == "list" {
 		o, err := parseList(args[1:], stderr)

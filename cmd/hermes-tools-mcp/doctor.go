@@ -10,6 +10,8 @@ import (
 
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets/catalog"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 // keysLine names the set variables by where they came from, values never
@@ -107,15 +109,18 @@ func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 		}
 	}
 	fmt.Fprintf(w, "hermes-tools-mcp %s\n", rep.Version)
-	fmt.Fprintf(w, "Hermes home: %s (profile %s, from %s)\n", rep.HermesHome, rep.Profile, rep.HomeSource)
+	// Names, paths and reasons come from files anyone may have written
+	// (skill folders, config.yaml, .env): shown escaped, never obeyed as
+	// terminal controls.
+	fmt.Fprintf(w, "Hermes home: %s (profile %s, from %s)\n", termtext.Line(rep.HermesHome), termtext.Line(rep.Profile), rep.HomeSource)
 	fmt.Fprintf(w, "Keys:        %s\n", keysLine(rep.Keys))
 	for _, n := range rep.EnvNotes {
-		fmt.Fprintf(w, "             warning: %s\n", n)
+		fmt.Fprintf(w, "             warning: %s\n", termtext.Text(n))
 	}
 	for _, n := range rep.ConfigWarnings {
-		fmt.Fprintf(w, "Config:      warning: %s\n", n)
+		fmt.Fprintf(w, "Config:      warning: %s\n", termtext.Text(n))
 	}
-	fmt.Fprintf(w, "Toolsets:    %s (from %s)\n", strings.Join(rep.Toolsets, ", "), rep.Source)
+	fmt.Fprintf(w, "Toolsets:    %s (from %s)\n", termtext.Line(strings.Join(rep.Toolsets, ", ")), termtext.Line(rep.Source))
 	fmt.Fprintf(w, "Tools:       %d of %d exposed\n\n", enabled, len(rep.Tools))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tTOOLSET\tSTATUS\tWHY HIDDEN")
@@ -124,7 +129,7 @@ func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 		if !t.Enabled {
 			status = "hidden"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Toolset, status, t.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termtext.Line(t.Name), termtext.Line(t.Toolset), status, termtext.Line(t.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -132,7 +137,7 @@ func writeDoctor(ctx context.Context, w io.Writer, s setup, asJSON bool) error {
 	if len(rep.SkillsNotServed) > 0 {
 		fmt.Fprintf(w, "\nSkills not served (%d):\n", len(rep.SkillsNotServed))
 		for _, p := range rep.SkillsNotServed {
-			fmt.Fprintf(w, "  %s\n    %s\n", p.Path, p.Reason)
+			fmt.Fprintf(w, "  %s\n    %s\n", termtext.Line(p.Path), termtext.Line(p.Reason))
 		}
 	}
 	return nil

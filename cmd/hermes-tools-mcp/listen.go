@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,6 +19,8 @@ import (
 	"github.com/hermes-go/hermes/mcpserver/httpmcp"
 	"github.com/hermes-go/hermes/toolsets/browser"
 	"github.com/hermes-go/hermes/toolsets/memory"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // TokenEnv holds the bearer token of the HTTP transport when --token-file
@@ -131,7 +132,7 @@ func readToken(file string, getenv func(string) string) (string, error) {
 		}
 		return checkToken(raw, "$"+TokenEnv, "set it to the token, or unset it to serve without one (loopback only)")
 	}
-	b, err := os.ReadFile(file)
+	b, err := safefile.ReadUserFile(file, 64<<10)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %w", err)
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/hermes-go/hermes/internal/filelock"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/internal/toolsbin"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // Job registers Hermes' MCP servers with one client, any row of the client
@@ -413,12 +415,12 @@ func (s stateFile) path() string { return filepath.Join(s.home, stateFileName) }
 // file being edited cannot change meanwhile: only runs holding that
 // file's lock write it.
 func (s stateFile) read() (ownership, error) {
-	data, err := os.ReadFile(s.path())
+	data, err := safefile.ReadUserFile(s.path(), safefile.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ownership{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", stateFileName, err)
+		return nil, err
 	}
 	return s.parse(data)
 }

@@ -16,6 +16,10 @@ import (
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/didyoumean"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+
+	"github.com/hermes-go/hermes/internal/safefile"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 // errListed says the run printed what it found and wrote nothing: the
@@ -258,9 +262,9 @@ func findClients(getenv func(string) string, project string) ([]foundClient, err
 		if project != "" {
 			root = project
 		}
-		content, exists, found := readClientFile(path, root, project != "")
+		content, exists, found, rerr := readClientFile(path, root, project != "")
 		if found {
-			out = append(out, foundClient{client: c, path: path, content: content, exists: exists})
+			out = append(out, foundClient{client: c, path: path, content: content, exists: exists, err: rerr})
 		}
 	}
 	return out, nil
@@ -274,32 +278,40 @@ func findClients(getenv func(string) string, project string) ([]foundClient, err
 // that directory is root itself, which every home and project has
 // (~/.claude.json, a project's .mcp.json). In a project the directory
 // must also be a tool's own dot-directory (.cursor, .vscode, .zed):
-// MCPorter's config/ is any project's.
-func readClientFile(path, root string, project bool) (content []byte, exists, found bool) {
-	content, err := os.ReadFile(path)
+// MCPorter's config/ is any project's. err is why a file that is there
+// could not be read (a FIFO or directory in its place, no permission);
+// the file is read without waiting on whatever is at the path.
+func readClientFile(path, root string, project bool) (content []byte, exists, found bool, err error) {
+	content, err = safefile.ReadUserFile(path, safefile.MaxConfigSize)
 	if err == nil {
-		return content, true, true
+		return content, true, true, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, true, true
+		return nil, true, true, err
 	}
 	dir := filepath.Dir(path)
 	if filepath.Clean(dir) == filepath.Clean(root) {
-		return nil, false, false
+		return nil, false, false, nil
 	}
 	if project {
 		rel, err := filepath.Rel(root, dir)
 		if err != nil || !strings.HasPrefix(rel, ".") || strings.HasPrefix(rel, "..") {
-			return nil, false, false
+			return nil, false, false, nil
 		}
 	}
 	fi, err := os.Stat(dir)
-	return nil, false, err == nil && fi.IsDir()
+	return nil, false, err == nil && fi.IsDir(), nil
 }
 
 // writeDetected lists the clients found, each with the command that
 // configures it; the commands keep --remove and --dry-run when given.
 func writeDetected(w io.Writer, found []foundClient, home string, o Options) {
+	// Paths, server names, diffs and errors come from files the user or
+	// other programs wrote: shown escaped, never obeyed as terminal
+	// controls.
+	tw := termtext.NewWriter(w)
+	defer tw.Flush()
+	w = tw
 	mode, purpose := "", "to give one Hermes' tools"
 	if o.Remove {
 		mode, purpose = " --remove", "to take Hermes' entries out of one"
@@ -319,7 +331,10 @@ func writeDetected(w io.Writer, found []foundClient, home string, o Options) {
 	}
 	for _, f := range found {
 		where := tilde(f.path, home)
-		if f.err != nil {
+		switch {
+		case f.err != nil && f.path != "":
+			where = "file not readable: " + f.err.Error()
+		case f.err != nil:
 			where = "file not located: " + f.err.Error()
 		}
 		fmt.Fprintf(w, "  hermes-migrate --client %-*s  # %s, %s\n", width, string(f.client)+mode, f.client.DisplayName(), where)

@@ -17,6 +17,8 @@ import (
 	"github.com/hermes-go/hermes/configmigrate"
 	"github.com/hermes-go/hermes/configmigrate/clientsync"
 	"github.com/hermes-go/hermes/internal/hermeshome"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 // ListedClient is one client found on the machine, as `hermes-migrate
@@ -201,6 +203,12 @@ func toolsVersion(ctx context.Context, bin string) string {
 }
 
 func writeList(w io.Writer, list []ListedClient) {
+	// Paths, server names, diffs and errors come from files the user or
+	// other programs wrote: shown escaped, never obeyed as terminal
+	// controls.
+	tw := termtext.NewWriter(w)
+	defer tw.Flush()
+	w = tw
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no MCP client found")
 		return

@@ -12,6 +12,8 @@ import (
 	"github.com/hermes-go/hermes/internal/hermesenv"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets/catalog"
+
+	"github.com/hermes-go/hermes/internal/termtext"
 )
 
 // humanReport is what the text output needs besides the clients' reports.
@@ -112,6 +114,12 @@ func dotenvReferences(home string, env *hermesenv.Env, getenv func(string) strin
 // timeout) is said once, after the clients, naming them. The translation
 // details every run repeats for hermes-tools are for --verbose.
 func writeReports(w io.Writer, reports []Report, h humanReport) {
+	// Paths, server names, diffs and errors come from files the user or
+	// other programs wrote: shown escaped, never obeyed as terminal
+	// controls.
+	tw := termtext.NewWriter(w)
+	defer tw.Flush()
+	w = tw
 	hidden := 0
 	var noVars []Report // clients that cannot hand variables on
 	items := make([][]reportItem, len(reports))

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 
 	"github.com/hermes-go/hermes/internal/filelock"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // EditOptions tune Begin.
@@ -89,11 +91,17 @@ func Begin(ctx context.Context, path string, opts EditOptions) (*Edit, error) {
 			return nil, err
 		}
 	}
-	data, err := os.ReadFile(target)
+	// Read without blocking: a FIFO at the path is refused by name, not
+	// waited on with the lock held.
+	data, err := safefile.ReadUserFile(target, safefile.MaxConfigSize)
 	switch {
 	case err == nil:
 		e.Before = data
 	case errors.Is(err, fs.ErrNotExist):
+	case target == path:
+		// The error names the file already.
+		e.Close()
+		return nil, err
 	default:
 		e.Close()
 		return nil, fmt.Errorf("read %s: %w", path, err)

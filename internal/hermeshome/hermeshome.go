@@ -19,6 +19,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-go/hermes/internal/configcheck"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // EnvVar names the variable that relocates the Hermes home.
@@ -206,9 +208,11 @@ func load(path string) (*yaml.Node, error) {
 		return prev.doc, nil
 	}
 	readAt := time.Now()
-	data, err := os.ReadFile(path)
+	// Read without blocking: a FIFO put in place of config.yaml would
+	// otherwise hang every command that reads it, past SIGTERM.
+	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
 	if err != nil {
-		return nil, statError(path, err)
+		return nil, err
 	}
 	doc := prev.doc
 	if !ok || !bytes.Equal(prev.data, data) {

@@ -242,12 +242,61 @@ func Describe(m fs.FileMode) string {
 	return "not a regular file"
 }
 
+// MaxConfigSize bounds the configuration and state files read whole
+// (config.yaml, an MCP client's config, the ownership state): far above
+// any real one, low enough that a file grown without bound, or a device
+// linked in its place, cannot take the memory of the program reading it.
+const MaxConfigSize = 32 << 20
+
 // ReadUserFile reads a file the user keeps wherever they like (a .env,
-// config.yaml, a marker file): links are followed to any place, but what
-// they lead to must be a regular file of at most limit bytes. It never
-// blocks on a FIFO or a device put at the path, and never reads a byte of
-// a file it refuses. path must be absolute.
+// config.yaml, a client's config, a marker file): links are followed to
+// any place, but what they lead to must be a regular file of at most limit
+// bytes. It never blocks on a FIFO or a device put at the path, and never
+// reads a byte of a file it refuses. A relative path is taken from the
+// working directory. Every error names the path (callers need not add
+// it); a missing file matches fs.ErrNotExist.
 func ReadUserFile(path string, limit int64) ([]byte, error) {
-	root := filepath.VolumeName(path) + string(filepath.Separator)
-	return ReadFile(root, path, limit)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", path, err)
+	}
+	root := filepath.VolumeName(abs) + string(filepath.Separator)
+	data, err := ReadFile(root, abs, limit)
+	if err != nil && abs != path {
+		// The refusal names the path the user gave, not the absolute one.
+		var pe *PathError
+		if errors.As(err, &pe) && pe.Path == abs {
+			pe.Path = path
+		}
+		var te *TooLargeError
+		if errors.As(err, &te) && te.Path == abs {
+			te.Path = path
+		}
+	}
+	return data, err
+}
+
+// AppendUserFile opens path (a log the user may look at, links followed)
+// for appending, creating it with perm when missing. Like ReadUserFile it
+// never waits on a FIFO put at the path: that, or any file that is not a
+// regular file, is an error naming the path and what it is.
+func AppendUserFile(path string, perm fs.FileMode) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, &PathError{Path: path, Err: fmt.Errorf("%w (it is %s)", ErrNotRegular, Describe(fi.Mode()))}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|appendFlags, perm)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// Checked again on what was opened: the path may have changed since.
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &PathError{Path: path, Err: fmt.Errorf("%w (it is %s)", ErrNotRegular, Describe(fi.Mode()))}
+	}
+	return f, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -144,5 +145,71 @@ func TestReadUserFile(t *testing.T) {
 	}
 	if _, err := ReadUserFile(filepath.Join(dir, "missing"), 100); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// A relative path is read from the working directory, and a FIFO there is
+// refused at once with the name the caller gave.
+func TestReadUserFileRelative(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("config.yaml", []byte("a: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadUserFile("config.yaml", 100); err != nil || string(b) != "a: 1\n" {
+		t.Fatalf("relative read = %q, %v", b, err)
+	}
+	if err := syscall.Mkfifo("pipe.yaml", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadUserFile("pipe.yaml", 100)
+	if !errors.Is(err, ErrNotRegular) || !strings.HasPrefix(err.Error(), "pipe.yaml") || !strings.Contains(err.Error(), "FIFO") {
+		t.Errorf("FIFO: %v; want a refusal starting with the name given and saying FIFO", err)
+	}
+}
+
+func TestAppendUserFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "a.log")
+	for range 2 {
+		f, err := AppendUserFile(log, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("x")
+		f.Close()
+	}
+	if b, _ := os.ReadFile(log); string(b) != "xx" {
+		t.Errorf("appended %q", b)
+	}
+	fifo := filepath.Join(dir, "fifo.log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		f, err := AppendUserFile(fifo, 0o600)
+		if f != nil {
+			f.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), fifo) || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the open so the test ends: a reader lets it return.
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			r.Close()
+		}
+		t.Fatal("AppendUserFile blocked on a FIFO")
 	}
 }

@@ -178,6 +178,10 @@ func (s *Store) readText(target string) (string, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
+	if err != nil && real == p {
+		// safefile's error names the file already.
+		return "", fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %v", ErrUnreadable, p, err)
 	}
@@ -313,6 +317,23 @@ func (s *Store) write(target string, entries []string) error {
 	return nil
 }
 
+// delimiterInside returns why content (already stripped) cannot be stored
+// as one entry, or "". The file is the entries joined by "\n§\n" and read
+// back by cutting at every such line, so an entry holding that line would
+// come back as two; one ending in "\n§" would join the delimiter after it
+// and take a piece of its neighbour. CR line ends count: the file is read
+// with them turned into LF. The original accepts both today (its issue
+// #54403, with refusing PRs open); refusing is what those PRs do, and an
+// entry that silently becomes two cannot then be removed by its text.
+func delimiterInside(content string) string {
+	text := strings.ReplaceAll(strings.ReplaceAll(content, "\r\n", "\n"), "\r", "\n")
+	if !strings.Contains(text, Delimiter) && !strings.HasSuffix(text, strings.TrimSuffix(Delimiter, "\n")) {
+		return ""
+	}
+	return "Content contains a line holding only '§', the separator between memory entries; stored as is it " +
+		"would be read back as separate entries. Remove that line or put other text beside the '§', then retry."
+}
+
 // Add appends content unless an identical entry exists or it would break
 // the limit. It skips the drift check (appending never clobbers foreign
 // content) but, like every write, rewrites the whole file normalised.
@@ -322,6 +343,9 @@ func (s *Store) Add(ctx context.Context, target, content string) (Reply, error) 
 		return failure("Content cannot be empty."), nil
 	}
 	if msg := scanThreats(content); msg != "" {
+		return failure(msg), nil
+	}
+	if msg := delimiterInside(content); msg != "" {
 		return failure(msg), nil
 	}
 	return s.mutate(ctx, target, true, func(entries []string, limit int) change {
@@ -352,6 +376,9 @@ func (s *Store) Replace(ctx context.Context, target, oldText, content string) (R
 		return failure("new_content cannot be empty. Use 'remove' to delete entries."), nil
 	}
 	if msg := scanThreats(content); msg != "" {
+		return failure(msg), nil
+	}
+	if msg := delimiterInside(content); msg != "" {
 		return failure(msg), nil
 	}
 	oldText = pystr.Strip(oldText)
@@ -467,6 +494,9 @@ func (s *Store) Batch(ctx context.Context, target string, ops []Op) (Reply, erro
 			continue
 		}
 		if msg := scanThreats(op.content()); op.content() != "" && msg != "" {
+			return failure(fmt.Sprintf("Operation %d: %s", i+1, msg)), nil
+		}
+		if msg := delimiterInside(pystr.Strip(op.content())); msg != "" {
 			return failure(fmt.Sprintf("Operation %d: %s", i+1, msg)), nil
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/hermes-go/hermes/internal/urlguard"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
+
+	"github.com/hermes-go/hermes/internal/safefile"
 )
 
 // maxImageBytes bounds an image sent to a vision model; providers refuse
@@ -231,20 +233,14 @@ func (v *Client) load(ctx context.Context, conf resolved, ref string) ([]byte, e
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("%q is not a URL, a data URL or an absolute file path", ref)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the image file: %w", err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(b) > maxImageBytes {
+	// The type is checked before the open can wait: os.Open of a FIFO
+	// blocks until a writer comes, and the call would never answer.
+	b, err := safefile.ReadUserFile(path, maxImageBytes)
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
 		return nil, fmt.Errorf("%s is larger than %d MB; resize it first", path, maxImageBytes>>20)
+	case err != nil:
+		return nil, fmt.Errorf("cannot read the image file: %w", err)
 	}
 	return b, nil
 }
