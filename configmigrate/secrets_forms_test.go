@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // formSecret has no shape any redaction pattern knows: only where it
@@ -382,22 +381,30 @@ func PlantedSecrets(sec string) []Server {
 // FormSecret is formSecret, for the same test.
 const FormSecret = formSecret
 
-// TestLooksLikeSecretOnLongInput: a value is judged in time roughly
-// linear in its length, whatever it repeats. Inputs like these once
-// took 12 s (a pair per reference, each re-read from its start) and
-// 80 s (one percent-decoding round per character); the bound is far
-// above what a linear pass takes even under -race on a busy machine.
+// longInputs are values that once took 12 s (a pair per reference, each
+// re-read from its start) and 80 s (one percent-decoding round per
+// character) to judge; a linear pass takes milliseconds.
+var longInputs = []string{
+	strings.Repeat("a=", 4000), strings.Repeat("token=${A}", 1000), strings.Repeat("{", 8000), strings.Repeat("[", 8000),
+	"%" + strings.Repeat("25", 4000), strings.Repeat("key:", 2000), strings.Repeat("u:p@", 2000) + "h.com",
+	strings.Repeat(`{"key":`, 1000), strings.Repeat("QUJD", 2000), strings.Repeat(`\"key\":\"`, 1000),
+	strings.Repeat("Auth: ", 1000), strings.Repeat("--key ", 1000),
+}
+
+// TestLooksLikeSecretOnLongInput judges each long input (the time it takes
+// is BenchmarkLooksLikeSecretLongInput's to measure, not a test's).
 func TestLooksLikeSecretOnLongInput(t *testing.T) {
-	for _, s := range []string{
-		strings.Repeat("a=", 4000), strings.Repeat("token=${A}", 1000), strings.Repeat("{", 8000), strings.Repeat("[", 8000),
-		"%" + strings.Repeat("25", 4000), strings.Repeat("key:", 2000), strings.Repeat("u:p@", 2000) + "h.com",
-		strings.Repeat(`{"key":`, 1000), strings.Repeat("QUJD", 2000), strings.Repeat(`\"key\":\"`, 1000),
-		strings.Repeat("Auth: ", 1000), strings.Repeat("--key ", 1000),
-	} {
-		start := time.Now()
+	for _, s := range longInputs {
 		LooksLikeSecret(s)
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("LooksLikeSecret(%.20q..., %d bytes) took %v", s, len(s), d)
+	}
+}
+
+// BenchmarkLooksLikeSecretLongInput: judging a value takes time roughly
+// linear in its length, whatever it repeats (ns/op over all the inputs).
+func BenchmarkLooksLikeSecretLongInput(b *testing.B) {
+	for b.Loop() {
+		for _, s := range longInputs {
+			LooksLikeSecret(s)
 		}
 	}
 }
