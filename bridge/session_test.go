@@ -367,7 +367,10 @@ func TestSessionTimeouts(t *testing.T) {
 // The watchdog only counts silence: activity resets it, and it waits while
 // a tool runs or an approval is pending.
 func TestSessionWatchdogResets(t *testing.T) {
-	const quiet = 300 * time.Millisecond
+	// Activity comes 4x as often as the watchdog's limit and goes on for
+	// twice the limit: it must reset the watchdog, and a loaded machine's
+	// scheduling delays stay well inside the margin.
+	const quiet = time.Second
 	tests := []struct {
 		name string
 		turn func(tc *turnCtx)
@@ -376,8 +379,8 @@ func TestSessionWatchdogResets(t *testing.T) {
 		turn: func(tc *turnCtx) {
 			tc.both(map[string]any{"type": "dynamicToolCall", "id": "d1", "tool": "x", "status": "completed", "success": true})
 			tc.started(map[string]any{"type": "reasoning", "id": "r1"})
-			for range 6 {
-				time.Sleep(quiet / 2)
+			for range 8 {
+				time.Sleep(quiet / 4)
 				tc.notify("item/reasoning/summaryTextDelta", map[string]any{"threadId": tc.ThreadID, "turnId": tc.ID, "itemId": "r1", "delta": ".", "summaryIndex": 0})
 			}
 			tc.completed(map[string]any{"type": "reasoning", "id": "r1", "summary": []string{"......"}})
