@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 )
 
 // DefaultMaxTurns is Hermes' agent.max_turns default.
@@ -85,12 +87,13 @@ func LoadConfigProvider(home, provider string, getenv func(string) string) (Conf
 		return cfg, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
 	}
 	var ms modelSection
-	switch raw.Model.Kind {
+	model := runtimecfg.Resolve(&raw.Model)
+	switch model.Kind {
 	case 0:
 	case yaml.ScalarNode:
-		ms.Default = raw.Model.Value
+		ms.Default = model.Value
 	case yaml.MappingNode:
-		if err := raw.Model.Decode(&ms); err != nil {
+		if err := model.Decode(&ms); err != nil {
 			return cfg, fmt.Errorf("parse model section of %s: %w", path, err)
 		}
 	default:
