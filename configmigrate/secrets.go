@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -270,6 +271,11 @@ func looksLikeSecret(text string) bool {
 	if namedSecret(text) || userinfoSecret(text) || jsonSecret(text) || encodedSecret(text) {
 		return true
 	}
+	// A long random blob standing alone is key material wherever it
+	// is (a positional argument, a value under any name).
+	if keyBlob(text, 64) {
+		return true
+	}
 	// A header passed as one argument (mcp-remote --header
 	// "Auth: value") is judged as the headers of a remote server are,
 	// even under a bare "Auth".
@@ -502,6 +508,12 @@ func flagTakesSecret(flag, value string) bool {
 	if user, pw, ok := strings.Cut(value, ":"); ok && loginFlags[flag] && user != "" && !strings.ContainsAny(user, " /@") && plainSecretValue(pw) {
 		return true
 	}
+	// Key material by its shape: a long random blob after a flag that
+	// names a key (--key-pem=<base64>, --ssh-key-b64 <blob>), whatever
+	// word ends the flag.
+	if keyFlag(flag) && keyBlob(value, 32) {
+		return true
+	}
 	switch flagSecrecy(flag) {
 	case secrecyStrict:
 		return flagValueSecret(value)
@@ -509,6 +521,65 @@ func flagTakesSecret(flag, value string) bool {
 		return flagValueSecret(value) && randomLooking(value)
 	}
 	return false
+}
+
+// keyWords in a flag's name say it carries key material.
+var keyWords = wordSet("KEY KEYS TOKEN SECRET PASSWORD PEM PRIVATE CREDENTIAL CREDENTIALS CREDS AUTH SSH PGP GPG SIGNING CERT")
+
+// keyFlag reports whether flag names key material anywhere in its name,
+// unless its last word says the value is about the key (--key-file).
+func keyFlag(flag string) bool {
+	m := flagRE.FindStringSubmatch(flag)
+	if m == nil {
+		return false
+	}
+	w := nameWords(m[1])
+	if len(w) == 0 || flagMetaWords[w[len(w)-1]] {
+		return false
+	}
+	for _, x := range w {
+		if keyWords[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// keyBlob reports whether value is a run of at least min base64
+// characters as random as key material is: upper and lower case letters
+// and digits, and about four bits of entropy a character or more. Hex
+// digests, words and paths fall short.
+func keyBlob(value string, min int) bool {
+	v := strings.TrimRight(value, "=")
+	if len(v) < min {
+		return false
+	}
+	var upper, lower, digit bool
+	counts := map[rune]int{}
+	for _, r := range v {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= '0' && r <= '9':
+			digit = true
+		case r == '+' || r == '/' || r == '-' || r == '_':
+		default:
+			return false
+		}
+		counts[r]++
+	}
+	if !upper || !lower || !digit {
+		return false
+	}
+	var bits float64
+	n := float64(len(v))
+	for _, c := range counts {
+		p := float64(c) / n
+		bits -= p * math.Log2(p)
+	}
+	return bits >= 4
 }
 
 // loginFlags take "user:password".

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/internal/configcheck"
 	"github.com/hermes-go/hermes/internal/safefile"
 )
@@ -91,12 +92,13 @@ func LoadConfigProvider(home, provider string, getenv func(string) string) (Conf
 		return cfg, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
 	}
 	var ms modelSection
-	switch raw.Model.Kind {
+	model := runtimecfg.Resolve(&raw.Model)
+	switch model.Kind {
 	case 0:
 	case yaml.ScalarNode:
-		ms.Default = raw.Model.Value
+		ms.Default = model.Value
 	case yaml.MappingNode:
-		if err := raw.Model.Decode(&ms); err != nil {
+		if err := model.Decode(&ms); err != nil {
 			return cfg, fmt.Errorf("parse model section of %s: %w", path, err)
 		}
 	default:

@@ -60,10 +60,11 @@ func LoadModel(doc []byte) (Model, error) {
 		return Model{}, fmt.Errorf("%w (fix the YAML, or move the file aside to start from defaults)", syntaxError(doc, err))
 	}
 	var m Model
-	switch raw.Model.Kind {
+	model := Resolve(&raw.Model)
+	switch model.Kind {
 	case yaml.ScalarNode:
-		if raw.Model.Tag != "!!null" {
-			m.Default = raw.Model.Value
+		if model.Tag != "!!null" {
+			m.Default = model.Value
 		}
 	case yaml.MappingNode:
 		var fields struct {
@@ -72,7 +73,7 @@ func LoadModel(doc []byte) (Model, error) {
 			Provider      string `yaml:"provider"`
 			OpenAIRuntime string `yaml:"openai_runtime"`
 		}
-		if err := raw.Model.Decode(&fields); err != nil {
+		if err := model.Decode(&fields); err != nil {
 			return Model{}, fmt.Errorf("config.yaml: model: %w (model.default, provider and openai_runtime must be strings)", err)
 		}
 		m = Model{Default: fields.Default, Provider: fields.Provider, OpenAIRuntime: fields.OpenAIRuntime}
@@ -81,6 +82,16 @@ func LoadModel(doc []byte) (Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// Resolve follows aliases to the node they name: PyYAML, and so the
+// Python Hermes, reads `model: *openai` as the mapping anchored as
+// &openai, and so must we.
+func Resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 64; i++ {
+		n = n.Alias
+	}
+	return n
 }
 
 // Current is the runtime a config.yaml document selects.
@@ -266,6 +277,8 @@ func splice(doc []byte, root *yaml.Node, value string) ([]byte, bool) {
 		return nil, false
 	}
 	switch {
+	case mv.Kind == yaml.MappingNode && mv.Style&yaml.FlowStyle != 0:
+		return spliceFlow(doc, ls, mk, mv, value)
 	case mv.Kind == yaml.MappingNode && mv.Style&yaml.FlowStyle == 0 && len(mv.Content) > 0:
 		if k, v := lookup(mv, "openai_runtime"); k != nil {
 			if v.Kind != yaml.ScalarNode || v.Line != k.Line {
@@ -398,4 +411,69 @@ func syntaxError(doc []byte, err error) error {
 		return syn
 	}
 	return fmt.Errorf("parse config.yaml: %w", err)
+}
+
+// spliceFlow sets openai_runtime in a one-line flow mapping
+// (`model: {provider: openai, default: x}`): the value is replaced, or
+// the key added before the closing brace; nothing else is touched.
+func spliceFlow(doc []byte, ls []string, mk, mv *yaml.Node, value string) ([]byte, bool) {
+	if mv.Line != mk.Line {
+		return nil, false
+	}
+	for _, c := range mv.Content {
+		if c.Line != mv.Line || c.Kind != yaml.ScalarNode {
+			return nil, false
+		}
+	}
+	if k, v := lookup(mv, "openai_runtime"); k != nil {
+		if v.Style != yaml.DoubleQuotedStyle && v.Style != yaml.SingleQuotedStyle {
+			start := offset(ls, v.Line, v.Column)
+			end := start + len(v.Value)
+			if string(doc[start:end]) != v.Value {
+				return nil, false
+			}
+			return slicesConcat(doc[:start], []byte(value), doc[end:]), true
+		}
+		start := offset(ls, v.Line, v.Column)
+		end, ok := scalarEnd(doc, start, v)
+		if !ok {
+			return nil, false
+		}
+		return slicesConcat(doc[:start], []byte(quoteLike(v, value)), doc[end:]), true
+	}
+	open := offset(ls, mv.Line, mv.Column)
+	if open >= len(doc) || doc[open] != '{' {
+		return nil, false
+	}
+	closing := -1
+	var quote byte
+scan:
+	for i := open + 1; i < len(doc) && doc[i] != '\n'; i++ {
+		switch c := doc[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '{' || c == '[':
+			return nil, false
+		case c == '}':
+			closing = i
+			break scan
+		}
+	}
+	if closing < 0 {
+		return nil, false
+	}
+	// Keep the spacing the user wrote before the brace.
+	at := closing
+	for at > open+1 && (doc[at-1] == ' ' || doc[at-1] == '\t') {
+		at--
+	}
+	ins := ", openai_runtime: " + value
+	if len(mv.Content) == 0 {
+		ins = "openai_runtime: " + value
+	}
+	return slicesConcat(doc[:at], []byte(ins), doc[at:]), true
 }

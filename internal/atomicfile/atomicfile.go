@@ -146,7 +146,7 @@ func Write(path string, data []byte, opts Options) (err error) {
 	}
 
 	if statErr == nil && opts.Backup != "" {
-		if err := copyFile(target, path+opts.Backup, mode, opts.Force); err != nil {
+		if err := backUp(target, path+opts.Backup, mode, opts.Force); err != nil {
 			return fmt.Errorf("back up %s: %w", path, err)
 		}
 	}
@@ -216,12 +216,41 @@ func WriteIn(dir *os.Root, name string, data []byte, mode fs.FileMode, old fs.Fi
 	return nil
 }
 
-// copyFile writes a durable copy of src at dst (itself atomically, so a
-// crash never leaves a torn backup).
-func copyFile(src, dst string, mode fs.FileMode, force bool) error {
+// backUp writes a durable copy of src at dst (itself atomically, so a
+// crash never leaves a torn backup). A symlink at dst is replaced, never
+// followed: the backup's name is ours, derived from the file's, and a
+// link planted there (by another program or an attacker) must not turn
+// a backup into an overwrite of whatever it points at. Replacing the link
+// loses nothing (its target is untouched), where refusing would block
+// every later write of the file itself.
+func backUp(src, dst string, mode fs.FileMode, force bool) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	return Write(dst, data, Options{Mode: mode, Force: force})
+	dir, name := filepath.Dir(dst), filepath.Base(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer root.Close()
+	old, err := root.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return fmt.Errorf("stat %s: %w", dst, err)
+	case old.Mode()&fs.ModeSymlink != 0:
+		old = nil
+	case !old.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file; move it away so a backup can be kept there", dst)
+	case !force:
+		if err := CheckWritable(dst, dst, old); err != nil {
+			return err
+		}
+	}
+	return WriteIn(root, name, data, mode, old)
 }

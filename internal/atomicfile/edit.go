@@ -75,10 +75,15 @@ func Begin(ctx context.Context, path string, opts EditOptions) (*Edit, error) {
 	}
 	e := &Edit{Path: path, Target: target, opts: opts}
 	lock := !opts.NoLock
-	if opts.ExistingOnly {
-		if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
-			lock = false
-		}
+	// A file that is there but cannot be edited (a directory, a device)
+	// is refused before the lock file is made, so the refusal leaves
+	// nothing behind.
+	fi, statErr := os.Stat(target)
+	switch {
+	case statErr == nil && !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s); refusing to edit it", path, fileKind(fi.Mode()))
+	case errors.Is(statErr, fs.ErrNotExist) && opts.ExistingOnly:
+		lock = false
 	}
 	if lock {
 		lock := opts.LockPath
@@ -167,6 +172,21 @@ func (e *Edit) Close() error {
 		return nil
 	}
 	return e.lock.Release()
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file"
+	}
 }
 
 func digest(b []byte) []byte {

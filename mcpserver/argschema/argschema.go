@@ -269,7 +269,17 @@ func (s *Schema) Validate(args []byte) error {
 		return nil
 	}
 	slices.Sort(problems)
-	return &Error{Problems: slices.Compact(problems)}
+	problems = slices.Compact(problems)
+	// The error goes back to the model whole: it names what to fix, and
+	// never grows with the arguments.
+	for i, p := range problems {
+		problems[i] = Excerpt(p, maxProblemChars)
+	}
+	if len(problems) > maxProblems {
+		more := len(problems) - maxProblems
+		problems = append(problems[:maxProblems], fmt.Sprintf("and %d more %s", more, plural(more, "problem")))
+	}
+	return &Error{Problems: problems}
 }
 
 // Error lists every problem found in the arguments.
@@ -337,6 +347,11 @@ func (n *node) check(v any, at string, out *[]string) {
 		}
 		if n.maxItems >= 0 && len(x) > n.maxItems {
 			*out = append(*out, fmt.Sprintf("%s must have at most %d %s, got %d", subject(at), n.maxItems, plural(n.maxItems, "item"), len(x)))
+			// The items of an oversized array are not looked at: that
+			// would be the very work the bound is there to avoid, and
+			// a sentence per item would make the error as big as the
+			// argument.
+			return
 		}
 		for i, item := range x {
 			n.items.check(item, at+"["+strconv.Itoa(i)+"]", out)
@@ -584,6 +599,28 @@ func render(v any) string {
 	return string(b)
 }
 
+const (
+	maxProblems     = 10
+	maxProblemChars = 300
+)
+
+// Excerpt returns s when it has at most limit characters, else its start
+// marked as cut with the full length, so an error can quote an argument
+// without echoing a megabyte of it.
+func Excerpt(s string, limit int) string {
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if cut == limit {
+			return fmt.Sprintf("%s…[cut: %d characters in all]", s[:i], utf8.RuneCountInString(s))
+		}
+		cut++
+	}
+	return s
+}
+
 func subject(at string) string {
 	if at == "" {
 		return "arguments"
@@ -600,6 +637,7 @@ func where(at string) string {
 }
 
 func join(at, name string) string {
+	name = Excerpt(name, 64)
 	if at == "" {
 		return name
 	}

@@ -14,7 +14,7 @@ const navigateDesc = "Navigate the browser to a URL and return a compact snapsho
 const navigateSchema = `{
   "type": "object",
   "properties": {
-    "url": {"type": "string", "description": "The URL to open, e.g. 'https://example.com/login'."}
+    "url": {"type": "string", "maxLength": 8192, "description": "The URL to open, e.g. 'https://example.com/login'."}
   },
   "required": ["url"],
   "additionalProperties": false
@@ -36,7 +36,7 @@ const snapshotSchema = `{
   "type": "object",
   "properties": {
     "full": {"type": "boolean", "default": false, "description": "true: the whole page with its text; false (default): interactive elements and headings only."},
-    "selector": {"type": "string", "description": "Optional CSS selector; only the first matching element's subtree is described (e.g. 'main', 'form#login', '#results')."},
+    "selector": {"type": "string", "maxLength": 100000, "description": "Optional CSS selector; only the first matching element's subtree is described (e.g. 'main', 'form#login', '#results')."},
     "max_chars": {"type": "integer", "minimum": 500, "maximum": 200000, "description": "Optional size cap in bytes of the whole result text (default 8000). Counts everything returned: the JSON, its escapes, the url/title header and the notes. A longer outline is cut at a line, with a note saying what follows and the offset to continue from; a single line too long for the cap is shown whole, and the note says so."},
     "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Start at this line of the outline: the offset a cut snapshot's note gives, to continue where it stopped (same full and selector)."}
   },
@@ -51,7 +51,7 @@ const clickDesc = "Click an element by its ref from the latest snapshot (e.g. @e
 const clickSchema = `{
   "type": "object",
   "properties": {
-    "ref": {"type": "string", "description": "The element's ref from the snapshot, e.g. '@e5'."}
+    "ref": {"type": "string", "maxLength": 8192, "description": "The element's ref from the snapshot, e.g. '@e5'."}
   },
   "required": ["ref"],
   "additionalProperties": false
@@ -64,8 +64,8 @@ const typeDesc = "Type text into an input field by ref. The field is cleared fir
 const typeSchema = `{
   "type": "object",
   "properties": {
-    "ref": {"type": "string", "description": "The field's ref from the snapshot, e.g. '@e3'."},
-    "text": {"type": "string", "description": "The text to type; it replaces the field's content."},
+    "ref": {"type": "string", "maxLength": 8192, "description": "The field's ref from the snapshot, e.g. '@e3'."},
+    "text": {"type": "string", "maxLength": 100000, "description": "The text to type; it replaces the field's content."},
     "submit": {"type": "boolean", "default": false, "description": "Press Enter after typing."}
   },
   "required": ["ref", "text"],
@@ -78,7 +78,7 @@ const pressDesc = "Press a keyboard key in the page, sent to the focused element
 const pressSchema = `{
   "type": "object",
   "properties": {
-    "key": {"type": "string", "description": "Key to press, e.g. 'Enter', 'Tab', 'Escape', 'ArrowDown', 'a', 'Control+a'."}
+    "key": {"type": "string", "maxLength": 8192, "description": "Key to press, e.g. 'Enter', 'Tab', 'Escape', 'ArrowDown', 'a', 'Control+a'."}
   },
   "required": ["key"],
   "additionalProperties": false
@@ -126,7 +126,7 @@ const dialogSchema = `{
   "type": "object",
   "properties": {
     "accept": {"type": "boolean", "description": "true: OK (accept, leave the page); false: Cancel (dismiss, stay)."},
-    "prompt_text": {"type": "string", "description": "For a prompt dialog: the text to answer with (default: the prompt's suggested text)."}
+    "prompt_text": {"type": "string", "maxLength": 100000, "description": "For a prompt dialog: the text to answer with (default: the prompt's suggested text)."}
   },
   "required": ["accept"],
   "additionalProperties": false
@@ -152,7 +152,7 @@ const consoleSchema = `{
   "type": "object",
   "properties": {
     "clear": {"type": "boolean", "default": false, "description": "Empty the message buffer after returning it."},
-    "expression": {"type": "string", "description": "JavaScript to evaluate in the page, e.g. 'document.title' or 'JSON.parse(localStorage.cart)'."}
+    "expression": {"type": "string", "maxLength": 100000, "description": "JavaScript to evaluate in the page, e.g. 'document.title' or 'JSON.parse(localStorage.cart)'."}
   },
   "additionalProperties": false
 }`
@@ -165,7 +165,7 @@ const visionDesc = "Take a screenshot of the current page and ask a vision model
 const visionSchema = `{
   "type": "object",
   "properties": {
-    "question": {"type": "string", "description": "What to find out from the screenshot."},
+    "question": {"type": "string", "maxLength": 100000, "description": "What to find out from the screenshot."},
     "annotate": {"type": "boolean", "default": false, "description": "Overlay numbered [N] labels matching refs @eN."}
   },
   "required": ["question"],

@@ -10,7 +10,7 @@ const inputSchema = `{
   "type": "object",
   "properties": {
     "prompt": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "The text prompt describing the desired image. Be detailed and descriptive."
     },
     "aspect_ratio": {
@@ -20,12 +20,12 @@ const inputSchema = `{
       "default": "landscape"
     },
     "image_url": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Source image to edit/transform (image-to-image). A public URL, a data: URL, or an absolute path of an image under the Hermes home's cache (one these tools saved). Omit for text-to-image."
     },
     "reference_image_urls": {
       "type": "array",
-      "items": {"type": "string"},
+      "items": {"type": "string", "maxLength": 8192},
       "maxItems": 15,
       "description": "Up to 15 additional reference images (style, character, or composition) guiding an edit. URLs, data: URLs or paths under the Hermes home's cache."
     }

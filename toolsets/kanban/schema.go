@@ -67,12 +67,12 @@ const attachmentsDescription = "List the files attached to a kanban task: id, fi
 // the same way. The descriptions are ours.
 
 const boardProp = `"board": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Slug of the board to use for this call only. Normally omitted: the board comes from HERMES_KANBAN_DB, then HERMES_KANBAN_BOARD, then the kanban/current file, then 'default'."
     }`
 
 const taskIDProp = `"task_id": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "The task's id (t_ followed by hex). Omit it to mean your own task, the one in HERMES_KANBAN_TASK."
     }`
 
@@ -88,13 +88,13 @@ const showInput = `{
 const listInput = `{
   "type": "object",
   "properties": {
-    "assignee": {"type": "string", "description": "Only tasks assigned to this profile."},
+    "assignee": {"type": "string", "maxLength": 8192, "description": "Only tasks assigned to this profile."},
     "status": {
       "type": "string",
       "enum": ["triage", "todo", "ready", "running", "blocked", "done", "archived"],
       "description": "Only tasks in this status."
     },
-    "tenant": {"type": "string", "description": "Only tasks in this tenant (project namespace)."},
+    "tenant": {"type": "string", "maxLength": 8192, "description": "Only tasks in this tenant (project namespace)."},
     "include_archived": {"type": "boolean", "description": "Also list archived tasks (default false)."},
     "limit": {"type": "integer", "description": "At most this many tasks (default 50, at most 200)."},
     ` + boardProp + `
@@ -107,7 +107,7 @@ const completeInput = `{
   "properties": {
     ` + taskIDProp + `,
     "summary": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "One to three sentences for people and the next workers: what you did and where the result is. Preferred over result."
     },
     "metadata": {
@@ -115,17 +115,17 @@ const completeInput = `{
       "description": "Structured facts about this attempt for downstream workers, e.g. {\"changed_files\": [...], \"tests_run\": 12, \"decisions\": [...]}."
     },
     "result": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "Short result line stored on the task (older field; use summary when you can)."
     },
     "created_cards": {
-      "type": "array",
-      "items": {"type": "string"},
+      "type": "array", "maxItems": 100,
+      "items": {"type": "string", "maxLength": 8192},
       "description": "Ids of tasks you created with kanban_create during this run, exactly as kanban_create returned them. Each is checked; an id that does not exist or is not yours stops the completion so you can correct the list. Omit if you created none."
     },
     "artifacts": {
-      "type": "array",
-      "items": {"type": "string"},
+      "type": "array", "maxItems": 100,
+      "items": {"type": "string", "maxLength": 16384},
       "description": "Absolute paths of deliverable files you produced (reports, charts, archives); they are recorded in metadata.artifacts so the person who asked can be sent them. Leave out scratch files."
     },
     ` + boardProp + `
@@ -138,7 +138,7 @@ const blockInput = `{
   "properties": {
     ` + taskIDProp + `,
     "reason": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "The question or missing input that stops you, in a sentence or two. A person reads it on the board; put longer context in a comment."
     },
     ` + boardProp + `
@@ -150,7 +150,7 @@ const heartbeatInput = `{
   "type": "object",
   "properties": {
     ` + taskIDProp + `,
-    "note": {"type": "string", "description": "Optional short progress note for the task's event log."},
+    "note": {"type": "string", "maxLength": 100000, "description": "Optional short progress note for the task's event log."},
     ` + boardProp + `
   },
   "required": []
@@ -160,10 +160,10 @@ const commentInput = `{
   "type": "object",
   "properties": {
     "task_id": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "The task whose thread gets the comment: a worker may name its own task, tasks it created, and its task's parents and children. Required even for your own task."
     },
-    "body": {"type": "string", "description": "The comment, Markdown allowed."},
+    "body": {"type": "string", "maxLength": 100000, "description": "The comment, Markdown allowed."},
     ` + boardProp + `
   },
   "required": ["task_id", "body"]
@@ -172,22 +172,22 @@ const commentInput = `{
 const createInput = `{
   "type": "object",
   "properties": {
-    "title": {"type": "string", "description": "Short title of the new task."},
+    "title": {"type": "string", "maxLength": 1024, "description": "Short title of the new task."},
     "assignee": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "The Hermes profile that should do the work. Required: the dispatcher only starts tasks that have one."
     },
     "body": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "The full brief: what to do, acceptance criteria, links. The assigned worker reads it first."
     },
     "parents": {
-      "type": "array",
-      "items": {"type": "string"},
+      "type": "array", "maxItems": 100,
+      "items": {"type": "string", "maxLength": 8192},
       "description": "Ids of tasks that must be done first. The new task waits in todo until all of them are done, then becomes ready on its own."
     },
     "tenant": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Project namespace for the task; defaults to HERMES_TENANT when set, else to the tenant of the first parent that has one."
     },
     "priority": {
@@ -200,7 +200,7 @@ const createInput = `{
       "description": "Where the worker runs: a fresh scratch directory (default, also for a task a worker creates), a shared directory ('dir', needs an absolute workspace_path), or a git worktree."
     },
     "workspace_path": {
-      "type": "string",
+      "type": "string", "maxLength": 16384,
       "description": "Absolute path for a 'dir' or 'worktree' workspace."
     },
     "triage": {
@@ -208,7 +208,7 @@ const createInput = `{
       "description": "Put the task in triage, for someone to flesh out the brief before any work starts."
     },
     "idempotency_key": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "When a live task already carries this key, its id is returned instead of creating a second task. Use it to make retries safe."
     },
     "max_runtime_seconds": {
@@ -221,8 +221,8 @@ const createInput = `{
       "description": "'running' (default) dispatches as usual; 'blocked' parks the task for a person at once."
     },
     "skills": {
-      "type": "array",
-      "items": {"type": "string"},
+      "type": "array", "maxItems": 100,
+      "items": {"type": "string", "maxLength": 8192},
       "description": "Names of skills to load into the worker besides the kanban ones, e.g. ['translation']. They must exist on the assignee's profile."
     },
     "goal_mode": {
@@ -241,7 +241,7 @@ const createInput = `{
 const unblockInput = `{
   "type": "object",
   "properties": {
-    "task_id": {"type": "string", "description": "The blocked task to release."},
+    "task_id": {"type": "string", "maxLength": 8192, "description": "The blocked task to release."},
     ` + boardProp + `
   },
   "required": ["task_id"]
@@ -250,8 +250,8 @@ const unblockInput = `{
 const linkInput = `{
   "type": "object",
   "properties": {
-    "parent_id": {"type": "string", "description": "The task that must finish first."},
-    "child_id": {"type": "string", "description": "The task that waits for it."},
+    "parent_id": {"type": "string", "maxLength": 8192, "description": "The task that must finish first."},
+    "child_id": {"type": "string", "maxLength": 8192, "description": "The task that waits for it."},
     ` + boardProp + `
   },
   "required": ["parent_id", "child_id"]
@@ -262,11 +262,11 @@ const requestReviewInput = `{
   "properties": {
     ` + taskIDProp + `,
     "summary": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "What you built and how you checked it, in a sentence or two, for the reviewer."
     },
     "reviewer": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Profile to review the work; the task is reassigned to it. Omit to keep the reviewer of the last round, if any."
     },
     "metadata": {
@@ -284,7 +284,7 @@ const requestChangesInput = `{
   "properties": {
     ` + taskIDProp + `,
     "reason": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "The specific changes the implementer must make before asking for review again."
     },
     ` + boardProp + `
@@ -480,11 +480,11 @@ const attachInput = `{
   "properties": {
     ` + taskIDProp + `,
     "filename": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "File name to store it under (e.g. 'report.pdf'). Directory components are stripped; only the leaf is kept."
     },
-    "content_base64": {"type": "string", "description": "The file contents, base64-encoded. Max 25 MB decoded."},
-    "content_type": {"type": "string", "description": "Optional MIME type (e.g. 'application/pdf')."},
+    "content_base64": {"type": "string", "maxLength": 40000000, "description": "The file contents, base64-encoded. Max 25 MB decoded."},
+    "content_type": {"type": "string", "maxLength": 8192, "description": "Optional MIME type (e.g. 'application/pdf')."},
     ` + boardProp + `
   },
   "required": ["filename", "content_base64"]
@@ -494,13 +494,13 @@ const attachURLInput = `{
   "type": "object",
   "properties": {
     ` + taskIDProp + `,
-    "url": {"type": "string", "description": "http(s) URL to fetch and store."},
+    "url": {"type": "string", "maxLength": 8192, "description": "http(s) URL to fetch and store."},
     "filename": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Optional name to store it under. Defaults to the URL path's leaf component."
     },
     "content_type": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Optional MIME type override. Defaults to the Content-Type the server returns."
     },
     ` + boardProp + `

@@ -45,27 +45,27 @@ const inputSchema = `{
       "description": "Which memory store: 'memory' for personal notes, 'user' for user profile."
     },
     "content": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "The entry content. Required for 'add' and 'replace'. For 'replace' it is the COMPLETE new entry text: the whole matched entry is overwritten, so include everything you want to keep. Alias: 'new_text' is also accepted (same full-entry meaning)."
     },
     "old_text": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "REQUIRED for 'replace' and 'remove' (single-op shape): a short unique substring IDENTIFYING the existing entry to modify -- it locates the entry, it is not spliced out. Omit only for 'add'."
     },
     "new_text": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "Alias for 'content' (single-op shape): the COMPLETE new entry for 'replace', not a patch of old_text. If both are set, 'content' wins."
     },
     "operations": {
-      "type": "array",
+      "type": "array", "maxItems": 100,
       "description": "Batch shape: a list of operations applied atomically in one call against the final char budget. Preferred when making multiple changes or consolidating to make room. Each item is {action, content?, old_text?}.",
       "items": {
         "type": "object",
         "properties": {
           "action": {"type": "string", "enum": ["add", "replace", "remove"]},
-          "content": {"type": "string", "description": "Entry content for add/replace. For replace, the COMPLETE new entry (whole entry is overwritten). Alias: 'new_text'."},
-          "new_text": {"type": "string", "description": "Alias for 'content' in a batch op."},
-          "old_text": {"type": "string", "description": "Substring identifying the entry for replace/remove."}
+          "content": {"type": "string", "maxLength": 100000, "description": "Entry content for add/replace. For replace, the COMPLETE new entry (whole entry is overwritten). Alias: 'new_text'."},
+          "new_text": {"type": "string", "maxLength": 100000, "description": "Alias for 'content' in a batch op."},
+          "old_text": {"type": "string", "maxLength": 100000, "description": "Substring identifying the entry for replace/remove."}
         },
         "required": ["action"]
       }

@@ -15,14 +15,14 @@ const description = "Recall past conversations with the user from Hermes' sessio
 const inputSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "description": "Words to search for in past messages."},
+    "query": {"type": "string", "maxLength": 100000, "description": "Words to search for in past messages."},
     "limit": {"type": "integer", "description": "How many conversations to return (default 3, at most 10; browsing defaults to 10)."},
     "sort": {"type": "string", "enum": ["newest", "oldest"], "description": "Order matches or sessions by time instead of by relevance."},
-    "session_id": {"type": "string", "description": "A session to read, as returned by an earlier call."},
+    "session_id": {"type": "string", "maxLength": 8192, "description": "A session to read, as returned by an earlier call."},
     "around_message_id": {"type": "integer", "description": "With session_id: the message to centre the window on."},
     "window": {"type": "integer", "description": "Messages on each side of around_message_id (default 5, 1 to 20)."},
-    "role_filter": {"type": "string", "description": "Comma-separated roles to search (default 'user,assistant'; add 'tool' for tool output)."},
-    "profile": {"type": "string", "description": "Search another Hermes profile's history instead of this one's ('default' for the main profile)."}
+    "role_filter": {"type": "string", "maxLength": 8192, "description": "Comma-separated roles to search (default 'user,assistant'; add 'tool' for tool output)."},
+    "profile": {"type": "string", "maxLength": 8192, "description": "Search another Hermes profile's history instead of this one's ('default' for the main profile)."}
   },
   "required": []
 }`

@@ -50,19 +50,19 @@ const manageInputSchema = `{
       "description": "The action to perform."
     },
     "name": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Skill name (lowercase, hyphens/underscores, max 64 chars). Must match an existing skill for patch/edit/delete/write_file/remove_file."
     },
     "content": {
-      "type": "string",
+      "type": "string", "maxLength": 2097152,
       "description": "Full SKILL.md content (YAML frontmatter + markdown body). Required for 'create' and 'edit'. For 'edit', read the skill first with skill_view() and provide the complete updated text."
     },
     "old_string": {
-      "type": "string",
+      "type": "string", "maxLength": 2097152,
       "description": "Text to find in the file (required for 'patch'). Must be unique unless replace_all=true. Include enough surrounding context to ensure uniqueness."
     },
     "new_string": {
-      "type": "string",
+      "type": "string", "maxLength": 2097152,
       "description": "Replacement text (required for 'patch'). Can be empty string to delete the matched text."
     },
     "replace_all": {
@@ -70,19 +70,19 @@ const manageInputSchema = `{
       "description": "For 'patch': replace all occurrences instead of requiring a unique match (default: false)."
     },
     "category": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Optional category/domain for organizing the skill (e.g., 'devops', 'data-science', 'mlops'). Creates a subdirectory grouping. Only used with 'create'."
     },
     "file_path": {
-      "type": "string",
+      "type": "string", "maxLength": 16384,
       "description": "Path to a supporting file within the skill directory. For 'write_file'/'remove_file': required, must be under references/, templates/, scripts/, or assets/. For 'patch': optional, defaults to SKILL.md if omitted."
     },
     "file_content": {
-      "type": "string",
+      "type": "string", "maxLength": 2097152,
       "description": "Content for the file. Required for 'write_file'."
     },
     "absorbed_into": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "For 'delete' only: the umbrella skill this skill's content was merged into (it must already exist), or an empty string when the skill is pruned with no forwarding target."
     }
   },
@@ -109,7 +109,7 @@ const listInputSchema = `{
   "type": "object",
   "properties": {
     "category": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Only list skills in this category (the first directory under the skills directory, e.g. 'mlops'). Omit to list every skill."
     }
   },
@@ -120,11 +120,11 @@ const viewInputSchema = `{
   "type": "object",
   "properties": {
     "name": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "The skill to load: its name as shown by skills_list (e.g. 'axolotl'), or its path within the skills directory (e.g. 'mlops/axolotl')."
     },
     "file_path": {
-      "type": "string",
+      "type": "string", "maxLength": 16384,
       "description": "A file inside the skill to read instead of SKILL.md, relative to the skill directory, as listed in linked_files (e.g. 'references/api.md', 'scripts/validate.py'). Omit to load the skill itself."
     }
   },

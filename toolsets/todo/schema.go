@@ -17,19 +17,19 @@ const inputSchema = `{
   "type": "object",
   "properties": {
     "todos": {
-      "type": "array",
+      "type": "array", "maxItems": 1000,
       "description": "Task items to write.",
       "items": {
         "type": "object",
         "properties": {
-          "id": {"type": "string", "description": "Stable identifier of the item."},
-          "content": {"type": "string", "description": "Task description"},
+          "id": {"type": "string", "maxLength": 8192, "description": "Stable identifier of the item."},
+          "content": {"type": "string", "maxLength": 100000, "description": "Task description"},
           "status": {
             "type": "string",
             "enum": ["pending", "in_progress", "completed", "cancelled"],
             "description": "Where the item stands."
           },
-          "parent": {"type": "string", "description": "Optional id of another item, making this a nested subtask. Omit for top-level."}
+          "parent": {"type": "string", "maxLength": 8192, "description": "Optional id of another item, making this a nested subtask. Omit for top-level."}
         },
         "required": ["id", "content", "status"]
       }
@@ -39,7 +39,7 @@ const inputSchema = `{
       "description": "true: update existing items by id, add new ones. false (default): replace the entire list with a fresh plan."
     },
     "session_id": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Named list to use, saved in the Hermes home across restarts and shared by every connection that names it; defaults to HERMES_SESSION_ID, else this connection's own unsaved list."
     }
   },

@@ -9,11 +9,11 @@ const inputSchema = `{
   "type": "object",
   "properties": {
     "text": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "The text to convert to speech. Keep under 4000 characters."
     },
     "output_path": {
-      "type": "string",
+      "type": "string", "maxLength": 16384,
       "description": "Optional file path for the audio (absolute, ~/..., or relative to the Hermes audio cache). Must not exist yet. Defaults to a new file in <HERMES_HOME>/cache/audio/."
     }
   },

@@ -10,11 +10,11 @@ const inputSchema = `{
   "type": "object",
   "properties": {
     "video_url": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Video URL (http/https) or local file path to analyze."
     },
     "question": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "Your specific question about the video. The AI will describe what happens in the video and answer your question."
     }
   },

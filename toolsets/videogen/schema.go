@@ -11,12 +11,12 @@ const generateDescription = "Generate a short video from a text prompt, or anima
 const generateSchema = `{
   "type": "object",
   "properties": {
-    "prompt": {"type": "string", "description": "Text description of the video to generate: subject, action, camera movement, style."},
+    "prompt": {"type": "string", "maxLength": 100000, "description": "Text description of the video to generate: subject, action, camera movement, style."},
     "duration": {"type": "integer", "minimum": 1, "maximum": 15, "description": "Video length in seconds (1-15; at most 10 with reference images). Default 8."},
     "aspect_ratio": {"type": "string", "enum": ["16:9", "9:16", "1:1", "4:3", "3:4", "3:2", "2:3"], "default": "16:9", "description": "Aspect ratio of the video."},
     "resolution": {"type": "string", "enum": ["480p", "720p"], "default": "720p", "description": "Output resolution."},
-    "image_url": {"type": "string", "description": "Public HTTPS URL of a still image to animate (image-to-video). Omit for text-to-video."},
-    "reference_image_urls": {"type": "array", "items": {"type": "string"}, "maxItems": 7, "description": "Up to 7 public HTTPS URLs of reference images (style, character) guiding the video."}
+    "image_url": {"type": "string", "maxLength": 8192, "description": "Public HTTPS URL of a still image to animate (image-to-video). Omit for text-to-video."},
+    "reference_image_urls": {"type": "array", "items": {"type": "string", "maxLength": 8192}, "maxItems": 7, "description": "Up to 7 public HTTPS URLs of reference images (style, character) guiding the video."}
   },
   "required": ["prompt"]
 }`
@@ -27,9 +27,9 @@ const editDescription = "Edit a video generated earlier with xAI Imagine: descri
 const editSchema = `{
   "type": "object",
   "properties": {
-    "prompt": {"type": "string", "description": "The edit to make."},
-    "video_url": {"type": "string", "description": "Public HTTPS URL of the MP4 from a prior xAI Imagine result."},
-    "model": {"type": "string", "description": "Optional xAI video model id; defaults to the configured one."}
+    "prompt": {"type": "string", "maxLength": 100000, "description": "The edit to make."},
+    "video_url": {"type": "string", "maxLength": 8192, "description": "Public HTTPS URL of the MP4 from a prior xAI Imagine result."},
+    "model": {"type": "string", "maxLength": 8192, "description": "Optional xAI video model id; defaults to the configured one."}
   },
   "required": ["prompt", "video_url"]
 }`
@@ -40,10 +40,10 @@ const extendDescription = "Extend a video generated earlier with xAI Imagine: de
 const extendSchema = `{
   "type": "object",
   "properties": {
-    "prompt": {"type": "string", "description": "What happens in the added seconds."},
-    "video_url": {"type": "string", "description": "Public HTTPS URL of the MP4 from a prior xAI Imagine result."},
+    "prompt": {"type": "string", "maxLength": 100000, "description": "What happens in the added seconds."},
+    "video_url": {"type": "string", "maxLength": 8192, "description": "Public HTTPS URL of the MP4 from a prior xAI Imagine result."},
     "duration": {"type": "integer", "minimum": 1, "maximum": 10, "description": "Seconds to add (1-10). Default 6."},
-    "model": {"type": "string", "description": "Optional xAI video model id; defaults to the configured one."}
+    "model": {"type": "string", "maxLength": 8192, "description": "Optional xAI video model id; defaults to the configured one."}
   },
   "required": ["prompt", "video_url"]
 }`

@@ -8,11 +8,11 @@ const inputSchema = `{
   "type": "object",
   "properties": {
     "image_url": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Image URL (http/https), absolute local file path, or data URL to analyze."
     },
     "question": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "Your specific question or request about the image. The image is always fully described first."
     }
   },

@@ -20,7 +20,7 @@ const searchInputSchema = `{
   "type": "object",
   "properties": {
     "query": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "The search query to look up on the web. You may include backend-supported operators such as site:example.com, filetype:pdf, intitle:word, -term, or \"exact phrase\"."
     },
     "limit": {
@@ -70,7 +70,7 @@ const extractInputSchema = `{
   "properties": {
     "urls": {
       "type": "array",
-      "items": {"type": "string"},
+      "items": {"type": "string", "maxLength": 8192},
       "description": "List of URLs to extract content from (max 5 URLs per call)",
       "maxItems": 5
     },

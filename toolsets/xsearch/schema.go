@@ -12,25 +12,25 @@ const inputSchema = `{
   "type": "object",
   "properties": {
     "query": {
-      "type": "string",
+      "type": "string", "maxLength": 100000,
       "description": "What to look up on X."
     },
     "allowed_x_handles": {
-      "type": "array",
-      "items": {"type": "string"},
+      "type": "array", "maxItems": 100,
+      "items": {"type": "string", "maxLength": 8192},
       "description": "Optional list of X handles to include exclusively (max 10)."
     },
     "excluded_x_handles": {
-      "type": "array",
-      "items": {"type": "string"},
+      "type": "array", "maxItems": 100,
+      "items": {"type": "string", "maxLength": 8192},
       "description": "Optional list of X handles to exclude (max 10)."
     },
     "from_date": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Optional start date in YYYY-MM-DD format."
     },
     "to_date": {
-      "type": "string",
+      "type": "string", "maxLength": 8192,
       "description": "Optional end date in YYYY-MM-DD format."
     },
     "enable_image_understanding": {
