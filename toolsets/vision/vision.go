@@ -290,4 +290,3 @@ func (v *Client) fetch(ctx context.Context, conf resolved, raw, accept string, l
 	}
 	return b, nil
 }
-
