@@ -272,8 +272,9 @@ func looksLikeSecret(text string) bool {
 		return true
 	}
 	// A long random blob standing alone is key material wherever it
-	// is (a positional argument, a value under any name).
-	if keyBlob(text, 64) {
+	// is (a positional argument, a value under any name); a path is not,
+	// however random its directory names (a temporary directory's are).
+	if keyBlob(text, 64) && !pathLike(text) {
 		return true
 	}
 	// A header passed as one argument (mcp-remote --header

@@ -408,3 +408,19 @@ func BenchmarkLooksLikeSecretLongInput(b *testing.B) {
 		}
 	}
 }
+
+// A long path is not key material, however random its directory names
+// (a test's temporary directory, a content-addressed store).
+func TestLongPathIsNotAKeyBlob(t *testing.T) {
+	for _, p := range []string{
+		"/tmp/TestRealClientsResolveMigratedUserServerEnv3292946460/001/home/dump9Xq",
+		"/nix/store/8Xq2ZkP0aB7cD9eF1gH3iJ5kL7mN9oP1-Node-22.3.0/bin/node",
+	} {
+		if LooksLikeSecret(p) {
+			t.Errorf("LooksLikeSecret(%q) = true, want a path to pass", p)
+		}
+	}
+	if !LooksLikeSecret("Zx8Qm2Lp9Vt4Rk7Wn3Yb6Hc1Jd5Fg0Sa8Ue2Io4Pq6Lz9Xc3Vb7Nm1Ka5Sd2Fg8Hj4Kl6") {
+		t.Error("a 70-character random blob standing alone is not taken for key material")
+	}
+}
