@@ -81,7 +81,7 @@ func Begin(ctx context.Context, path string, opts EditOptions) (*Edit, error) {
 	fi, statErr := os.Stat(target)
 	switch {
 	case statErr == nil && !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (%s); refusing to edit it", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s); refusing to edit it", path, safefile.Describe(fi.Mode()))
 	case errors.Is(statErr, fs.ErrNotExist) && opts.ExistingOnly:
 		lock = false
 	}
@@ -172,21 +172,6 @@ func (e *Edit) Close() error {
 		return nil
 	}
 	return e.lock.Release()
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a special file"
-	}
 }
 
 func digest(b []byte) []byte {

@@ -171,9 +171,9 @@ func prune(n *html.Node) {
 				}
 				n.RemoveChild(c)
 			case c.DataAtom == atom.Button:
-				label := strings.Join(strings.Fields(textOf(c)), " ")
+				label := strings.Join(strings.Fields(NodeText(c)), " ")
 				if label == "" {
-					label = attr(c, "aria-label")
+					label = Attr(c, "aria-label")
 				}
 				n.InsertBefore(&html.Node{Type: html.TextNode, Data: " [button: " + label + "] "}, c)
 				n.RemoveChild(c)
@@ -191,7 +191,7 @@ func prune(n *html.Node) {
 }
 
 func describeInput(n *html.Node) string {
-	typ := strings.ToLower(attr(n, "type"))
+	typ := strings.ToLower(Attr(n, "type"))
 	if typ == "" {
 		typ = "text"
 	}
@@ -199,7 +199,7 @@ func describeInput(n *html.Node) string {
 	case "hidden":
 		return ""
 	case "submit", "button", "reset":
-		label := attr(n, "value")
+		label := Attr(n, "value")
 		if label == "" {
 			label = typ
 		}
@@ -210,14 +210,15 @@ func describeInput(n *html.Node) string {
 
 func fieldName(n *html.Node) string {
 	for _, k := range []string{"aria-label", "placeholder", "name", "id"} {
-		if v := attr(n, k); v != "" {
+		if v := Attr(n, k); v != "" {
 			return v
 		}
 	}
 	return "unnamed"
 }
 
-func attr(n *html.Node, key string) string {
+// Attr is the value of n's attribute key, "" when it has none.
+func Attr(n *html.Node, key string) string {
 	for _, a := range n.Attr {
 		if a.Key == key {
 			return a.Val
@@ -226,7 +227,8 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
-func textOf(n *html.Node) string {
+// NodeText is all the text below n, as written (no spacing added).
+func NodeText(n *html.Node) string {
 	var b strings.Builder
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
@@ -255,7 +257,7 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 
 func documentTitle(doc *html.Node) string {
 	if t := findElement(doc, atom.Title); t != nil {
-		return strings.Join(strings.Fields(textOf(t)), " ")
+		return strings.Join(strings.Fields(NodeText(t)), " ")
 	}
 	return ""
 }

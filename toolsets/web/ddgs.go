@@ -27,6 +27,7 @@ import (
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/hermes-go/hermes/internal/pagetext"
 	"github.com/hermes-go/hermes/internal/pystr"
 )
 
@@ -125,13 +126,13 @@ func parseDDG(page []byte) []ddgHit {
 	var hits []ddgHit
 	var walk func(n *xhtml.Node)
 	walk = func(n *xhtml.Node) {
-		if n.Type == xhtml.ElementNode && n.DataAtom == atom.Div && strings.Contains(attrOf(n, "class"), "body") {
+		if n.Type == xhtml.ElementNode && n.DataAtom == atom.Div && strings.Contains(pagetext.Attr(n, "class"), "body") {
 			var title, href, body strings.Builder
 			var inH2 func(n *xhtml.Node)
 			inH2 = func(n *xhtml.Node) {
 				for c := n.FirstChild; c != nil; c = c.NextSibling {
 					if c.Type == xhtml.ElementNode && c.DataAtom == atom.H2 {
-						title.WriteString(textOf(c))
+						title.WriteString(pagetext.NodeText(c))
 					} else {
 						inH2(c)
 					}
@@ -140,8 +141,8 @@ func parseDDG(page []byte) []ddgHit {
 			inH2(n)
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == xhtml.ElementNode && c.DataAtom == atom.A {
-					href.WriteString(attrOf(c, "href"))
-					body.WriteString(textOf(c))
+					href.WriteString(pagetext.Attr(c, "href"))
+					body.WriteString(pagetext.NodeText(c))
 				}
 			}
 			h := ddgHit{title: normalizeDDG(title.String()), href: normalizeDDGURL(href.String()), body: normalizeDDG(body.String())}
@@ -155,30 +156,6 @@ func parseDDG(page []byte) []ddgHit {
 	}
 	walk(doc)
 	return hits
-}
-
-func attrOf(n *xhtml.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func textOf(n *xhtml.Node) string {
-	var b strings.Builder
-	var f func(*xhtml.Node)
-	f = func(n *xhtml.Node) {
-		if n.Type == xhtml.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			f(c)
-		}
-	}
-	f(n)
-	return b.String()
 }
 
 var tagRE = regexp.MustCompile(`<.*?>`)
