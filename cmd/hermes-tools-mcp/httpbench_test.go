@@ -96,6 +96,66 @@ func BenchmarkHTTPLoad(b *testing.B) {
 	b.ReportMetric(benchSessions, "sessions")
 }
 
+// BenchmarkHTTPLoadVsBaseline puts the Streamable HTTP transport beside a
+// bare mcp-go server on mcp-go's own StreamableHTTPServer
+// (testdata/baseline --listen, one echo tool), driven by the same client
+// in the same run: benchSessions sessions at once, each making
+// baselineCalls calls of a tool that does nothing worth measuring (our
+// in-memory todo read, the baseline's echo). The two servers take turns,
+// baselinePairs times, so load on the shared machine hits both alike;
+// http-vs-base-ratio is the median of the pairs' calls/s ratios (target
+// >= 0.8, issue 29).
+//
+//	make bench   (go test -run '^$' -bench HTTPLoadVsBaseline -benchtime 1x ./cmd/hermes-tools-mcp)
+func BenchmarkHTTPLoadVsBaseline(b *testing.B) {
+	ours, base := benchBinaries(b)
+	home := benchHome(b, 0)
+	const baselinePairs, baselineCalls = 9, 40
+	servers := []struct {
+		name string
+		srv  *httpServer
+		call map[string]any
+	}{
+		{"http", startHTTPServer(b, ours, []string{"--hermes-home", home, "--toolsets", "todo"}, nil, nil),
+			map[string]any{"name": "todo", "arguments": map[string]any{}}},
+		{"base", startHTTPServer(b, base, nil, nil, nil),
+			map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}},
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchSessions, MaxConnsPerHost: benchSessions}}
+	rate := map[string][]float64{}
+	lat := map[string][]float64{}
+	var ratios []float64
+	for range baselinePairs {
+		for _, s := range servers {
+			run := runLoad(benchSessions, func(n int, record func(time.Duration, error)) {
+				sess, err := openHTTPSession(client, s.srv.url)
+				if err != nil {
+					record(0, err)
+					return
+				}
+				defer sess.close()
+				for i := range baselineCalls {
+					start := time.Now()
+					err := sess.call(i, s.call)
+					record(time.Since(start), err)
+				}
+			})
+			if run.errors > 0 {
+				b.Fatalf("%s: %d errors, first: %v", s.name, run.errors, run.firstErr)
+			}
+			rate[s.name] = append(rate[s.name], run.callsPerSec())
+			lat[s.name] = append(lat[s.name], run.lat...)
+		}
+		ratios = append(ratios, rate["http"][len(rate["http"])-1]/rate["base"][len(rate["base"])-1])
+	}
+	for _, name := range []string{"http", "base"} {
+		b.ReportMetric(median(rate[name]), name+"-calls/s")
+		b.ReportMetric(percentile(lat[name], 50), name+"-p50-ms")
+		b.ReportMetric(percentile(lat[name], 99), name+"-p99-ms")
+	}
+	b.ReportMetric(median(ratios), "http-vs-base-ratio")
+}
+
 // benchSessions is the number of concurrent clients of the load test.
 const benchSessions = 40
 
