@@ -1,17 +1,15 @@
 // Package mcpserver turns the registry's tool declarations into an MCP
 // server: which tools are exposed, how a call is validated, run and turned
-// into an MCP result, and the instructions the client shows the model.
+// into an MCP result (dispatch.go, where every message is answered), and
+// the instructions the client shows the model.
 package mcpserver
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/hermes-go/hermes/mcpserver/argschema"
 	"github.com/hermes-go/hermes/mcpserver/httpmcp"
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 	"github.com/hermes-go/hermes/mcpserver/stdio"
@@ -56,34 +55,57 @@ type Options struct {
 	// what it returns then to the instructions, so a session starts
 	// knowing what earlier ones saved; nil adds nothing.
 	MemorySnapshot func() (string, error)
+	// Methods serves further methods (a protocol extension's) by name,
+	// as the skills extension's are served. A method named here replaces
+	// the server's own.
+	Methods map[string]jsonrpc.MethodFunc
 }
 
-// Server is an MCP server exposing the enabled tools of a plan.
+// Server is an MCP server exposing the enabled tools of a plan. Every
+// message a transport reads is answered in dispatch.go; the transports
+// (mcpserver/stdio, mcpserver/httpmcp) open a session per client (Open).
 type Server struct {
+	// mcp answers the methods whose rules are mcp-go's (initialize,
+	// server/discover, ping, logging, methods this server lacks); see
+	// dispatch.go. No tool is registered with it.
 	mcp     *server.MCPServer
 	log     *slog.Logger
 	version string
-	// methods are served by the stdio loop ahead of mcp-go, which knows
-	// neither the extension's methods nor how to answer an unknown
-	// resource with the code the extension requires.
-	methods map[string]stdio.MethodFunc
-	// ready is closed once every tool is registered with mcp, which
-	// register does, started once by startRegistration.
-	ready        chan struct{}
-	register     func()
-	registerOnce sync.Once
+	// tools are the exposed tools by name, answered by callTool.
+	tools map[string]*tool
+	// routes is the method table (dispatch.go).
+	routes map[string]route
+	// modernMeta is what a 2026-07-28 tools/call result starts with, the
+	// members mcp-go stamps on every result of that revision.
+	modernMeta []byte
+	// info is the server's identity, stamped into 2026-07-28 results.
+	info mcp.Implementation
 }
 
-// New builds the server. Tool schemas are compiled lazily, on a tool's first
-// call, so startup and tools/list cost nothing per tool.
+// tool is an exposed tool: its declaration, and its input schema compiled
+// on its first call, so start-up and tools/list cost nothing per tool.
+type tool struct {
+	def    tooldef.Tool
+	schema func() (*argschema.Schema, error)
+}
+
+// New builds the server.
 func New(opts Options) *Server {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	enabled := opts.Plan.Enabled()
-	srv := &Server{log: log, version: opts.Version, ready: make(chan struct{})}
-	list := newToolsList(enabled, srv.startRegistration)
+	srv := &Server{
+		log: log, version: opts.Version, tools: make(map[string]*tool, len(enabled)),
+		info: mcp.Implementation{Name: ServerName, Version: opts.Version},
+	}
+	for _, e := range enabled {
+		srv.tools[e.Tool.Name] = &tool{def: e.Tool, schema: sync.OnceValues(func() (*argschema.Schema, error) {
+			return argschema.Compile(e.Tool.Name, e.Tool.InputSchema)
+		})}
+	}
+	list := newToolsList(enabled)
 	// The client reads the initialize response before it asks for
 	// tools/list: the moment to encode the list, on a core the handshake no
 	// longer needs.
@@ -100,11 +122,10 @@ func New(opts Options) *Server {
 		server.WithLogging(),
 		server.WithInstructions(Instructions(enabled)),
 	}
-	// tools/list is answered by this package (see toolsList), so methods
-	// is never empty.
-	methods := map[string]stdio.MethodFunc{string(mcp.MethodToolsList): list.serve}
+	methods := map[string]jsonrpc.MethodFunc{string(mcp.MethodToolsList): list.serve}
 	if opts.Skills != nil && slices.ContainsFunc(enabled, func(e toolsets.Entry) bool { return e.Toolset == catalog.Skills }) {
-		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log})
+		ext := skillsext.New(skillsext.Options{Library: opts.Skills, PageSize: opts.SkillsPageSize, Logger: log,
+			ListChanged: func() { srv.mcp.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil) }})
 		maps.Copy(methods, ext.Methods())
 		// Skill files are resources, and the extension requires the
 		// resources capability beside its own declaration. skill_manage
@@ -115,37 +136,22 @@ func New(opts Options) *Server {
 			server.WithExtensions(map[string]any{skillsext.ExtensionID: ext.Capability()}),
 		)
 	}
-	s := server.NewMCPServer(ServerName, opts.Version, mcpOpts...)
-	srv.mcp, srv.methods = s, methods
-	// Registering the tools with mcp-go re-encodes and decodes every schema:
-	// most of a millisecond of CPU. It is not needed to answer the
-	// handshake or tools/list (toolsList answers that), and done then it
-	// would compete for the machine's cores with the client waiting for
-	// them. So it starts once tools/list has been answered, or when a
-	// request that needs it arrives, whichever is first; such requests wait
-	// for it (stdio.Options.Ready).
-	srv.register = func() {
-		defer close(srv.ready)
-		tools := make([]server.ServerTool, 0, len(enabled))
-		for _, e := range enabled {
-			tools = append(tools, serverTool(e.Tool, log))
-		}
-		s.AddTools(tools...)
-	}
+	maps.Copy(methods, opts.Methods)
+	srv.mcp = server.NewMCPServer(ServerName, opts.Version, mcpOpts...)
+	srv.routes = srv.newRoutes(methods)
+	srv.modernMeta = modernResultMeta(srv.info)
 	return srv
 }
 
-// startRegistration starts registering the tools with mcp-go, once.
-func (s *Server) startRegistration() {
-	s.registerOnce.Do(func() { go s.register() })
-}
-
-// MCP returns the underlying mcp-go server, with every tool registered, for
-// transports other than stdio and for in-process clients in tests.
-func (s *Server) MCP() *server.MCPServer {
-	s.startRegistration()
-	<-s.ready
-	return s.mcp
+// Open opens a session for a transport (jsonrpc.Opener). It is known to
+// mcp-go, which records what initialize negotiates in it and sends it the
+// notifications no request owns (resources/list_changed) through reserve.
+func (s *Server) Open(ctx context.Context, id string, reserve func() func([]byte)) (jsonrpc.Session, error) {
+	sess := &session{srv: s, id: id, reserve: reserve}
+	if err := s.mcp.RegisterSession(ctx, sess); err != nil {
+		return nil, fmt.Errorf("register session: %w", err)
+	}
+	return sess, nil
 }
 
 // ServeStdio serves one client on in/out until EOF or ctx is done. The
@@ -154,7 +160,7 @@ func (s *Server) MCP() *server.MCPServer {
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	st := sessionstate.New("stdio")
 	defer st.Close()
-	return stdio.Serve(sessionstate.NewContext(ctx, st), s.mcp, in, out, s.streamOptions())
+	return stdio.Serve(sessionstate.NewContext(ctx, st), s, in, out, stdio.Options{Logger: s.log})
 }
 
 // HTTPHandler returns the Streamable HTTP transport for this server; each
@@ -163,19 +169,7 @@ func (s *Server) HTTPHandler(opts httpmcp.Options) *httpmcp.Handler {
 	if opts.Logger == nil {
 		opts.Logger = s.log
 	}
-	return httpmcp.New(s.mcp, s.streamOptions(), opts)
-}
-
-// streamOptions are how the stdio loop serves this server, on stdin or on
-// each POST of an HTTP session.
-func (s *Server) streamOptions() stdio.Options {
-	return stdio.Options{
-		Logger:     s.log,
-		Methods:    s.methods,
-		ServerInfo: mcp.Implementation{Name: ServerName, Version: s.version},
-		Ready:      s.ready,
-		Prepare:    s.startRegistration,
-	}
+	return httpmcp.New(s, opts)
 }
 
 // Instructions describes the exposed tools for the client to show the model.
@@ -220,49 +214,6 @@ func withMemory(instructions string, snapshot func() (string, error), log *slog.
 	return instructions + "\n\nSaved memory from earlier sessions (read when this session started; what the memory tool saves now shows in the next session):\n\n" + snap
 }
 
-// serverTool adapts a declaration to mcp-go: arguments are checked against
-// the advertised schema, the handler runs with panics contained, and the
-// result becomes MCP content.
-func serverTool(t tooldef.Tool, log *slog.Logger) server.ServerTool {
-	mt := mcp.Tool{
-		Name:            t.Name,
-		Title:           t.Title,
-		Description:     t.Description,
-		RawInputSchema:  t.InputSchema,
-		RawOutputSchema: t.OutputSchema,
-		Annotations:     annotations(t),
-	}
-	compile := sync.OnceValues(func() (*argschema.Schema, error) {
-		return argschema.Compile(t.Name, t.InputSchema)
-	})
-	handler := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args, err := rawArguments(req)
-		if err != nil {
-			return errorResult(fmt.Sprintf("invalid arguments for %s: %v", t.Name, err)), nil
-		}
-		schema, err := compile()
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
-		}
-		if err := schema.Validate(args); err != nil {
-			return errorResult(fmt.Sprintf("invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call again.", t.Name, err)), nil
-		}
-		if token := progressToken(req); token != nil {
-			ctx = tooldef.WithProgress(ctx, progressSender(ctx, token, log))
-		}
-		res, err := runHandler(ctx, t, args, log)
-		if err != nil {
-			if ctx.Err() != nil {
-				return errorResult(fmt.Sprintf("%s was cancelled: %v", t.Name, ctx.Err())), nil
-			}
-			log.Error("tool failed", "tool", t.Name, "err", err)
-			return errorResult(fmt.Sprintf("%s failed: %v", t.Name, err)), nil
-		}
-		return toMCPResult(t, res)
-	}
-	return server.ServerTool{Tool: mt, Handler: handler}
-}
-
 // annotations are a declaration's hints as MCP annotations.
 func annotations(t tooldef.Tool) mcp.ToolAnnotation {
 	return mcp.ToolAnnotation{
@@ -272,91 +223,4 @@ func annotations(t tooldef.Tool) mcp.ToolAnnotation {
 		IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
 		OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
 	}
-}
-
-// runHandler calls the handler with panics contained: a bug in one tool
-// must cost one call, not the client's whole session.
-func runHandler(ctx context.Context, t tooldef.Tool, args json.RawMessage, log *slog.Logger) (res tooldef.Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("tool panicked", "tool", t.Name, "panic", r, "stack", string(debug.Stack()))
-			err = fmt.Errorf("internal error (a bug in hermes-tools; the server log has details): %v", r)
-		}
-	}()
-	return t.Handler(ctx, args)
-}
-
-func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
-	if req.Params.Arguments == nil {
-		return json.RawMessage("{}"), nil
-	}
-	b, err := json.Marshal(req.Params.Arguments)
-	if err != nil {
-		return nil, fmt.Errorf("arguments do not encode as JSON: %w", err)
-	}
-	return b, nil
-}
-
-func progressToken(req mcp.CallToolRequest) mcp.ProgressToken {
-	if req.Params.Meta == nil {
-		return nil
-	}
-	return req.Params.Meta.ProgressToken
-}
-
-func progressSender(ctx context.Context, token mcp.ProgressToken, log *slog.Logger) tooldef.ProgressFunc {
-	srv := server.ServerFromContext(ctx)
-	return func(progress, total float64, message string) {
-		if srv == nil {
-			return
-		}
-		params := map[string]any{"progressToken": token, "progress": progress}
-		if total > 0 {
-			params["total"] = total
-		}
-		if message != "" {
-			params["message"] = message
-		}
-		if err := srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params); err != nil {
-			log.Debug("progress notification not sent", "err", err)
-		}
-	}
-}
-
-func errorResult(msg string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.NewTextContent(msg)},
-		IsError: true,
-	}
-}
-
-// toMCPResult renders a result as JSON text content (the form every client
-// shows the model) and, for tools with an output schema, as
-// structuredContent too. A string value is sent as plain text.
-func toMCPResult(t tooldef.Tool, res tooldef.Result) (*mcp.CallToolResult, error) {
-	var text string
-	plain := false
-	switch v := res.Value.(type) {
-	case string:
-		text, plain = v, true
-	case json.RawMessage:
-		text = string(v)
-	default:
-		b, err := tooldef.EncodeJSON(v)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: encode result: %w", t.Name, err)
-		}
-		text = string(b)
-	}
-	out := &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.NewTextContent(text)},
-		IsError: res.IsError,
-	}
-	if len(t.OutputSchema) > 0 && !res.IsError && !plain {
-		out.StructuredContent = json.RawMessage(text)
-	}
-	for _, img := range res.Images {
-		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType))
-	}
-	return out, nil
 }

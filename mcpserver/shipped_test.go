@@ -137,15 +137,13 @@ func TestToolSchemaSnapshots(t *testing.T) {
 	// Every declared tool, including those hidden here for want of a
 	// backend: what a tool advertises does not depend on configuration.
 	plan := toolsets.EveryTool(builtinToolsets(t, home)...)
-	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
-	listed := srv.MCP().ListTools()
+	listed, err := mcpserver.EncodedTools(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
-	for name, st := range listed {
+	for name, raw := range listed {
 		seen[name+".json"] = true
-		raw, err := json.Marshal(st.Tool)
-		if err != nil {
-			t.Fatal(err)
-		}
 		got, err := golden.Canonical(raw)
 		if err != nil {
 			t.Fatal(err)

@@ -14,26 +14,21 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 	"github.com/hermes-go/hermes/toolsets"
 )
 
-// toolsList answers tools/list from the plan, in the stdio loop, instead of
-// through mcp-go. It is the one response every client waits for before it
-// can use the server, and mcp-go's path to it is slow at start-up: the
-// list waits until every tool is registered (mcp-go re-encodes and decodes
-// each schema as it registers it), and each tool is then encoded through a
-// map and re-validated. Here the list is encoded once, right after the
-// handshake (or on the first tools/list), and mcp-go's tool registration
-// follows the first answer; only requests that reach mcp-go wait for it.
-// The response is the one mcp-go would send (TestToolsListMatchesMCPGo
-// compares them in both protocol eras): tools sorted by name, the same
-// members, the same cursor rule, cache hints on 2026-07-28 requests.
+// toolsList answers tools/list from the plan. It is the one response every
+// client waits for before it can use the server, so the list is encoded
+// once, right after the handshake (or on the first tools/list), and then
+// written as it is. mcp-go would re-encode and decode each schema as it
+// registered the tool, then encode each through a map and re-validate it
+// on every list. The response is the one mcp-go would send
+// (TestToolsListMatchesMCPGo compares them in both protocol eras): tools
+// sorted by name, the same members, the same cursor rule, cache hints on
+// 2026-07-28 requests.
 type toolsList struct {
 	enabled []toolsets.Entry
-	// answered is called after each tools/list answer; the server starts
-	// registering its tools with mcp-go then.
-	answered func()
 
 	once    sync.Once
 	err     error
@@ -41,8 +36,8 @@ type toolsList struct {
 	encoded [][]byte // each tool's JSON object, in names order
 }
 
-func newToolsList(enabled []toolsets.Entry, answered func()) *toolsList {
-	return &toolsList{enabled: enabled, answered: answered}
+func newToolsList(enabled []toolsets.Entry) *toolsList {
+	return &toolsList{enabled: enabled}
 }
 
 // prepare encodes the list if that has not been done; serve waits for an
@@ -113,13 +108,10 @@ func (l *toolsList) serve(ctx context.Context, params json.RawMessage) (any, err
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
 			// mcp-go answers a request it cannot parse with -32600.
-			return nil, stdio.Errorf(mcp.INVALID_REQUEST, "unparsable tools/list request: %v", err)
+			return nil, jsonrpc.Errorf(mcp.INVALID_REQUEST, "unparsable tools/list request: %v", err)
 		}
 	}
 	l.prepare()
-	if l.answered != nil {
-		defer l.answered()
-	}
 	if l.err != nil {
 		return nil, fmt.Errorf("encode tools/list: %w", l.err)
 	}
@@ -129,7 +121,7 @@ func (l *toolsList) serve(ctx context.Context, params json.RawMessage) (any, err
 		// starts after it.
 		after, err := base64.StdEncoding.DecodeString(p.Cursor)
 		if err != nil {
-			return nil, stdio.Errorf(stdio.InvalidParams, "invalid cursor: %v", err)
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid cursor: %v", err)
 		}
 		start = sort.SearchStrings(l.names, string(after)+"\x00")
 	}
@@ -161,5 +153,5 @@ func (l *toolsList) serve(ctx context.Context, params json.RawMessage) (any, err
 		out = append(out, e...)
 	}
 	out = append(out, "]}"...)
-	return stdio.Encoded(out), nil
+	return jsonrpc.Encoded(out), nil
 }

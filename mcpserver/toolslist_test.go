@@ -23,6 +23,7 @@ func TestToolsListMatchesMCPGo(t *testing.T) {
 	home, _ := filepath.Abs("testdata/home")
 	plan := toolsets.EveryTool(builtinToolsets(t, home)...)
 	srv := mcpserver.New(mcpserver.Options{Version: "test", Plan: plan})
+	ref := mcpserver.MCPGoReference(plan)
 	const modern = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
 	cursor := base64.StdEncoding.EncodeToString([]byte("browser_click"))
 	requests := map[string]string{
@@ -54,7 +55,7 @@ func TestToolsListMatchesMCPGo(t *testing.T) {
 		ours[string(id)] = msg
 	}
 	for id, req := range requests {
-		resp := srv.MCP().HandleMessage(context.Background(), json.RawMessage(req))
+		resp := ref.HandleMessage(context.Background(), json.RawMessage(req))
 		raw, err := json.Marshal(resp)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package httpmcp
+package httpmcp_test
 
 import (
 	"net/http"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/mcpserver/httpmcp"
 )
 
 // BenchmarkCall is the transport's own cost per request: one tools/call
@@ -21,14 +21,14 @@ func BenchmarkCall(b *testing.B) {
 		parallel bool
 	}{{"serial", false}, {"40-sessions", true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			f := newFixture()
-			h := New(f.srv, stdio.Options{}, Options{})
+			f := newFixture(b)
+			h := f.srv.HTTPHandler(httpmcp.Options{})
 			ts := httptest.NewServer(h)
 			defer ts.Close()
 			defer h.Shutdown(b.Context())
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			open := func() string {
-				req, _ := http.NewRequest("POST", ts.URL+Endpoint, strings.NewReader(initBody))
+				req, _ := http.NewRequest("POST", ts.URL+httpmcp.Endpoint, strings.NewReader(initBody))
 				req.Header.Set("Content-Type", "application/json")
 				resp, err := client.Do(req)
 				if err != nil {
@@ -38,7 +38,7 @@ func BenchmarkCall(b *testing.B) {
 				return resp.Header.Get(headerSession)
 			}
 			do := func(sid string, i int) {
-				req, _ := http.NewRequest("POST", ts.URL+Endpoint, strings.NewReader(call(i, "progress", map[string]any{"n": 0}, nil)))
+				req, _ := http.NewRequest("POST", ts.URL+httpmcp.Endpoint, strings.NewReader(call(i, "progress", map[string]any{"n": 0}, nil)))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")
 				req.Header.Set(headerSession, sid)

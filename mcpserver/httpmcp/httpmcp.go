@@ -1,17 +1,17 @@
-// Package httpmcp serves an mcp-go MCPServer over the MCP Streamable HTTP
-// transport, at one endpoint (POST, GET and DELETE), with the stdio loop's
-// guarantees.
+// Package httpmcp serves MCP over the Streamable HTTP transport, at one
+// endpoint (POST, GET and DELETE), with the stdio loop's guarantees.
 //
-// mcp-go's own StreamableHTTPServer calls HandleMessage directly (so the
-// loop's Methods, our tools/list and the skills extension, are never
-// reached), loses notifications sent just before a handler returns, sends
-// one POST's progress down another's stream, and checks no Origin, body
-// size or time. Here every POST is served as one stream of the stdio loop
-// (stdio.Serve with the session's stdio.Session): its notifications are
-// written in order and before its response, none are dropped, a panic is
-// an error response, and a notifications/cancelled in any POST of the
-// session cancels the call it names. The GET stream carries only what no
-// request owns (resources/list_changed).
+// mcp-go's own StreamableHTTPServer calls its MCPServer's HandleMessage
+// directly (so our dispatcher is never reached), loses notifications sent
+// just before a handler returns, sends one POST's progress down another's
+// stream, and checks no Origin, body size or time. Here each POST's
+// message passes the same gate as a stdio line (jsonrpc.Parse) and goes to
+// the same session Handle (mcpserver/dispatch.go): its notifications are
+// written to its own response, in order and before its response, none
+// are dropped, a panic is an error response, and a notifications/cancelled
+// in any POST of the session cancels the call it names (jsonrpc.Calls).
+// The GET stream carries only what no request owns
+// (resources/list_changed).
 //
 // Security follows the transport spec: a foreign Origin gets 403, a Host
 // that is not a loopback name gets 403 on a loopback listener (DNS
@@ -42,10 +42,9 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
-	"github.com/hermes-go/hermes/mcpserver/stdio"
 )
 
 // Endpoint is the MCP endpoint's path; HealthPath answers load balancers.
@@ -110,11 +109,10 @@ type Options struct {
 // Handler is the transport: an http.Handler for Endpoint and HealthPath.
 // Close it (Shutdown) to end its sessions.
 type Handler struct {
-	srv    *server.MCPServer
-	stream stdio.Options
-	opts   Options
-	log    *slog.Logger
-	token  [32]byte // sha256 of Options.Token, compared in constant time
+	srv   jsonrpc.Opener
+	opts  Options
+	log   *slog.Logger
+	token [32]byte // sha256 of Options.Token, compared in constant time
 
 	base     context.Context // sessions' contexts derive from it
 	stopAll  context.CancelFunc
@@ -130,40 +128,23 @@ type Handler struct {
 // session is one Streamable HTTP session.
 type session struct {
 	id     string
-	st     *stdio.Session
+	rpc    jsonrpc.Session
+	calls  jsonrpc.Calls
 	state  *sessionstate.State
 	ctx    context.Context // ends when the session is deleted, idles out or the server stops
 	cancel context.CancelFunc
 	// notify carries notifications no request owns to the GET stream.
-	notify chan mcp.JSONRPCNotification
+	notify chan []byte
 
 	mu       sync.Mutex
 	active   int // requests being served
 	lastUsed time.Time
 	getOpen  bool
-	// calls are the requests in flight by id (compact JSON), so that a
-	// notifications/cancelled tells a client's cancel from the server's.
-	calls map[string]*inflight
-	why   string // why the session ended, once it has
+	why      string // why the session ended, once it has
 }
 
-// inflight is one request being served in a session.
-type inflight struct {
-	byClient atomic.Bool // a notifications/cancelled named it
-}
-
-// registered is the session as registered with mcp-go, which sends
-// server-wide notifications (resources/list_changed) to it.
-type registered struct {
-	*stdio.Session
-	notify chan mcp.JSONRPCNotification
-}
-
-func (r registered) NotificationChannel() chan<- mcp.JSONRPCNotification { return r.notify }
-
-// New returns a Handler serving srv; stream carries what stdio.Serve needs
-// (Methods, ServerInfo, Ready, Prepare, Logger); its Session is ignored.
-func New(srv *server.MCPServer, stream stdio.Options, opts Options) *Handler {
+// New returns a Handler serving the sessions srv opens.
+func New(srv jsonrpc.Opener, opts Options) *Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -186,9 +167,8 @@ func New(srv *server.MCPServer, stream stdio.Options, opts Options) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	stream.Session = nil
 	h := &Handler{
-		srv: srv, stream: stream, opts: opts, log: log,
+		srv: srv, opts: opts, log: log,
 		token:    sha256.Sum256([]byte(opts.Token)),
 		draining: make(chan struct{}),
 		sessions: map[string]*session{},
@@ -400,16 +380,6 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// message is what the transport reads of a POSTed JSON-RPC message.
-type message struct {
-	line     []byte // compact, one line, as stdio.Serve reads it
-	method   string
-	id       string // compact JSON of the id
-	request  bool   // has an id and a method: it gets a response
-	params   json.RawMessage
-	protocol string // params._meta protocol version (2026-07-28 requests)
-}
-
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	// Under mu, with the draining check: once Shutdown has closed
 	// draining, no POST is added to what it waits for.
@@ -426,16 +396,19 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return
 	}
-	msg, bad := h.readMessage(w, r)
+	body, bad := h.readBody(w, r)
 	if bad != nil {
 		rpcError(w, bad.status, bad.code, bad.msg)
 		return
 	}
-	modern := mcp.IsModernProtocol(msg.protocol) || mcp.IsModernProtocol(r.Header.Get(headerProtocol))
+	// What a stdio line would be answered with, if anything: a request
+	// that fails the gate is answered with the gate's error.
+	msg, refused := jsonrpc.Parse(body)
+	request := refused == nil && msg.Kind == jsonrpc.KindRequest || refused != nil && isRequest(body)
 	var sess *session
 	id := r.Header.Get(headerSession)
 	switch {
-	case msg.method == string(mcp.MethodInitialize) && msg.request:
+	case refused == nil && msg.Kind == jsonrpc.KindRequest && msg.Method == string(mcp.MethodInitialize):
 		var err error
 		if sess, err = h.open(); err != nil {
 			httpError(w, http.StatusServiceUnavailable, err.Error())
@@ -447,40 +420,56 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusNotFound, "unknown or ended session: send initialize again for a new one")
 			return
 		}
-	case modern:
+	default:
 		// 2026-07-28 requests are self-contained: each carries its
 		// protocol version and capabilities, and needs no session.
-		version := msg.protocol
-		if version == "" {
+		var params json.RawMessage
+		var method string
+		if refused == nil {
+			params, method = msg.Params, msg.Method
+		}
+		version := metaProtocol(params)
+		if !mcp.IsModernProtocol(version) {
 			version = r.Header.Get(headerProtocol)
 		}
-		if err := mcp.ValidateStandardHeaders(r.Header.Get, version, mcp.MCPMethod(msg.method), msg.params); err != nil {
+		if !mcp.IsModernProtocol(version) {
+			httpError(w, http.StatusBadRequest, "missing "+headerSession+" header: send initialize first and repeat the "+headerSession+" it returns on every request")
+			return
+		}
+		if err := mcp.ValidateStandardHeaders(r.Header.Get, version, mcp.MCPMethod(method), params); err != nil {
 			rpcError(w, http.StatusBadRequest, -32020, err.Error())
 			return
 		}
-	default:
-		httpError(w, http.StatusBadRequest, "missing "+headerSession+" header: send initialize first and repeat the "+headerSession+" it returns on every request")
-		return
 	}
-	var call *inflight
 	if sess != nil {
 		sess.touch(1)
 		defer sess.touch(-1)
-		if msg.request {
-			call = sess.begin(msg.id)
-			defer sess.finish(msg.id, call)
-		} else if msg.method == string(mcp.MethodNotificationCancelled) {
-			sess.cancelledByClient(msg.params)
+	}
+	if !request {
+		// A notification or a reply: accepted, nothing to stream.
+		if refused == nil && msg.Kind == jsonrpc.KindNotification {
+			h.notification(r, sess, msg)
 		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	out := newResponse(w, acceptsStream(r), h.opts.WriteTimeout)
+	defer out.end()
+	if refused != nil {
+		out.finish(refused.Line())
+		return
 	}
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	opts := h.stream
+	rpc, calls := h.sessionFor(ctx, sess, out)
+	if rpc == nil {
+		out.finish(jsonrpc.AppendError(nil, msg.ID, codeInternalError, "Internal error: no session", nil))
+		return
+	}
 	if sess != nil {
 		stop := context.AfterFunc(sess.ctx, cancel)
 		defer stop()
-		opts.Session = sess.st
 		ctx = sessionstate.NewContext(ctx, sess.state)
 	} else {
 		// One throwaway state: a stateless request's tools keep nothing.
@@ -489,55 +478,97 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		ctx = sessionstate.NewContext(ctx, st)
 		stop := context.AfterFunc(h.base, cancel)
 		defer stop()
+		defer rpc.Close()
 	}
-
-	if !msg.request {
-		// A notification or a response: accepted, nothing to stream.
-		if err := stdio.Serve(ctx, h.srv, bytes.NewReader(msg.line), io.Discard, opts); err != nil {
-			h.log.Debug("notification not handled", "err", err)
-		}
-		w.WriteHeader(http.StatusAccepted)
+	callCtx, call, ok := calls.Begin(ctx, msg.ID)
+	if !ok {
+		out.finish(jsonrpc.InUseError(msg.ID).Line())
 		return
 	}
+	out.wait()
+	resp := rpc.Handle(callCtx, msg, out.notify)
+	byClient := calls.End(msg.ID, call)
 	// A call the server cancelled (shutdown, its session ended) is
 	// answered with that reason: whatever the tool answers once
 	// cancelled (its own "Interrupted" error, or a result it finished
 	// anyway) would not tell the client to retry, and MCP has a cancelled
 	// request go unanswered. What it wrote before the cancel is delivered.
-	cancelled := func() bool { return h.serverCancelled(r, sess, call) != "" }
-	if acceptsStream(r) {
-		out := newSSE(w, h.opts.WriteTimeout)
-		out.cancelled = cancelled
-		out.start()
-		if err := stdio.Serve(ctx, h.srv, bytes.NewReader(msg.line), out, opts); err != nil {
-			h.log.Debug("stream ended early", "method", msg.method, "err", err)
+	switch reason := h.serverCancelled(r, sess, byClient); {
+	case r.Context().Err() != nil:
+		// The client is gone.
+	case byClient:
+		out.finish(nil)
+	case reason != "":
+		out.finish(h.unanswered(msg.ID, sess, reason))
+	default:
+		out.finish(resp)
+	}
+}
+
+// isRequest reports whether a body the gate refused would be a request,
+// by its members as sent: one with an id and a method is answered with
+// the gate's error, anything else is accepted and dropped, as a
+// notification's error has nobody to go to.
+func isRequest(body []byte) bool {
+	var id, method bool
+	for name, v := range jsonrpc.Members(body) {
+		switch name {
+		case "id":
+			id = true
+		case "method":
+			method = string(v) != "null"
 		}
-		if !out.answered {
-			if line := h.unanswered(r, msg, sess, call); line != nil {
-				if _, err := out.Write(line); err != nil {
-					h.log.Debug("answer a cancelled call", "method", msg.method, "err", err)
-				}
-			}
+	}
+	return id && method
+}
+
+// metaProtocol is the protocol version in params._meta, "" for none.
+func metaProtocol(params json.RawMessage) string {
+	var p struct {
+		Meta *mcp.Meta `json:"_meta"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return p.Meta.ProtocolVersion()
+}
+
+// sessionFor is the session that serves a request, and the calls in
+// flight it belongs to: the HTTP session's, or for a stateless request, a
+// session of its own whose notifications no request owns go to this
+// response. The caller closes a stateless one.
+func (h *Handler) sessionFor(ctx context.Context, sess *session, out *response) (jsonrpc.Session, *jsonrpc.Calls) {
+	if sess != nil {
+		return sess.rpc, &sess.calls
+	}
+	rpc, err := h.srv.Open(ctx, newID("stateless-"), out.reserve)
+	if err != nil {
+		h.log.Error("open a stateless session", "err", err)
+		return nil, nil
+	}
+	return rpc, new(jsonrpc.Calls)
+}
+
+// notification takes a notification: notifications/cancelled cancels the
+// call of the session it names, anything else goes to the server.
+func (h *Handler) notification(r *http.Request, sess *session, msg *jsonrpc.Message) {
+	if msg.Method == string(mcp.MethodNotificationCancelled) {
+		if sess != nil {
+			sess.calls.Cancel(msg.Params)
 		}
 		return
 	}
-	// A client that takes JSON only gets the response alone: it has no
-	// stream to receive notifications on.
-	var buf bytes.Buffer
-	if err := stdio.Serve(ctx, h.srv, bytes.NewReader(msg.line), &buf, opts); err != nil {
-		h.log.Debug("request ended early", "method", msg.method, "err", err)
+	if sess != nil {
+		sess.rpc.Handle(sessionstate.NewContext(r.Context(), sess.state), msg, func([]byte) {})
+		return
 	}
-	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
-	last := lines[len(lines)-1]
-	if !isResponseLine(last) || cancelled() {
-		if last = h.unanswered(r, msg, sess, call); last == nil {
-			w.WriteHeader(http.StatusNoContent) // cancelled by the client: no response is sent
-			return
-		}
-		last = bytes.TrimSuffix(last, []byte("\n"))
+	rpc, err := h.srv.Open(r.Context(), newID("stateless-"), func() func([]byte) { return func([]byte) {} })
+	if err != nil {
+		h.log.Error("open a stateless session", "err", err)
+		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(append(last, '\n'))
+	defer rpc.Close()
+	rpc.Handle(r.Context(), msg, func([]byte) {})
 }
 
 // Why a call the server cancelled gets an error answer instead of none: a
@@ -548,14 +579,9 @@ const (
 	msgSessionEnded = "session ended"
 )
 
-// unanswered is the error line for a request that got no response because
-// the server cancelled it (shutdown, or its session ended), nil when the
-// client cancelled it itself or is gone.
-func (h *Handler) unanswered(r *http.Request, msg message, sess *session, call *inflight) []byte {
-	reason := h.serverCancelled(r, sess, call)
-	if reason == "" {
-		return nil
-	}
+// unanswered is the error line for a request the server cancelled
+// (shutdown, or its session ended).
+func (h *Handler) unanswered(id jsonrpc.ID, sess *session, reason string) []byte {
 	text := msgShuttingDown
 	if reason == "session_ended" {
 		text = msgSessionEnded
@@ -563,21 +589,15 @@ func (h *Handler) unanswered(r *http.Request, msg message, sess *session, call *
 			text += " (" + why + "); send initialize for a new session"
 		}
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(msg.id),
-		"error": map[string]any{"code": codeInternalError, "message": text, "data": map[string]string{"reason": reason}}})
-	if err != nil {
-		h.log.Error("marshal the answer of a cancelled call", "err", err)
-		return nil
-	}
-	return append(body, '\n')
+	return jsonrpc.AppendError(nil, id, codeInternalError, text, map[string]string{"reason": reason})
 }
 
 // serverCancelled is why the server cancelled a request ("shutdown",
 // "session_ended"), or "" when it did not, or the client cancelled it
 // itself or is gone.
-func (h *Handler) serverCancelled(r *http.Request, sess *session, call *inflight) string {
+func (h *Handler) serverCancelled(r *http.Request, sess *session, byClient bool) string {
 	switch {
-	case r.Context().Err() != nil || (call != nil && call.byClient.Load()):
+	case r.Context().Err() != nil || byClient:
 		return ""
 	case h.base.Err() != nil:
 		return "shutdown"
@@ -585,77 +605,6 @@ func (h *Handler) serverCancelled(r *http.Request, sess *session, call *inflight
 		return "session_ended"
 	}
 	return ""
-}
-
-// isResponseLine reports whether a line stdio.Serve wrote is a response
-// (it writes them as {"jsonrpc":"2.0","id":ID,"result"|"error":...}), not
-// a notification or a request of the server's.
-func isResponseLine(line []byte) bool {
-	rest, ok := bytes.CutPrefix(line, []byte(`{"jsonrpc":"2.0","id":`))
-	if !ok || len(rest) == 0 {
-		return false
-	}
-	i := 0
-	if rest[0] == '"' {
-		for i = 1; i < len(rest) && rest[i] != '"'; i++ {
-			if rest[i] == '\\' {
-				i++
-			}
-		}
-		i++
-	} else {
-		for i < len(rest) && rest[i] != ',' && rest[i] != '}' {
-			i++
-		}
-	}
-	if i > len(rest) {
-		return false
-	}
-	rest = rest[i:]
-	return bytes.HasPrefix(rest, []byte(`,"result":`)) || bytes.HasPrefix(rest, []byte(`,"error":`))
-}
-
-// begin notes a request in flight; a duplicate id gets its own record,
-// which stdio.Serve then refuses.
-func (s *session) begin(id string) *inflight {
-	c := &inflight{}
-	s.mu.Lock()
-	if s.calls == nil {
-		s.calls = map[string]*inflight{}
-	}
-	if _, dup := s.calls[id]; !dup {
-		s.calls[id] = c
-	}
-	s.mu.Unlock()
-	return c
-}
-
-func (s *session) finish(id string, c *inflight) {
-	s.mu.Lock()
-	if s.calls[id] == c {
-		delete(s.calls, id)
-	}
-	s.mu.Unlock()
-}
-
-// cancelledByClient marks the call a notifications/cancelled names.
-func (s *session) cancelledByClient(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return
-	}
-	var id bytes.Buffer
-	if json.Compact(&id, p.RequestID) != nil {
-		return
-	}
-	s.mu.Lock()
-	c := s.calls[id.String()]
-	s.mu.Unlock()
-	if c != nil {
-		c.byClient.Store(true)
-	}
 }
 
 func (s *session) endedWhy() string {
@@ -671,18 +620,17 @@ type badRequest struct {
 	msg          string
 }
 
-// readMessage reads and checks the body: one JSON-RPC message (batches are
-// not part of the protocol since 2025-06-18), within the size and time
+// readBody reads and checks the body: one JSON-RPC message object (batches
+// are not part of the protocol since 2025-06-18), within the size and time
 // limits.
-func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, *badRequest) {
-	var msg message
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *badRequest) {
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		w.Header().Set("Connection", "close")
-		return msg, &badRequest{http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("request body of %d bytes is over the limit of %d", r.ContentLength, h.opts.MaxBodyBytes)}
+		return nil, &badRequest{http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("request body of %d bytes is over the limit of %d", r.ContentLength, h.opts.MaxBodyBytes)}
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	body, err := readAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		// The rest of the body is not wanted: closing the connection
 		// keeps net/http from reading it (with no deadline left) before
@@ -690,45 +638,60 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (message, 
 		w.Header().Set("Connection", "close")
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return msg, &badRequest{http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("request body is over the limit of %d bytes", h.opts.MaxBodyBytes)}
+			return nil, &badRequest{http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("request body is over the limit of %d bytes", h.opts.MaxBodyBytes)}
 		}
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return msg, &badRequest{http.StatusRequestTimeout, codeInvalidRequest, fmt.Sprintf("request body not received within %s", h.opts.BodyTimeout)}
+			return nil, &badRequest{http.StatusRequestTimeout, codeInvalidRequest, fmt.Sprintf("request body not received within %s", h.opts.BodyTimeout)}
 		}
-		return msg, &badRequest{http.StatusBadRequest, codeInvalidRequest, fmt.Sprintf("read request body: %v", err)}
+		return nil, &badRequest{http.StatusBadRequest, codeInvalidRequest, fmt.Sprintf("read request body: %v", err)}
 	}
 	_ = rc.SetReadDeadline(time.Time{})
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, body); err != nil {
-		return msg, &badRequest{http.StatusBadRequest, codeParseError, fmt.Sprintf("Parse error: the body is not valid JSON: %v", err)}
+	if !json.Valid(body) {
+		var buf bytes.Buffer
+		err := json.Compact(&buf, body) // for its message, which names what is wrong
+		return nil, &badRequest{http.StatusBadRequest, codeParseError, fmt.Sprintf("Parse error: the body is not valid JSON: %v", err)}
 	}
-	line := compact.Bytes()
-	if len(line) > 0 && line[0] == '[' {
-		return msg, &badRequest{http.StatusBadRequest, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"}
+	body = bytes.TrimLeft(body, " \t\r\n")
+	if body[0] == '[' {
+		return nil, &badRequest{http.StatusBadRequest, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"}
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Params json.RawMessage `json:"params"`
+	if body[0] != '{' || !methodIsString(body) {
+		return nil, &badRequest{http.StatusBadRequest, codeInvalidRequest, "Invalid Request: the body must be one JSON-RPC message object"}
 	}
-	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil {
-		return msg, &badRequest{http.StatusBadRequest, codeInvalidRequest, "Invalid Request: the body must be one JSON-RPC message object"}
+	return body, nil
+}
+
+// methodIsString reports whether a message's method, if it has one, is a
+// string (or null, which reads as none).
+func methodIsString(obj []byte) bool {
+	for name, v := range jsonrpc.Members(obj) {
+		if name == "method" && v[0] != '"' && string(v) != "null" {
+			return false
+		}
 	}
-	msg.line = append(line, '\n')
-	msg.params = m.Params
-	if m.Method != nil {
-		msg.method = *m.Method
-		msg.request = m.ID != nil
-		msg.id = string(m.ID)
+	return true
+}
+
+// readAll reads a body, into a buffer of its declared size when it has one.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 || size > 1<<20 {
+		return io.ReadAll(r)
 	}
-	var p struct {
-		Meta *mcp.Meta `json:"_meta"`
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
 	}
-	if json.Unmarshal(m.Params, &p) == nil {
-		msg.protocol = p.Meta.ProtocolVersion()
-	}
-	return msg, nil
 }
 
 func acceptsStream(r *http.Request) bool {
@@ -778,19 +741,14 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		sess.mu.Unlock()
 		sess.touch(-1)
 	}()
-	out := newSSE(w, h.opts.WriteTimeout)
+	out := newResponse(w, true, h.opts.WriteTimeout)
 	out.start()
 	beat := time.NewTicker(h.opts.Heartbeat)
 	defer beat.Stop()
 	for {
 		select {
-		case n := <-sess.notify:
-			line, err := json.Marshal(n)
-			if err != nil {
-				h.log.Error("marshal notification", "method", n.Method, "err", err)
-				continue
-			}
-			if _, err := out.Write(append(line, '\n')); err != nil {
+		case line := <-sess.notify:
+			if out.event(line) != nil {
 				return
 			}
 		case <-beat.C:
@@ -822,30 +780,47 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 
 // open starts a session.
 func (h *Handler) open() (*session, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fmt.Errorf("make a session id: %w", err)
-	}
-	id := "hermes-" + hex.EncodeToString(b[:])
-	s := &session{
-		id: id, st: stdio.NewSession(id), state: sessionstate.New(id),
-		notify: make(chan mcp.JSONRPCNotification, 64), lastUsed: time.Now(),
-	}
+	id := newID("hermes-")
+	s := &session{id: id, state: sessionstate.New(id), notify: make(chan []byte, 64), lastUsed: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(h.base)
+	// What no request owns goes to the GET stream, or nowhere while none
+	// is open: a full stream drops it, as mcp-go's transports do.
+	rpc, err := h.srv.Open(s.ctx, id, func() func([]byte) {
+		return func(line []byte) {
+			if line == nil {
+				return
+			}
+			select {
+			case s.notify <- line:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		s.cancel()
+		s.state.Close()
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	s.rpc = rpc
 	h.mu.Lock()
 	if len(h.sessions) >= h.opts.MaxSessions {
 		h.mu.Unlock()
 		s.cancel()
+		rpc.Close()
+		s.state.Close()
 		return nil, fmt.Errorf("too many sessions (%d); end idle ones with DELETE or try later", h.opts.MaxSessions)
 	}
 	h.sessions[id] = s
 	h.mu.Unlock()
-	if err := h.srv.RegisterSession(s.ctx, registered{Session: s.st, notify: s.notify}); err != nil {
-		h.end(id, "registration failed")
-		return nil, fmt.Errorf("register session: %w", err)
-	}
 	h.log.Debug("session opened", "session", digest(id))
 	return s, nil
+}
+
+// newID is a random id with a prefix.
+func newID(prefix string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
 }
 
 func (h *Handler) lookup(id string) *session {
@@ -868,8 +843,8 @@ func (h *Handler) end(id, why string) bool {
 	s.why = why
 	s.mu.Unlock()
 	s.cancel()
-	s.st.CancelAll()
-	h.srv.UnregisterSession(context.Background(), id)
+	s.calls.CancelAll()
+	s.rpc.Close()
 	if err := s.state.Close(); err != nil {
 		h.log.Warn("releasing session state", "session", digest(id), "err", err)
 	}

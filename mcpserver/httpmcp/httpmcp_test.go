@@ -1,4 +1,10 @@
-package httpmcp
+package httpmcp_test
+
+// The transport's tests, through the server that serves it in the
+// product (mcpserver.New): a fixture toolset whose tools exercise the
+// transport (progress bursts, calls that block until cancelled, a
+// per-session counter) and the skills library, whose writes are the
+// notifications no request owns.
 
 import (
 	"bufio"
@@ -10,77 +16,106 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
+	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/httpmcp"
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 	"github.com/hermes-go/hermes/mcpserver/sessionstate"
-	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/skills"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
-// fixture is an MCPServer with tools that exercise the transport: progress
-// bursts, a call that blocks until cancelled, a per-session counter.
+// The transport's wire names and answers, as a client sees them.
+const (
+	headerSession     = "Mcp-Session-Id"
+	headerProtocol    = "Mcp-Protocol-Version"
+	msgShuttingDown   = "server shutting down"
+	msgSessionEnded   = "session ended"
+	codeInternalError = -32603
+)
+
+// fixture is a server with tools that exercise the transport.
 type fixture struct {
-	srv     *server.MCPServer
+	srv     *mcpserver.Server
 	blocked chan struct{} // a "block" call has started
 	burst   chan struct{} // a "progress" call has started
 	ended   chan error    // a "block" call's context ended, with its error
 }
 
-func newFixture() *fixture {
+func newFixture(t testing.TB) *fixture {
 	f := &fixture{blocked: make(chan struct{}, 8), burst: make(chan struct{}, 64), ended: make(chan error, 8)}
-	s := server.NewMCPServer("fixture", "1", server.WithToolCapabilities(false), server.WithLogging(), server.WithResourceCapabilities(false, true))
-	s.AddTool(mcp.NewTool("progress", mcp.WithNumber("n"), mcp.WithNumber("pad")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		n := int(req.GetFloat("n", 10))
-		select {
-		case f.burst <- struct{}{}:
-		default:
-		}
-		tok := req.Params.Meta.ProgressToken
-		for i := 1; i <= n && ctx.Err() == nil; i++ {
-			p := map[string]any{"progressToken": tok, "progress": i, "total": n}
-			if pad := int(req.GetFloat("pad", 0)); pad > 0 {
-				p["message"] = strings.Repeat("x", pad)
+	tool := func(name, schema string, h tooldef.Handler) tooldef.Tool {
+		return tooldef.Tool{Name: name, Description: name, InputSchema: json.RawMessage(schema), Handler: h}
+	}
+	const empty = `{"type":"object"}`
+	ts := tooldef.Toolset{Name: "fixture", Description: "transport fixture", Tools: []tooldef.Tool{
+		tool("progress", `{"type":"object","properties":{"n":{"type":"number"},"pad":{"type":"number"}}}`,
+			func(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
+				args := struct{ N, Pad *int }{}
+				if err := json.Unmarshal(raw, &args); err != nil {
+					return tooldef.Result{}, err
+				}
+				n := 10
+				if args.N != nil {
+					n = *args.N
+				}
+				select {
+				case f.burst <- struct{}{}:
+				default:
+				}
+				msg := ""
+				if args.Pad != nil {
+					msg = strings.Repeat("x", *args.Pad)
+				}
+				for i := 1; i <= n && ctx.Err() == nil; i++ {
+					tooldef.ReportProgress(ctx, float64(i), float64(n), msg)
+				}
+				return tooldef.OK(fmt.Sprint(n)), nil
+			}),
+		tool("block", empty, func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
+			f.blocked <- struct{}{}
+			<-ctx.Done()
+			f.ended <- ctx.Err()
+			return tooldef.OK("cancelled"), nil
+		}),
+		// As most tools do: the cancellation ends it with an error result
+		// of its own, at once.
+		tool("blockfail", empty, func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
+			f.blocked <- struct{}{}
+			<-ctx.Done()
+			return tooldef.Result{Value: "Interrupted", IsError: true}, nil
+		}),
+		tool("count", empty, func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
+			st := sessionstate.FromContext(ctx)
+			v, err := st.Value("n", func() (any, error) { return new(int), nil })
+			if err != nil {
+				return tooldef.Result{}, err
 			}
-			_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress", p)
-		}
-		return mcp.NewToolResultText(fmt.Sprint(n)), nil
-	})
-	s.AddTool(mcp.NewTool("block"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		f.blocked <- struct{}{}
-		<-ctx.Done()
-		f.ended <- ctx.Err()
-		return mcp.NewToolResultText("cancelled"), nil
-	})
-	// As most tools do: the cancellation ends it with an error result of
-	// its own, at once.
-	s.AddTool(mcp.NewTool("blockfail"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		f.blocked <- struct{}{}
-		<-ctx.Done()
-		return mcp.NewToolResultError("Interrupted"), nil
-	})
-	s.AddTool(mcp.NewTool("count"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		st := sessionstate.FromContext(ctx)
-		v, err := st.Value("n", func() (any, error) { return new(int), nil })
-		if err != nil {
-			return nil, err
-		}
-		p := v.(*int)
-		*p++
-		return mcp.NewToolResultText(fmt.Sprint(*p)), nil
-	})
-	f.srv = s
+			p := v.(*int)
+			*p++
+			return tooldef.OK(fmt.Sprint(*p)), nil
+		}),
+	}}
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lib := skills.NewLibrary(skills.Options{Home: home, LookupEnv: func(string) (string, bool) { return "", false }})
+	f.srv = mcpserver.New(mcpserver.Options{Version: "test", Plan: toolsets.EveryTool(ts, lib.Toolset()), Skills: lib, Methods: methods()})
 	return f
 }
 
-func methods() map[string]stdio.MethodFunc {
-	return map[string]stdio.MethodFunc{
+func methods() map[string]jsonrpc.MethodFunc {
+	return map[string]jsonrpc.MethodFunc{
 		"x/echo":  func(_ context.Context, p json.RawMessage) (any, error) { return map[string]any{"params": p}, nil },
 		"x/panic": func(context.Context, json.RawMessage) (any, error) { panic("boom") },
 	}
@@ -89,15 +124,15 @@ func methods() map[string]stdio.MethodFunc {
 type env struct {
 	t   *testing.T
 	f   *fixture
-	h   *Handler
+	h   *httpmcp.Handler
 	url string
 	ts  *httptest.Server
 }
 
-func newEnv(t *testing.T, opts Options) *env {
+func newEnv(t *testing.T, opts httpmcp.Options) *env {
 	t.Helper()
-	f := newFixture()
-	h := New(f.srv, stdio.Options{Methods: methods()}, opts)
+	f := newFixture(t)
+	h := f.srv.HTTPHandler(opts)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -105,7 +140,7 @@ func newEnv(t *testing.T, opts Options) *env {
 		h.Shutdown(ctx)
 		ts.Close()
 	})
-	return &env{t: t, f: f, h: h, url: ts.URL + Endpoint, ts: ts}
+	return &env{t: t, f: f, h: h, url: ts.URL + httpmcp.Endpoint, ts: ts}
 }
 
 // reply is one POST's outcome: status, headers and the messages received.
@@ -187,7 +222,7 @@ func call(id any, tool string, args map[string]any, token any) string {
 
 func TestRequestRules(t *testing.T) {
 	const token = "s3cret-token"
-	e := newEnv(t, Options{Token: token, Loopback: true, MaxBodyBytes: 1 << 10, AllowedOrigins: []string{"https://app.example"},
+	e := newEnv(t, httpmcp.Options{Token: token, Loopback: true, MaxBodyBytes: 1 << 10, AllowedOrigins: []string{"https://app.example"},
 		AllowedHosts: []string{"mcp.example.com", "proxy.example:8443"}})
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	with := func(kv ...string) map[string]string {
@@ -272,7 +307,7 @@ func TestRequestRules(t *testing.T) {
 	if r := e.do("GET", "", "", nil); r.status != 401 {
 		t.Errorf("GET without token: %d", r.status)
 	}
-	req, _ := http.NewRequest("GET", e.ts.URL+HealthPath, nil)
+	req, _ := http.NewRequest("GET", e.ts.URL+httpmcp.HealthPath, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("health without token: %v %v", resp, err)
@@ -284,7 +319,7 @@ func TestRequestRules(t *testing.T) {
 // notification of its call, in order, before the response, and none of
 // another call's, even with calls of the same session in parallel.
 func TestProgressOrderPerCall(t *testing.T) {
-	e := newEnv(t, Options{})
+	e := newEnv(t, httpmcp.Options{})
 	sid := e.open(nil)
 	const calls, n = 6, 300
 	var wg sync.WaitGroup
@@ -321,7 +356,7 @@ func TestProgressOrderPerCall(t *testing.T) {
 // same session is serving, and no response is written for it; another
 // session cannot cancel it. Ids are per session.
 func TestCancelAcrossPOSTs(t *testing.T) {
-	e := newEnv(t, Options{})
+	e := newEnv(t, httpmcp.Options{})
 	a, b := e.open(nil), e.open(nil)
 	done := make(chan reply, 1)
 	go func() { done <- e.post(a, call(42, "block", nil, nil)) }()
@@ -355,7 +390,7 @@ func TestCancelAcrossPOSTs(t *testing.T) {
 // Per-session state is the session's own, released when it is deleted or
 // idles out; a deleted session's calls are cancelled.
 func TestSessionLifecycle(t *testing.T) {
-	e := newEnv(t, Options{IdleTimeout: 200 * time.Millisecond})
+	e := newEnv(t, httpmcp.Options{IdleTimeout: 200 * time.Millisecond})
 	a, b := e.open(nil), e.open(nil)
 	count := func(sid string) string {
 		r := e.post(sid, call(1, "count", nil, nil))
@@ -397,7 +432,7 @@ func TestSessionLifecycle(t *testing.T) {
 // Methods served by the loop (our tools/list, skills/*) work over HTTP,
 // and a panic in one is an error response, not a dead server.
 func TestLoopMethodsAndPanics(t *testing.T) {
-	e := newEnv(t, Options{})
+	e := newEnv(t, httpmcp.Options{})
 	sid := e.open(nil)
 	r := e.post(sid, `{"jsonrpc":"2.0","id":"e","method":"x/echo","params":{"a":1}}`)
 	if len(r.msgs) != 1 || r.msgs[0]["result"] == nil {
@@ -416,7 +451,7 @@ func TestLoopMethodsAndPanics(t *testing.T) {
 
 // The GET stream carries what no request owns; one per session.
 func TestGetStream(t *testing.T) {
-	e := newEnv(t, Options{Heartbeat: 20 * time.Millisecond})
+	e := newEnv(t, httpmcp.Options{Heartbeat: 20 * time.Millisecond})
 	sid := e.open(nil)
 	req, _ := http.NewRequest("GET", e.url, nil)
 	req.Header.Set("Accept", "text/event-stream")
@@ -429,7 +464,13 @@ func TestGetStream(t *testing.T) {
 	if r := e.do("GET", sid, "", map[string]string{"Accept": "text/event-stream"}); r.status != 409 {
 		t.Errorf("second GET: %d", r.status)
 	}
-	e.f.srv.SendNotificationToAllClients("notifications/resources/list_changed", nil)
+	// Another session saves a skill: every client is told the list of
+	// skill resources changed, this one on its GET stream.
+	other := e.open(nil)
+	content := "---\nname: deploy-check\ndescription: Verify a deploy.\n---\nRun the smoke test.\n"
+	if r := e.post(other, call(5, "skill_manage", map[string]any{"action": "create", "name": "deploy-check", "content": content}, nil)); len(r.msgs) == 0 || strings.Contains(r.raw, `"isError":true`) {
+		t.Fatalf("skill_manage create: %s", r.raw)
+	}
 	got := make(chan []string, 1)
 	go func() {
 		var lines []string
@@ -456,7 +497,7 @@ func TestGetStream(t *testing.T) {
 // 2026-07-28 requests need no session: each carries its version and
 // capabilities, and its tools keep nothing between requests.
 func TestModernRequests(t *testing.T) {
-	e := newEnv(t, Options{})
+	e := newEnv(t, httpmcp.Options{})
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
 	count := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{},` + meta + `}}`
@@ -496,7 +537,7 @@ func TestModernRequests(t *testing.T) {
 // passed still serves the next request (net/http clears the deadline a
 // handler set once the request is done; the per-write deadlines rely on it).
 func TestDeadlineNotInherited(t *testing.T) {
-	e := newEnv(t, Options{WriteTimeout: 50 * time.Millisecond})
+	e := newEnv(t, httpmcp.Options{WriteTimeout: 50 * time.Millisecond})
 	sid := e.open(nil)
 	for i := range 3 {
 		time.Sleep(120 * time.Millisecond)
@@ -509,11 +550,11 @@ func TestDeadlineNotInherited(t *testing.T) {
 // Shutdown lets a call finish within the bound, then cancels it; the GET
 // stream ends at once.
 func TestShutdown(t *testing.T) {
-	f := newFixture()
-	h := New(f.srv, stdio.Options{}, Options{})
+	f := newFixture(t)
+	h := f.srv.HTTPHandler(httpmcp.Options{})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	e := &env{t: t, f: f, h: h, url: ts.URL + Endpoint, ts: ts}
+	e := &env{t: t, f: f, h: h, url: ts.URL + httpmcp.Endpoint, ts: ts}
 	sid := e.open(nil)
 	done := make(chan reply, 1)
 	go func() { done <- e.post(sid, call(1, "block", nil, nil)) }()
@@ -530,7 +571,7 @@ func TestShutdown(t *testing.T) {
 	if r := e.post(sid, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != 503 {
 		t.Errorf("after shutdown: %d", r.status)
 	}
-	resp, err := http.Get(ts.URL + HealthPath)
+	resp, err := http.Get(ts.URL + httpmcp.HealthPath)
 	if err != nil || resp.StatusCode != 503 {
 		t.Errorf("health after shutdown: %v %v", resp, err)
 	}
@@ -543,10 +584,10 @@ func TestShutdown(t *testing.T) {
 func TestShutdownAnswersCancelledCallsWithTheReason(t *testing.T) {
 	for _, accept := range []string{"application/json, text/event-stream", "application/json"} {
 		for round := range 5 {
-			f := newFixture()
-			h := New(f.srv, stdio.Options{}, Options{})
+			f := newFixture(t)
+			h := f.srv.HTTPHandler(httpmcp.Options{})
 			ts := httptest.NewServer(h)
-			e := &env{t: t, f: f, h: h, url: ts.URL + Endpoint, ts: ts}
+			e := &env{t: t, f: f, h: h, url: ts.URL + httpmcp.Endpoint, ts: ts}
 			sid := e.open(nil)
 			done := make(chan reply, 1)
 			go func() {
@@ -574,13 +615,13 @@ func TestShutdownAnswersCancelledCallsWithTheReason(t *testing.T) {
 
 // A client that sends its body too slowly is cut off.
 func TestSlowBody(t *testing.T) {
-	e := newEnv(t, Options{BodyTimeout: 100 * time.Millisecond})
+	e := newEnv(t, httpmcp.Options{BodyTimeout: 100 * time.Millisecond})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(e.ts.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{", Endpoint)
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{", httpmcp.Endpoint)
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
@@ -597,11 +638,11 @@ func FuzzPost(f *testing.F) {
 	for _, s := range []string{initBody, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `[]`, `{"id":null}`, `{"method":1}`, "\xff", `{"jsonrpc":"2.0","id":{},"method":"x/echo"}`} {
 		f.Add(s)
 	}
-	fx := newFixture()
-	h := New(fx.srv, stdio.Options{Methods: methods()}, Options{})
+	fx := newFixture(f)
+	h := fx.srv.HTTPHandler(httpmcp.Options{})
 	defer h.Shutdown(context.Background())
 	f.Fuzz(func(t *testing.T, body string) {
-		req := httptest.NewRequest("POST", Endpoint, strings.NewReader(body))
+		req := httptest.NewRequest("POST", httpmcp.Endpoint, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json")
 		w := httptest.NewRecorder()
@@ -618,11 +659,11 @@ func FuzzPost(f *testing.F) {
 // A client that stops reading its stream is cut off after WriteTimeout:
 // the POST ends, and so does its call, instead of holding them forever.
 func TestSlowReaderCutOff(t *testing.T) {
-	f := newFixture()
-	h := New(f.srv, stdio.Options{}, Options{WriteTimeout: 200 * time.Millisecond})
+	f := newFixture(t)
+	h := f.srv.HTTPHandler(httpmcp.Options{WriteTimeout: 200 * time.Millisecond})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	e := &env{t: t, f: f, h: h, url: ts.URL + Endpoint, ts: ts}
+	e := &env{t: t, f: f, h: h, url: ts.URL + httpmcp.Endpoint, ts: ts}
 	sid := e.open(nil)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
 	if err != nil {
@@ -633,7 +674,7 @@ func TestSlowReaderCutOff(t *testing.T) {
 	// client reads none of it.
 	body := call(1, "progress", map[string]any{"n": 100000, "pad": 32 << 10}, "tok")
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n%s: %s\r\nContent-Length: %d\r\n\r\n%s",
-		Endpoint, headerSession, sid, len(body), body)
+		httpmcp.Endpoint, headerSession, sid, len(body), body)
 	<-f.burst
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -671,7 +712,7 @@ func TestServerCancelledCallsAnswered(t *testing.T) {
 		{"cancelled by the client, JSON", jsonOnly, clientCancel, "", 204},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, Options{})
+			e := newEnv(t, httpmcp.Options{})
 			sid := e.open(nil)
 			done := make(chan reply, 1)
 			go func() { done <- e.do(http.MethodPost, sid, call("c-7", "block", nil, nil), tc.hdr) }()
@@ -722,51 +763,4 @@ func clientCancel(e *env, sid string) {
 	if r := e.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c-7"}}`); r.status != 202 {
 		e.t.Errorf("cancel: %d", r.status)
 	}
-}
-
-// isResponseLine tells the responses stdio writes from its other lines,
-// whatever the id holds.
-func TestIsResponseLine(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		want bool
-	}{
-		{`{"jsonrpc":"2.0","id":1,"result":{}}`, true},
-		{`{"jsonrpc":"2.0","id":"a","error":{"code":-1}}`, true},
-		{`{"jsonrpc":"2.0","id":"a\",\"result\":","method":"x"}`, false},
-		{`{"jsonrpc":"2.0","id":"a\\","result":1}`, true},
-		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, false},
-		{`{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage"}`, false},
-		{`{"jsonrpc":"2.0","id":"unterminated`, false},
-		{``, false},
-	} {
-		if got := isResponseLine([]byte(tc.line)); got != tc.want {
-			t.Errorf("isResponseLine(%s) = %v, want %v", tc.line, got, tc.want)
-		}
-	}
-}
-
-func FuzzIsResponseLine(f *testing.F) {
-	for _, s := range []string{"1", "a", `a"b`, `\\`, `,"result":`, "\u2028", "-1.5e3"} {
-		f.Add(s, true)
-	}
-	f.Fuzz(func(t *testing.T, id string, numeric bool) {
-		raw, _ := json.Marshal(id)
-		if numeric {
-			raw = []byte(fmt.Sprint(len(id)))
-		}
-		head := `{"jsonrpc":"2.0","id":` + string(raw)
-		for _, tc := range []struct {
-			line string
-			want bool
-		}{
-			{head + `,"result":{"x":"y"}}`, true},
-			{head + `,"error":{"code":-32603,"message":"m"}}`, true},
-			{head + `,"method":"roots/list"}`, false},
-		} {
-			if got := isResponseLine([]byte(tc.line)); got != tc.want {
-				t.Errorf("isResponseLine(%s) = %v, want %v", tc.line, got, tc.want)
-			}
-		}
-	})
 }

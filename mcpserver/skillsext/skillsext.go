@@ -19,7 +19,7 @@
 // while skills_list still shows them.
 //
 // After a write through skill_manage the extension sends
-// notifications/resources/list_changed (see notifyListChanged).
+// notifications/resources/list_changed (Options.ListChanged).
 //
 // Results are computed from the files at request time; nothing is cached
 // beyond the Library's own index, so a digest always describes the bytes a
@@ -44,10 +44,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
@@ -98,6 +97,10 @@ type Options struct {
 	// Logger receives a warning, once per skill, for skills the Library
 	// lists that the extension cannot serve; nil discards it.
 	Logger *slog.Logger
+	// ListChanged tells the server's clients that skills/list and
+	// resources/list changed; it runs after every write through
+	// skill_manage. Nil tells nobody.
+	ListChanged func()
 }
 
 // Extension serves the skills extension's methods. It is safe for
@@ -118,22 +121,14 @@ func New(opts Options) *Extension {
 	if x.log == nil {
 		x.log = slog.New(slog.DiscardHandler)
 	}
-	if x.lib != nil {
-		x.lib.OnChange(notifyListChanged)
+	// Skills are resources in this extension, so the base protocol's
+	// resources list_changed is the notification its clients listen for;
+	// a client on 2026-07-28 receives it once subscribed
+	// (subscriptions/listen, resourcesListChanged).
+	if x.lib != nil && opts.ListChanged != nil {
+		x.lib.OnChange(func(context.Context) { opts.ListChanged() })
 	}
 	return x
-}
-
-// notifyListChanged tells the clients of the server that ran a skill write
-// that skills/list and resources/list changed. Skills are resources in
-// this extension, so the base protocol's resources list_changed is the
-// notification its clients listen for; a client on 2026-07-28 receives it
-// once subscribed (subscriptions/listen, resourcesListChanged). A write
-// outside an MCP call (no server in ctx) has nobody to tell.
-func notifyListChanged(ctx context.Context) {
-	if srv := server.ServerFromContext(ctx); srv != nil {
-		srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
-	}
 }
 
 // Capability is the settings object to declare under
@@ -143,10 +138,9 @@ func (x *Extension) Capability() map[string]any {
 	return map[string]any{"directoryRead": true}
 }
 
-// Methods returns the request handlers by method name, for
-// stdio.Options.Methods.
-func (x *Extension) Methods() map[string]stdio.MethodFunc {
-	return map[string]stdio.MethodFunc{
+// Methods returns the request handlers by method name.
+func (x *Extension) Methods() map[string]jsonrpc.MethodFunc {
+	return map[string]jsonrpc.MethodFunc{
 		MethodSkillsList:    x.listSkills,
 		MethodSkillsGet:     x.getSkill,
 		MethodResourcesRead: x.readResource,
@@ -252,7 +246,7 @@ func decodeParams(method string, params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return stdio.Errorf(stdio.InvalidParams, "Invalid params for %s: %v", method, err)
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params for %s: %v", method, err)
 	}
 	return nil
 }
@@ -263,7 +257,7 @@ func uriParam(method, what string, params json.RawMessage) (uriParams, error) {
 		return p, err
 	}
 	if p.URI == nil || *p.URI == "" {
-		return p, stdio.Errorf(stdio.InvalidParams, "Invalid params for %s: uri is required (the URI of %s)", method, what)
+		return p, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params for %s: uri is required (the URI of %s)", method, what)
 	}
 	return p, nil
 }
@@ -274,7 +268,7 @@ func notServed(format, uri string, err error) error {
 	if errors.Is(err, errTraversal) {
 		msg += ": " + err.Error()
 	}
-	return &stdio.Error{Code: stdio.InvalidParams, Message: msg, Data: map[string]string{"uri": uri}}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg, Data: map[string]string{"uri": uri}}
 }
 
 // startAfter returns the index of the first item whose URI sorts after the
@@ -285,7 +279,7 @@ func startAfter(tag string, cursor *string, uri func(int) string, n int) (int, e
 	}
 	last, err := decodeCursor(tag, *cursor)
 	if err != nil {
-		return 0, stdio.Errorf(stdio.InvalidParams, "Invalid cursor %q: pass back the nextCursor of the previous page, or no cursor for the first page", *cursor)
+		return 0, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid cursor %q: pass back the nextCursor of the previous page, or no cursor for the first page", *cursor)
 	}
 	return sort.Search(n, func(i int) bool { return uri(i) > last }), nil
 }
@@ -434,7 +428,7 @@ func (x *Extension) readResource(ctx context.Context, params json.RawMessage) (a
 		if _, isDir, err := x.children(c, s, segs); err != nil {
 			return nil, err
 		} else if isDir {
-			return nil, stdio.Errorf(stdio.InvalidParams, "%s is a directory resource; list it with %s", uri, MethodDirectoryRead)
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s is a directory resource; list it with %s", uri, MethodDirectoryRead)
 		}
 		return nil, notServed("No skill file is served at %s", uri, nil)
 	}
@@ -535,7 +529,7 @@ func (x *Extension) readDirectory(ctx context.Context, params json.RawMessage) (
 	}
 	if !isDir {
 		if children != nil { // a file
-			return nil, stdio.Errorf(stdio.InvalidParams, "%s is not a directory resource", uri)
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s is not a directory resource", uri)
 		}
 		return nil, notServed("No directory resource is served at %s", uri, nil)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 	"github.com/hermes-go/hermes/toolsets/skills"
 )
 
@@ -127,9 +127,9 @@ func call(t *testing.T, ctx context.Context, x *Extension, method, params string
 	return nil
 }
 
-// rpcCode is the JSON-RPC code of err, 0 when it is not a *stdio.Error.
+// rpcCode is the JSON-RPC code of err, 0 when it is not a *jsonrpc.Error.
 func rpcCode(err error) int {
-	var e *stdio.Error
+	var e *jsonrpc.Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
@@ -343,7 +343,7 @@ func TestGetSkill(t *testing.T) {
 			var res GetSkillResult
 			err := call(t, context.Background(), x, MethodSkillsGet, tt.params, &res)
 			if tt.want == "" {
-				if rpcCode(err) != stdio.InvalidParams || !strings.Contains(err.Error(), tt.errContains) {
+				if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), tt.errContains) {
 					t.Fatalf("err = %v (code %d), want -32602 containing %q", err, rpcCode(err), tt.errContains)
 				}
 				return
@@ -397,7 +397,7 @@ func TestReadResource(t *testing.T) {
 			var res ReadResourceResult
 			err := call(t, context.Background(), x, MethodResourcesRead, fmt.Sprintf(`{"uri":%q}`, tt.uri), &res)
 			if tt.want == nil {
-				if rpcCode(err) != stdio.InvalidParams || !strings.Contains(err.Error(), tt.errContains) {
+				if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), tt.errContains) {
 					t.Fatalf("err = %v (code %d), want -32602 containing %q", err, rpcCode(err), tt.errContains)
 				}
 				return
@@ -485,7 +485,7 @@ func TestReadDirectory(t *testing.T) {
 			var res ListResourcesResult
 			err := call(t, context.Background(), x, MethodDirectoryRead, fmt.Sprintf(`{"uri":%q}`, tt.uri), &res)
 			if tt.want == nil {
-				if rpcCode(err) != stdio.InvalidParams || !strings.Contains(err.Error(), tt.errContains) {
+				if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), tt.errContains) {
 					t.Fatalf("err = %v (code %d), want -32602 containing %q", err, rpcCode(err), tt.errContains)
 				}
 				return
@@ -568,7 +568,7 @@ func TestPagination(t *testing.T) {
 		{MethodDirectoryRead, fmt.Sprintf(`{"uri":"skill://hello","cursor":%q}`, first.NextCursor)},
 		{MethodSkillsList, `{"cursor":7}`},
 	} {
-		if err := call(t, ctx, x, tt.method, tt.params, nil); rpcCode(err) != stdio.InvalidParams {
+		if err := call(t, ctx, x, tt.method, tt.params, nil); rpcCode(err) != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s %s: err = %v, want -32602", tt.method, tt.params, err)
 		}
 	}

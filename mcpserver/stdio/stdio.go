@@ -1,13 +1,15 @@
-// Package stdio serves an mcp-go MCPServer over newline-delimited JSON-RPC
-// on a reader and a writer (the process's stdin and stdout).
+// Package stdio serves MCP over newline-delimited JSON-RPC on a reader and
+// a writer (the process's stdin and stdout). Each line is read, passed
+// through the gate (jsonrpc.Parse) and handed to the server's session
+// (jsonrpc.Session.Handle, answered in mcpserver/dispatch.go); the
+// response line is written back.
 //
 // mcp-go's own stdio transport writes notifications on a separate goroutine
 // (so progress can arrive after the response it belongs to), drops them past
 // a 100-item buffer, runs tool calls on five workers, cancels in-flight calls
-// when stdin closes, and keeps its session in a package variable. This loop
-// drives the same MCPServer through HandleMessage and fixes all of that:
+// when stdin closes, and keeps its session in a package variable. This loop:
 //
-//   - one writer and one FIFO: a handler's notifications are written in
+//   - one writer and one FIFO: a call's notifications are written in
 //     order and before its response; none are dropped;
 //   - every request runs on its own goroutine, uncapped; initialize and
 //     notifications run inline, in arrival order;
@@ -19,12 +21,9 @@
 //   - a line that is not JSON, or not UTF-8, gets a JSON-RPC parse error;
 //     nothing but protocol is ever written, and every line written is
 //     valid UTF-8 JSON;
-//   - an id comes back exactly as the client wrote it (mcp-go would round
-//     it through float64); ids are compared exactly, and one that is not a
-//     string or a number is refused (see requestID);
-//   - Options.Methods serves methods mcp-go does not know (protocol
-//     extensions) in the loop itself, with the same concurrency,
-//     cancellation and 2026-07-28 result metadata as mcp-go's own.
+//   - an id comes back exactly as the client wrote it; ids are compared
+//     exactly, and one that is not a string or a number is refused
+//     (jsonrpc.ID).
 package stdio
 
 import (
@@ -33,24 +32,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
 	"sync"
-	"unicode/utf8"
+	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-)
-
-// JSON-RPC error codes used by the loop itself.
-const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeInternalError  = -32603
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 )
 
 // Options tune Serve.
@@ -58,76 +47,39 @@ type Options struct {
 	// Logger receives diagnostics; nil discards them. It must not write to
 	// the protocol stream.
 	Logger *slog.Logger
-	// Methods serves requests by method name in this loop instead of in
-	// the MCPServer, which answers methods it does not know with -32601
-	// and offers no way to add any. A method listed here never reaches the
-	// MCPServer, so listing one it does implement replaces it.
-	// Notifications are never routed here.
-	Methods map[string]MethodFunc
-	// ServerInfo is stamped into the _meta of results from Methods for
-	// 2026-07-28 requests, as mcp-go stamps its own; it should be the
-	// server's name and version.
-	ServerInfo mcp.Implementation
-	// Ready, when set, is closed once the MCPServer is fully set up.
-	// Requests for it other than initialize wait until then, so a server
-	// may finish registering its tools while the handshake is under way;
-	// requests served by Methods do not wait.
-	Ready <-chan struct{}
-	// Prepare, when set, is called (from several goroutines, so it must be
-	// idempotent) before a request waits for Ready, so that a server may
-	// start on demand what Ready waits for.
-	Prepare func()
-	// Session, when set, makes this Serve one stream of a session that
-	// spans several (a Streamable HTTP session's POSTs): the stream shares
-	// its negotiated state and its calls in flight (so ids, duplicates and
-	// notifications/cancelled are per session), and Serve neither
-	// registers nor unregisters it with the MCPServer, which is its
-	// owner's job. Nil gives the stream a session of its own.
-	Session *Session
 }
 
 // Serve reads requests from in and writes responses to out until in reaches
 // EOF (then in-flight calls finish, their responses are written, and Serve
 // returns nil) or ctx is cancelled (then in-flight calls are cancelled and
-// Serve returns ctx's error once they have returned). A failure to write to
-// out ends the connection with that error.
-func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, opts Options) error {
+// Serve returns ctx's error once they have returned). The connection is
+// one session of srv. A failure to write to out ends the connection with
+// that error.
+func Serve(ctx context.Context, srv jsonrpc.Opener, in io.Reader, out io.Writer, opts Options) error {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &conn{
-		srv:     srv,
-		log:     log,
-		out:     newOutput(out, log),
-		methods: opts.Methods,
-		info:    opts.ServerInfo,
-		ready:   opts.Ready,
-		prepare: opts.Prepare,
-	}
-	shared := opts.Session
-	if shared == nil {
-		shared = NewSession(newSessionID())
-	}
-	c.sess = &session{Session: shared, out: c.out}
-	if opts.Session == nil {
-		if err := srv.RegisterSession(ctx, c.sess); err != nil {
-			return fmt.Errorf("register stdio session: %w", err)
-		}
-		defer srv.UnregisterSession(context.WithoutCancel(ctx), c.sess.id)
-	}
-
+	c := &conn{log: log, out: newOutput(out)}
 	go c.out.run()
+	sess, err := srv.Open(ctx, newSessionID(), c.out.reserve)
+	if err != nil {
+		c.out.close()
+		<-c.out.done
+		return fmt.Errorf("open the stdio session: %w", err)
+	}
+	defer sess.Close()
+	c.sess = sess
+
 	// calls run under base, which also ends when the client can no longer
 	// be written to: their answers could not be delivered.
 	base, stopCalls := context.WithCancel(ctx)
 	defer stopCalls()
-	c.base = srv.WithContext(base, c.sess)
+	c.base = base
 
 	readDone := make(chan error, 1)
 	go func() { readDone <- c.readLoop(in) }()
 
-	var err error
 	select {
 	case err = <-readDone:
 	case <-ctx.Done():
@@ -140,7 +92,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 		err = fmt.Errorf("write to the client: %w", c.out.writeErr())
 		stopCalls()
 	}
-	c.calls.Wait()
+	c.running.Wait()
 	c.out.close()
 	<-c.out.done
 	if err == nil {
@@ -156,24 +108,12 @@ func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writ
 }
 
 type conn struct {
-	srv  *server.MCPServer
-	log  *slog.Logger
-	out  *output
-	sess *session
-	base context.Context
-
-	ready   <-chan struct{}
-	prepare func()
-	calls   sync.WaitGroup
-
-	methods map[string]MethodFunc
-	info    mcp.Implementation
-}
-
-// call is one request being served.
-type call struct {
-	cancel    context.CancelFunc
-	cancelled bool // by the client; guarded by Session.callsMu
+	log     *slog.Logger
+	out     *output
+	sess    jsonrpc.Session
+	base    context.Context
+	calls   jsonrpc.Calls
+	running sync.WaitGroup
 }
 
 func newSessionID() string {
@@ -200,272 +140,229 @@ func (c *conn) readLoop(in io.Reader) error {
 	}
 }
 
-// members are a message's top-level members by exact name. When a name
-// repeats, the last one counts, as in encoding/json (and so in mcp-go).
-// Exact names matter: encoding/json matches struct fields without regard
-// to case, so mcp-go would take "ID" for the id; it is given only the
-// members read here (see mcpLine), so both read the same message.
-type members map[string]json.RawMessage
-
-func (m members) has(name string) bool {
-	v, ok := m[name]
-	return ok && v != nil
-}
-
-// dispatch routes one line. It is the gate of the wire: what passes it is
-// valid UTF-8 JSON with a usable id (or none), and only that reaches
-// mcp-go or a method.
+// dispatch routes one line: what fails the gate is answered here, the
+// rest goes to the session.
 func (c *conn) dispatch(line []byte) {
-	// JSON text must be UTF-8 (RFC 8259 §8.1), and encoding/json does not
-	// check: it turns invalid bytes inside strings into U+FFFD. Replacing
-	// would run a request other than the one sent (a path argument with a
-	// different name, two distinct ids made equal), so the line is refused
-	// instead, and nothing of it is echoed.
-	if !utf8.Valid(line) {
-		c.replyError(requestID{}, codeParseError, "Parse error: the line is not valid UTF-8; JSON text must be UTF-8")
-		return
-	}
-	if !json.Valid(line) {
-		c.replyError(requestID{}, codeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")
-		return
-	}
-	if line[0] == '[' {
-		c.replyError(requestID{}, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per line")
-		return
-	}
-	var m members
-	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
-		c.replyError(requestID{}, codeInvalidRequest, "Invalid Request: a message must be a JSON object")
-		return
-	}
-	if !m.has("method") && (m.has("result") || m.has("error")) {
-		// A reply to a server-to-client request; this server sends none,
-		// and a reply is never answered, whatever its id.
-		c.log.Debug("ignoring response to unknown server request", "id", string(m["id"]))
-		return
-	}
-	var id requestID
-	rawID, hasID := m["id"]
-	if hasID {
-		var err error
-		if id, err = parseID(rawID); err != nil {
-			c.replyError(requestID{}, codeInvalidRequest, "Invalid Request: id must be a string or a number")
-			return
-		}
-	}
-	var method string
-	if raw, ok := m["method"]; !ok {
-		c.replyError(id, codeInvalidRequest, "Invalid Request: missing method")
-		return
-	} else if json.Unmarshal(raw, &method) != nil {
-		c.replyError(id, codeInvalidRequest, "Invalid Request: method must be a string")
+	msg, rerr := jsonrpc.Parse(line)
+	if rerr != nil {
+		c.out.enqueue(rerr.Line()) // from the reader: see send
 		return
 	}
 	switch {
-	case !hasID:
-		c.notification(method, m)
-	case method == string(mcp.MethodInitialize):
+	case msg.Kind == jsonrpc.KindReply:
+		c.log.Debug("ignoring a reply to a request this server never sent")
+	case msg.Kind == jsonrpc.KindNotification && msg.Method == "notifications/cancelled":
+		c.calls.Cancel(msg.Params)
+	case msg.Kind == jsonrpc.KindNotification:
+		c.sess.Handle(c.base, msg, c.out.enqueue)
+	case msg.Method == "initialize":
 		// Inline, so a pipelined request never overtakes the handshake.
-		c.respond(c.base, id, method, m)
+		if resp := c.sess.Handle(c.base, msg, c.out.send); resp != nil {
+			c.out.send(resp)
+		}
 	default:
-		c.request(id, method, m)
+		c.request(msg)
 	}
 }
 
-func (c *conn) notification(method string, m members) {
-	if method == string(mcp.MethodNotificationCancelled) {
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-			Reason    string          `json:"reason"`
-		}
-		if json.Unmarshal(m["params"], &p) == nil && len(p.RequestID) > 0 {
-			if id, err := parseID(p.RequestID); err == nil {
-				c.cancel(id, p.Reason)
-			}
-		}
-		// Not passed on: mcp-go knows requests by the internal ids it was
-		// given, so the client's requestId would name nothing there, or
-		// the wrong call. Our cancel ends the call's context, which
-		// mcp-go's is derived from.
+// request serves a request on its own goroutine.
+func (c *conn) request(msg *jsonrpc.Message) {
+	ctx, call, ok := c.calls.Begin(c.base, msg.ID)
+	if !ok {
+		c.out.enqueue(jsonrpc.InUseError(msg.ID).Line())
 		return
 	}
-	c.handle(c.base, requestID{}, method, m)
-}
-
-// cancel marks a call cancelled by the client. Our own map is filled before
-// the call's goroutine starts, so a cancel that arrives in the same read as
-// its request still finds it (mcp-go's map would not have it yet).
-func (c *conn) cancel(id requestID, reason string) {
-	c.sess.callsMu.Lock()
-	cl := c.sess.inflight[id.key]
-	if cl != nil {
-		cl.cancelled = true
-	}
-	c.sess.callsMu.Unlock()
-	if cl != nil {
-		c.log.Debug("request cancelled by client", "id", id.String(), "reason", reason)
-		cl.cancel()
-	}
-}
-
-func (c *conn) request(id requestID, method string, m members) {
-	ctx, cancel := context.WithCancel(c.base)
-	cl := &call{cancel: cancel}
-	c.sess.callsMu.Lock()
-	_, dup := c.sess.inflight[id.key]
-	if !dup {
-		c.sess.inflight[id.key] = cl
-	}
-	c.sess.callsMu.Unlock()
-	if dup {
-		cancel()
-		c.replyError(id, codeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is already in use by a request in progress", id))
-		return
-	}
-	c.calls.Add(1)
+	c.running.Add(1)
 	go func() {
-		defer c.calls.Done()
-		defer cancel()
-		if _, own := c.methods[method]; c.ready != nil && !own {
-			if c.prepare != nil {
-				c.prepare()
-			}
-			select {
-			case <-c.ready:
-			case <-ctx.Done():
-				c.sess.callsMu.Lock()
-				delete(c.sess.inflight, id.key)
-				c.sess.callsMu.Unlock()
-				return // cancelled, or the connection ended, before the server was ready
-			}
-		}
-		body := c.handle(ctx, id, method, m)
-		c.sess.callsMu.Lock()
-		delete(c.sess.inflight, id.key)
-		cancelled := cl.cancelled
-		c.sess.callsMu.Unlock()
-		if cancelled {
+		defer c.running.Done()
+		resp := c.sess.Handle(ctx, msg, c.out.send)
+		if c.calls.End(msg.ID, call) {
 			// The spec says a receiver should not answer a cancelled request.
 			return
 		}
-		if body != nil {
-			c.out.send(reply{id: id, body: body})
+		if resp != nil {
+			c.out.send(resp)
 		}
 	}()
 }
 
-// respond handles a request inline and queues its response.
-func (c *conn) respond(ctx context.Context, id requestID, method string, m members) {
-	if body := c.handle(ctx, id, method, m); body != nil {
-		c.out.send(reply{id: id, body: body})
+// queueDepth bounds the output FIFO. A handler that emits notifications
+// faster than the client reads waits for room instead of losing them.
+const queueDepth = 4096
+
+// ioBufSize sizes the read and write buffers. A line longer than that is
+// still read whole and written in one piece (bufio writes a large line
+// straight through), so it only sets how many small lines share a system
+// call; bigger buffers cost their zeroing on every connection, which the
+// fuzz target opens thousands of times a second.
+const ioBufSize = 16 << 10
+
+// item is one queued output line: either a line, or a place held for a
+// line that is not ready yet (reserve).
+type item struct {
+	line []byte
+	slot chan []byte
+}
+
+// output is the single writer of the connection. Every line goes through
+// its FIFO, so lines never interleave and their order is the order in which
+// they were queued.
+type output struct {
+	queue  chan *item // pointers: the buffer is allocated (and zeroed) whole, per connection
+	done   chan struct{}
+	mu     sync.RWMutex // guards closed against sends on a closed queue
+	closed bool
+	// pending counts queued items not yet written; while it is zero a
+	// sender may write its line itself (see send).
+	pending atomic.Int64
+
+	wmu sync.Mutex // guards w and err
+	w   *bufio.Writer
+	err error // first write error; read after done or failed is closed
+	// failed is closed when err is first set.
+	failed chan struct{}
+}
+
+func newOutput(w io.Writer) *output {
+	return &output{
+		w:      bufio.NewWriterSize(w, ioBufSize),
+		queue:  make(chan *item, queueDepth),
+		done:   make(chan struct{}),
+		failed: make(chan struct{}),
 	}
 }
 
-// handle runs one message through mcp-go, or a request through its entry
-// in Options.Methods, and returns the response's body (its id is the
-// caller's to add), nil for none. A panic outside a tool handler (tool
-// panics are turned into error results closer to the tool) becomes an
-// internal-error response instead of killing the server.
-func (c *conn) handle(ctx context.Context, id requestID, method string, m members) (body any) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.log.Error("panic while handling message", "panic", r, "stack", string(debug.Stack()))
-			if id.valid() {
-				body = errorBody{Code: codeInternalError, Message: fmt.Sprintf("Internal error: %v", r)}
-			}
-		}
-	}()
-	if fn, ok := c.methods[method]; ok && id.valid() {
-		return c.serveMethod(ctx, fn, m)
+// reserve holds the next place in the FIFO for a line that is not ready
+// yet and returns what fills it, once (nil: nothing to write). After
+// close, it holds nothing and what it returns discards the line.
+func (o *output) reserve() func([]byte) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		return func([]byte) {}
 	}
-	var internal json.RawMessage
-	if id.valid() {
-		internal = internalID(id)
-	}
-	msg := c.srv.HandleMessage(ctx, mcpLine(m, internal))
-	if msg == nil {
-		return nil
-	}
-	return msg
+	slot := make(chan []byte, 1)
+	o.pending.Add(1)
+	o.queue <- &item{slot: slot}
+	return func(line []byte) { slot <- line }
 }
 
-// mcpLine is the message mcp-go is given: the members it reads, by their
-// exact names, with the client's id replaced by an internal one (nil for a
-// notification). The response's id is ours to write (see reply), so mcp-go
-// never sees, converts or echoes the client's id.
-func mcpLine(m members, id json.RawMessage) []byte {
-	n := len(id) + 64
-	for _, k := range [...]string{"jsonrpc", "method", "params"} {
-		n += len(m[k])
+// send queues a line, or writes it at once when nothing is queued. It
+// reports false after close. The reader goroutine must use enqueue instead
+// (except for the initialize response, when nothing can be waiting): a
+// direct write blocks while the client is not reading, and a reader stuck
+// there stops reading a client that writes before it reads.
+func (o *output) send(line []byte) { o.put(line, true) }
+
+// enqueue queues a line for the writer goroutine.
+func (o *output) enqueue(line []byte) { o.put(line, false) }
+
+func (o *output) put(line []byte, direct bool) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		return
 	}
-	b := make([]byte, 0, n)
-	b = append(b, '{')
-	add := func(name string, v json.RawMessage) {
-		if v == nil {
+	// Nothing queued and the writer idle: write the line here. Handing it
+	// to the writer goroutine costs a wake-up, which at start-up (when the
+	// reader goes back to a blocking read of stdin) can take a millisecond
+	// before the runtime notices; the initialize response is such a line.
+	// Order is kept: anything queued earlier is still pending, so the line
+	// goes behind it.
+	if direct && o.pending.Load() == 0 && o.wmu.TryLock() {
+		if o.pending.Load() == 0 {
+			o.writeLocked(line)
+			o.flushLocked()
+			o.wmu.Unlock()
 			return
 		}
-		if len(b) > 1 {
-			b = append(b, ',')
+		o.wmu.Unlock()
+	}
+	o.pending.Add(1)
+	o.queue <- &item{line: line}
+}
+
+// close stops accepting lines; the writer drains what is queued and exits.
+func (o *output) close() {
+	o.mu.Lock()
+	if !o.closed {
+		o.closed = true
+		close(o.queue)
+	}
+	o.mu.Unlock()
+}
+
+// run writes queued lines until the queue is closed and drained. It flushes
+// whenever the queue runs empty, so a lone response is never held back.
+func (o *output) run() {
+	defer close(o.done)
+	for it := range o.queue {
+		select {
+		case <-o.failed:
+			// The client is gone: drain without waiting for lines that can
+			// no longer be written.
+			o.pending.Add(-1)
+			continue
+		default:
 		}
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, '"', ':')
-		b = append(b, v...)
+		line := it.line
+		if it.slot != nil {
+			select {
+			case line = <-it.slot:
+			default:
+				// Not filled yet: what is written so far must not wait
+				// for it.
+				o.wmu.Lock()
+				o.flushLocked()
+				o.wmu.Unlock()
+				line = <-it.slot
+			}
+		}
+		o.wmu.Lock()
+		if line != nil {
+			o.writeLocked(line)
+		}
+		// Flush whenever the queue runs empty, whether or not this item
+		// wrote anything: lines written before an empty slot must not
+		// wait for some later output.
+		if len(o.queue) == 0 {
+			o.flushLocked()
+		}
+		o.wmu.Unlock()
+		o.pending.Add(-1)
 	}
-	add("jsonrpc", m["jsonrpc"])
-	add("id", id)
-	add("method", m["method"])
-	add("params", wrapProgressToken(m["params"]))
-	return append(b, '}')
+	o.wmu.Lock()
+	o.flushLocked()
+	o.wmu.Unlock()
 }
 
-// wrapProgressToken hands mcp-go the request's progress token as a string
-// holding the client's exact token, as internalID does for the id: mcp-go
-// reads a numeric token into float64 and would echo it changed in
-// notifications/progress (notificationLine turns it back). Params without
-// a token, or that do not decode, pass as they are.
-func wrapProgressToken(params json.RawMessage) json.RawMessage {
-	if !bytes.Contains(params, []byte(`"progressToken"`)) {
-		return params
-	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
-		return params
-	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(p["_meta"], &meta) != nil || meta == nil {
-		return params
-	}
-	tok, ok := meta["progressToken"]
-	if !ok {
-		return params
-	}
-	wrapped, err := json.Marshal(internalPrefix + string(bytes.TrimSpace(tok)))
-	if err != nil {
-		return params
-	}
-	meta["progressToken"] = wrapped
-	if p["_meta"], err = json.Marshal(meta); err != nil {
-		return params
-	}
-	out, err := json.Marshal(p)
-	if err != nil {
-		return params
-	}
-	return out
+// fail records the first write error. o.wmu is held.
+func (o *output) fail(err error) {
+	o.err = err
+	close(o.failed)
 }
 
-func (c *conn) replyError(id requestID, code int, message string) {
-	c.out.enqueue(reply{id: id, body: errorBody{Code: code, Message: message}}) // from the reader
+// writeErr is the first write error. Read after failed or done is closed.
+func (o *output) writeErr() error {
+	o.wmu.Lock()
+	defer o.wmu.Unlock()
+	return o.err
 }
 
-// errorBody is a JSON-RPC error object.
-type errorBody struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
+func (o *output) writeLocked(line []byte) {
+	if o.err != nil {
+		return // the client is gone; keep draining so producers never block
+	}
+	if _, err := o.w.Write(line); err != nil {
+		o.fail(err)
+	}
 }
 
-func isNull(raw json.RawMessage) bool {
-	return len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null"
+func (o *output) flushLocked() {
+	if o.err != nil {
+		return
+	}
+	if err := o.w.Flush(); err != nil {
+		o.fail(err)
+	}
 }

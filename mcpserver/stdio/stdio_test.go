@@ -1,14 +1,13 @@
-package stdio
+package stdio_test
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,12 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/hermes-go/hermes/mcpserver"
+	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
+	"github.com/hermes-go/hermes/mcpserver/stdio"
+	"github.com/hermes-go/hermes/toolsets"
+	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
 
 const initLine = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
@@ -30,18 +35,13 @@ type pipeClient struct {
 	served chan error
 }
 
-func startServe(t *testing.T, ctx context.Context, srv *server.MCPServer) *pipeClient {
-	t.Helper()
-	return startServeWith(t, ctx, srv, Options{})
-}
-
-func startServeWith(t *testing.T, ctx context.Context, srv *server.MCPServer, opts Options) *pipeClient {
+func startServe(t *testing.T, ctx context.Context, srv jsonrpc.Opener) *pipeClient {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &pipeClient{t: t, in: inW, lines: make(chan json.RawMessage, 8192), served: make(chan error, 1)}
 	go func() {
-		c.served <- Serve(ctx, srv, inR, outW, opts)
+		c.served <- stdio.Serve(ctx, srv, inR, outW, stdio.Options{})
 		outW.Close()
 	}()
 	go func() {
@@ -55,7 +55,6 @@ func startServeWith(t *testing.T, ctx context.Context, srv *server.MCPServer, op
 	t.Cleanup(func() { inW.Close(); inR.Close() })
 	return c
 }
-
 func (c *pipeClient) send(s string) {
 	c.t.Helper()
 	if _, err := io.WriteString(c.in, s); err != nil {
@@ -98,15 +97,19 @@ func (c *pipeClient) untilID(id string) (before []json.RawMessage, resp json.Raw
 	}
 }
 
-func newTestServer(tools ...server.ServerTool) *server.MCPServer {
-	s := server.NewMCPServer("t", "1", server.WithToolCapabilities(false), server.WithLogging())
-	s.AddTools(tools...)
-	return s
+// newTestServer is the real server, serving tools made for these tests
+// and the loop methods of testMethods.
+func newTestServer(tools ...tooldef.Tool) *mcpserver.Server {
+	plan := toolsets.EveryTool(tooldef.Toolset{Name: "test", Description: "stdio test tools", Tools: tools})
+	return mcpserver.New(mcpserver.Options{Version: "1", Plan: plan, Methods: testMethods()})
 }
 
-func tool(name string, h server.ToolHandlerFunc) server.ServerTool {
-	return server.ServerTool{Tool: mcp.NewTool(name), Handler: h}
+func tool(name string, h tooldef.Handler) tooldef.Tool {
+	return tooldef.Tool{Name: name, Description: name, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: h}
 }
+
+// text is a tool's plain-text result.
+func text(s string) tooldef.Result { return tooldef.OK(s) }
 
 func callLine(id any, name string, meta string) string {
 	p := fmt.Sprintf(`{"name":%q,"arguments":{}}`, name)
@@ -126,13 +129,13 @@ func TestCallsRunConcurrentlyWithoutCap(t *testing.T) {
 	started.Add(n)
 	release := make(chan struct{})
 	go func() { started.Wait(); close(release) }()
-	srv := newTestServer(tool("gate", func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv := newTestServer(tool("gate", func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
 		started.Done()
 		select {
 		case <-release:
-			return mcp.NewToolResultText("through"), nil
+			return text("through"), nil
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return tooldef.Result{}, ctx.Err()
 		}
 	}))
 	c := startServe(t, context.Background(), srv)
@@ -161,17 +164,11 @@ func TestCallsRunConcurrentlyWithoutCap(t *testing.T) {
 // response (mcp-go's own transport delivers about 100, after it).
 func TestProgressFloodDeliveredInOrderBeforeResponse(t *testing.T) {
 	const n = 1000
-	srv := newTestServer(tool("flood", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s := server.ServerFromContext(ctx)
+	srv := newTestServer(tool("flood", func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
 		for i := range n {
-			err := s.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
-				"progressToken": req.Params.Meta.ProgressToken, "progress": i + 1, "total": n,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("notification %d: %w", i, err)
-			}
+			tooldef.ReportProgress(ctx, float64(i+1), n, "")
 		}
-		return mcp.NewToolResultText("done"), nil
+		return text("done"), nil
 	}))
 	c := startServe(t, context.Background(), srv)
 	c.send(initLine)
@@ -200,14 +197,14 @@ func TestProgressFloodDeliveredInOrderBeforeResponse(t *testing.T) {
 // our map is filled before the call's goroutine starts.
 func TestCancelInSameWriteAsRequest(t *testing.T) {
 	cancelled := make(chan string, 100)
-	srv := newTestServer(tool("block", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv := newTestServer(tool("block", func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
 		select {
 		case <-ctx.Done():
 			cancelled <- "yes"
-			return nil, ctx.Err()
+			return tooldef.Result{}, ctx.Err()
 		case <-time.After(10 * time.Second):
 			cancelled <- "no"
-			return mcp.NewToolResultText("not cancelled"), nil
+			return text("not cancelled"), nil
 		}
 	}))
 	c := startServe(t, context.Background(), srv)
@@ -236,10 +233,10 @@ func TestCancelInSameWriteAsRequest(t *testing.T) {
 func TestContextCancelStopsServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	running := make(chan struct{})
-	srv := newTestServer(tool("block", func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv := newTestServer(tool("block", func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
 		close(running)
 		<-ctx.Done()
-		return nil, ctx.Err()
+		return tooldef.Result{}, ctx.Err()
 	}))
 	c := startServe(t, ctx, srv)
 	c.send(initLine)
@@ -265,7 +262,7 @@ func TestWriteErrorEndsServe(t *testing.T) {
 	outR, outW := io.Pipe()
 	outR.Close() // the client went away
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), srv, inR, outW, Options{}) }()
+	go func() { done <- stdio.Serve(context.Background(), srv, inR, outW, stdio.Options{}) }()
 	io.WriteString(inW, initLine)
 	inW.Close()
 	select {
@@ -300,14 +297,14 @@ func FuzzServe(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":[1],"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":true,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n"))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1.0,"method":"x/echo"}` + "\n" + `{"ID":2,"jsonrpc":"2.0","method":"ping","id":"last"}` + "\n"))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{` + modernMeta + `}}` + "\n"))
-	srv := newTestServer(tool("echo", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText(fmt.Sprint(req.Params.Arguments)), nil
+	srv := newTestServer(tool("echo", func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+		return text(string(args)), nil
 	}))
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
 		done := make(chan error, 1)
 		go func() {
-			done <- Serve(context.Background(), srv, bytes.NewReader(input), &out, Options{Methods: testMethods(), ServerInfo: testInfo})
+			done <- stdio.Serve(context.Background(), srv, bytes.NewReader(input), &out, stdio.Options{})
 		}()
 		select {
 		case err := <-done:
@@ -417,84 +414,20 @@ func checkWire(input, output []byte) error {
 	return nil
 }
 
-// The direct tool-response encoder must say exactly what the generic path
-// says.
-func TestMarshalToolResponseMatchesGeneric(t *testing.T) {
-	meta := &mcp.Meta{AdditionalFields: map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "x"}}}
-	results := []*mcp.CallToolResult{
-		{Content: []mcp.Content{mcp.NewTextContent(`{"a":"<b> & \"q\"\n"}`)}},
-		{Content: []mcp.Content{mcp.NewTextContent(`{"a":1}`)}, StructuredContent: json.RawMessage(`{"a":1}`)},
-		{Content: []mcp.Content{mcp.NewTextContent("bad"), mcp.NewImageContent("aGk=", "image/png")}, IsError: true},
-		{Result: mcp.Result{Meta: meta, ResultType: "complete"}, Content: []mcp.Content{}, StructuredContent: map[string]any{"k": []int{1}}},
-		{Content: nil},
-	}
-	for i, r := range results {
-		fast, err := marshalLine(reply{id: mustID(t, fmt.Sprint(i)), body: mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1000+i)), r)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		generic, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(i)), r))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a, b any
-		if err := json.Unmarshal(fast, &a); err != nil {
-			t.Fatalf("case %d: fast path wrote invalid JSON %q: %v", i, fast, err)
-		}
-		json.Unmarshal(generic, &b)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Errorf("case %d:\nfast    %s\ngeneric %s", i, fast, generic)
-		}
-		if bytes.Count(fast, []byte("\n")) != 1 || fast[len(fast)-1] != '\n' {
-			t.Errorf("case %d: not exactly one line: %q", i, fast)
-		}
-	}
-}
-
-// Requests wait for Options.Ready; the handshake does not, and a request
-// cancelled while it waits gets no answer.
-func TestRequestsWaitForReady(t *testing.T) {
-	srv := newTestServer(tool("echo", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("echo"), nil
-	}))
-	ready := make(chan struct{})
-	c := startServeWith(t, context.Background(), srv, Options{Ready: ready})
-	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
-	if _, resp := c.untilID("1"); !strings.Contains(string(resp), `"serverInfo"`) {
-		t.Fatalf("initialize: %s", resp)
-	}
-	c.send(callLine(2, "echo", ""))
-	c.send(callLine(3, "echo", ""))
-	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}` + "\n")
-	select {
-	case l := <-c.lines:
-		t.Fatalf("answered before the server was ready: %s", l)
-	case <-time.After(100 * time.Millisecond):
-	}
-	close(ready)
-	if _, resp := c.untilID("2"); !strings.Contains(string(resp), `"echo"`) {
-		t.Fatalf("tools/call after ready: %s", resp)
-	}
-	c.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n")
-	if before, _ := c.untilID("4"); len(before) != 0 {
-		t.Errorf("the cancelled request was answered: %s", before)
-	}
-}
-
 // A client that stops reading ends the connection even while its side of
 // stdin stays open, and cancels the calls that could no longer be answered.
 func TestWriteErrorEndsServeWithStdinOpen(t *testing.T) {
 	cancelled := make(chan struct{})
-	srv := newTestServer(tool("block", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv := newTestServer(tool("block", func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
 		<-ctx.Done()
 		close(cancelled)
-		return nil, ctx.Err()
+		return tooldef.Result{}, ctx.Err()
 	}))
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), srv, inR, outW, Options{}) }()
+	go func() { done <- stdio.Serve(context.Background(), srv, inR, outW, stdio.Options{}) }()
 	io.WriteString(inW, callLine(1, "block", ""))
 	time.Sleep(50 * time.Millisecond)
 	outR.Close() // the client went away without closing its end of stdin
@@ -514,54 +447,12 @@ func TestWriteErrorEndsServeWithStdinOpen(t *testing.T) {
 	}
 }
 
-// Lines written before a notification slot that ends up skipped are
-// flushed, not left in the buffer until some later output.
-func TestSkippedSlotDoesNotHoldBackEarlierLines(t *testing.T) {
-	pr, pw := io.Pipe()
-	o := newOutput(pw, nil)
-	if o.log == nil {
-		o.log = slog.New(slog.DiscardHandler)
-	}
-	go o.run()
-	defer func() { o.close(); pw.Close() }()
-	first := o.notificationSlot()
-	o.send(reply{id: mustID(t, "7"), body: errorBody{Code: codeInternalError, Message: "the response"}})
-	second := o.notificationSlot()
-	first <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/message"}}
-	// A notification that cannot be encoded (NaN) is skipped.
-	second <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/progress",
-		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"progress": math.NaN()}}}}
-	lines := make(chan string, 4)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	deadline := time.After(5 * time.Second)
-	for {
-		select {
-		case l := <-lines:
-			if strings.Contains(l, "the response") {
-				return
-			}
-		case <-deadline:
-			t.Fatal("the response stayed in the buffer")
-		}
-	}
-}
-
 // A progress token comes back in notifications/progress exactly as the
 // client wrote it, a number past 2^53 or with an exponent included.
 func TestProgressTokenEchoedExactly(t *testing.T) {
-	srv := newTestServer(tool("tick", func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		err := server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress", map[string]any{
-			"progressToken": req.Params.Meta.ProgressToken, "progress": 1,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return mcp.NewToolResultText("done"), nil
+	srv := newTestServer(tool("tick", func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
+		tooldef.ReportProgress(ctx, 1, 0, "")
+		return text("done"), nil
 	}))
 	c := startServe(t, context.Background(), srv)
 	c.send(initLine)
@@ -581,5 +472,384 @@ func TestProgressTokenEchoedExactly(t *testing.T) {
 		if err := json.Unmarshal(before[0], &m); err != nil || string(m.Params.ProgressToken) != tok {
 			t.Errorf("token %s came back as %s (%v)", tok, m.Params.ProgressToken, err)
 		}
+	}
+}
+
+// testMethods are the loop-served methods the tests use.
+func testMethods() map[string]jsonrpc.MethodFunc {
+	return map[string]jsonrpc.MethodFunc{
+		"x/echo": func(ctx context.Context, params json.RawMessage) (any, error) {
+			return map[string]any{"params": params, "modern": server.IsModernRequest(ctx), "version": server.RequestProtocolVersion(ctx)}, nil
+		},
+		"x/invalid": func(ctx context.Context, params json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("wrapped: %w", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "No such thing", Data: map[string]string{"uri": "x://y"}})
+		},
+		"x/broken": func(ctx context.Context, params json.RawMessage) (any, error) {
+			return nil, errors.New("disk on fire")
+		},
+		"x/panic": func(ctx context.Context, params json.RawMessage) (any, error) {
+			panic("boom")
+		},
+		"x/array": func(ctx context.Context, params json.RawMessage) (any, error) {
+			return []int{1}, nil
+		},
+		"x/own-meta": func(ctx context.Context, params json.RawMessage) (any, error) {
+			return map[string]any{"resultType": "input_required", "_meta": map[string]any{"k": "v"}}, nil
+		},
+		// tools/list is mcp-go's; listing it here replaces it.
+		"tools/list": func(ctx context.Context, params json.RawMessage) (any, error) {
+			return map[string]any{"replaced": true}, nil
+		},
+	}
+}
+
+// serveLines runs Serve over input until EOF and returns its output lines,
+// re-encoded with sorted keys.
+func serveLines(t *testing.T, input string) []string {
+	t.Helper()
+	var out bytes.Buffer
+	err := stdio.Serve(context.Background(), newTestServer(), bytes.NewReader([]byte(input)), &out, stdio.Options{})
+	if err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	var lines []string
+	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		if len(l) > 0 {
+			lines = append(lines, sortedJSON(t, l))
+		}
+	}
+	return lines
+}
+
+func sortedJSON(t *testing.T, raw []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("output %q is not JSON: %v", raw, err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+func TestMethods(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{"legacy result", `{"jsonrpc":"2.0","id":1,"method":"x/echo","params":{"a":1}}`,
+			`{"id":1,"jsonrpc":"2.0","result":{"modern":false,"params":{"a":1},"version":""}}`},
+		{"no params and a string id", `{"jsonrpc":"2.0","id":"s","method":"x/echo"}`,
+			`{"id":"s","jsonrpc":"2.0","result":{"modern":false,"params":null,"version":""}}`},
+		{"typed error with data", `{"jsonrpc":"2.0","id":2,"method":"x/invalid"}`,
+			`{"error":{"code":-32602,"data":{"uri":"x://y"},"message":"No such thing"},"id":2,"jsonrpc":"2.0"}`},
+		{"other error", `{"jsonrpc":"2.0","id":3,"method":"x/broken"}`,
+			`{"error":{"code":-32603,"message":"disk on fire"},"id":3,"jsonrpc":"2.0"}`},
+		{"panic", `{"jsonrpc":"2.0","id":4,"method":"x/panic"}`,
+			`{"error":{"code":-32603,"message":"Internal error: boom"},"id":4,"jsonrpc":"2.0"}`},
+		{"bad jsonrpc version", `{"jsonrpc":"1.0","id":5,"method":"x/echo"}`,
+			`{"error":{"code":-32600,"message":"Invalid JSON-RPC version"},"id":5,"jsonrpc":"2.0"}`},
+		{"modern result is decorated", `{"jsonrpc":"2.0","id":6,"method":"x/echo","params":{` + modernMeta + `}}`,
+			`{"id":6,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"hermes-tools","version":"1"}},"modern":true,"params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}},"resultType":"complete","version":"2026-07-28"}}`},
+		{"modern keeps what the method set", `{"jsonrpc":"2.0","id":7,"method":"x/own-meta","params":{` + modernMeta + `}}`,
+			`{"id":7,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"hermes-tools","version":"1"},"k":"v"},"resultType":"input_required"}}`},
+		{"modern non-object result", `{"jsonrpc":"2.0","id":8,"method":"x/array","params":{` + modernMeta + `}}`,
+			`{"error":{"code":-32603,"message":"Internal error: encode result: result is not a JSON object"},"id":8,"jsonrpc":"2.0"}`},
+		{"legacy non-object result passes", `{"jsonrpc":"2.0","id":9,"method":"x/array"}`,
+			`{"id":9,"jsonrpc":"2.0","result":[1]}`},
+		{"modern unsupported version", `{"jsonrpc":"2.0","id":10,"method":"x/echo","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			`{"error":{"code":-32022,"data":{"requested":"2099-01-01","supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]},"message":"unsupported protocol version: \"2099-01-01\" (supported: [2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05])"},"id":10,"jsonrpc":"2.0"}`},
+		{"modern without client capabilities", `{"jsonrpc":"2.0","id":11,"method":"x/echo","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"error":{"code":-32602,"message":"missing or invalid _meta field io.modelcontextprotocol/clientCapabilities"},"id":11,"jsonrpc":"2.0"}`},
+		{"replaces an mcp-go method", `{"jsonrpc":"2.0","id":12,"method":"tools/list"}`,
+			`{"id":12,"jsonrpc":"2.0","result":{"replaced":true}}`},
+		{"notifications are not routed", `{"jsonrpc":"2.0","method":"x/echo"}`, ``},
+		{"unlisted methods reach mcp-go", `{"jsonrpc":"2.0","id":13,"method":"x/none"}`,
+			`{"error":{"code":-32601,"message":"Method x/none not found"},"id":13,"jsonrpc":"2.0"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := serveLines(t, tt.line+"\n")
+			switch {
+			case tt.want == "" && len(got) != 0:
+				t.Fatalf("got %v, want no output", got)
+			case tt.want == "":
+			case len(got) != 1 || got[0] != sortedJSON(t, []byte(tt.want)):
+				t.Fatalf("got\n%v\nwant\n%s", got, sortedJSON(t, []byte(tt.want)))
+			}
+		})
+	}
+}
+
+// A loop-served method runs on its own goroutine like any request, and a
+// client's cancel reaches its context and suppresses its response.
+func TestMethodConcurrencyAndCancel(t *testing.T) {
+	started := make(chan struct{})
+	cancelled := make(chan error, 1)
+	methods := map[string]jsonrpc.MethodFunc{
+		"x/block": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			close(started)
+			<-ctx.Done()
+			cancelled <- ctx.Err()
+			return map[string]any{}, nil
+		},
+		"x/quick": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			return map[string]any{"ok": true}, nil
+		},
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		plan := toolsets.EveryTool(tooldef.Toolset{Name: "test", Description: "none"})
+		served <- stdio.Serve(context.Background(), mcpserver.New(mcpserver.Options{Plan: plan, Methods: methods}), inR, outW, stdio.Options{})
+		outW.Close()
+	}()
+	out := make(chan string, 16)
+	go func() {
+		var buf bytes.Buffer
+		b := make([]byte, 4096)
+		for {
+			n, err := outR.Read(b)
+			buf.Write(b[:n])
+			for {
+				line, rest, ok := bytes.Cut(buf.Bytes(), []byte("\n"))
+				if !ok {
+					break
+				}
+				out <- string(line)
+				buf = *bytes.NewBuffer(append([]byte(nil), rest...))
+			}
+			if err != nil {
+				close(out)
+				return
+			}
+		}
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"x/block"}`+"\n")
+	<-started
+	// The blocked call holds no lock the next request needs.
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"x/quick"}`+"\n")
+	select {
+	case line := <-out:
+		if sortedJSON(t, []byte(line)) != `{"id":2,"jsonrpc":"2.0","result":{"ok":true}}` {
+			t.Fatalf("first response = %s, want the quick call's", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("quick call not answered while another call blocks")
+	}
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("ctx.Err() = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancel did not reach the method")
+	}
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	for line := range out {
+		t.Errorf("unexpected output after cancel: %s", line)
+	}
+}
+
+// Protocol errors of loop-served methods and of tools/call are the ones
+// mcp-go gives for its own methods, so a client cannot tell who answered.
+func TestMethodProtocolErrorsMatchMCPGo(t *testing.T) {
+	bare := server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
+	metas := []string{
+		`{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":7}`,
+	}
+	for _, meta := range metas {
+		call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"none","_meta":` + meta + `}}`
+		got := append(serveLines(t, `{"jsonrpc":"2.0","id":1,"method":"x/echo","params":{"_meta":`+meta+`}}`+"\n"),
+			serveLines(t, call+"\n")...)
+		theirs, err := json.Marshal(bare.HandleMessage(context.Background(), json.RawMessage(call)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, sortedJSON(t, theirs))
+		if len(got) != 3 || got[0] != got[1] || got[1] != got[2] {
+			t.Errorf("_meta %s: the loop method, tools/call and mcp-go answered differently:\n%s", meta, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// idCases are the ids the wire tests send, as raw tokens, with whether
+// they are usable ids. Shared by the in-process and subprocess tests.
+var idCases = []struct {
+	name, raw string
+	ok        bool
+}{
+	{"small int", "7", true},
+	{"2^53+1", "9007199254740993", true},
+	{"2^70", "1180591620717411303424", true},
+	{"negative", "-3", true},
+	{"exponent form", "1e3", true},
+	{"fraction", "2.5", true},
+	{"string", `"abc"`, true},
+	{"unicode string", `"héllo ☃ 𝄞"`, true},
+	{"escaped string", `"\u00e9\"\\"`, true},
+	{"empty string", `""`, true},
+	{"null", "null", false},
+	{"object", `{"a":1}`, false},
+	{"array", "[1,2]", false},
+	{"true", "true", false},
+	{"false", "false", false},
+}
+
+// serveRaw runs Serve over input until EOF and returns its output lines as
+// written, checking each is valid UTF-8 JSON.
+func serveRaw(t *testing.T, input string) []string {
+	t.Helper()
+	var out bytes.Buffer
+	srv := newTestServer(tool("echo", func(ctx context.Context, _ json.RawMessage) (tooldef.Result, error) {
+		return text("echo"), nil
+	}))
+	if err := stdio.Serve(context.Background(), srv, strings.NewReader(input), &out, stdio.Options{}); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	var lines []string
+	for _, l := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		if !utf8.Valid(l) || !json.Valid(l) {
+			t.Fatalf("output line is not UTF-8 JSON: %q", l)
+		}
+		lines = append(lines, string(l))
+	}
+	return lines
+}
+
+// Each id kind, through each way a request is answered (mcp-go's generic
+// encoder, the direct tools/call encoder, a loop-served method): a usable
+// id comes back byte for byte, anything else gets -32600 with id null.
+func TestIDsRoundTrip(t *testing.T) {
+	requests := map[string]string{
+		"mcp-go ping":    `{"jsonrpc":"2.0","id":%s,"method":"ping"}`,
+		"tools/call":     `{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+		"loop method":    `{"jsonrpc":"2.0","id":%s,"method":"x/echo"}`,
+		"mcp-go error":   `{"jsonrpc":"2.0","id":%s,"method":"no/such"}`,
+		"missing method": `{"jsonrpc":"2.0","id":%s}`,
+	}
+	for _, tc := range idCases {
+		for kind, format := range requests {
+			t.Run(tc.name+"/"+kind, func(t *testing.T) {
+				lines := serveRaw(t, fmt.Sprintf(format, tc.raw)+"\n")
+				if len(lines) != 1 {
+					t.Fatalf("got %d lines, want 1: %q", len(lines), lines)
+				}
+				want := `{"jsonrpc":"2.0","id":` + tc.raw + `,`
+				if !tc.ok {
+					want = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`
+				}
+				if !strings.HasPrefix(lines[0], want) {
+					t.Errorf("got %s\nwant it to start %s", lines[0], want)
+				}
+			})
+		}
+	}
+}
+
+// Invalid UTF-8 anywhere in a line (id, method, params) is refused with a
+// parse error and never echoed.
+func TestInvalidUTF8IsRefused(t *testing.T) {
+	for name, line := range map[string]string{
+		"in a string id":   "{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"ping\"}",
+		"in the method":    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\xc3ng\"}",
+		"in params":        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x/echo\",\"params\":{\"p\":\"\xed\xa0\x80\"}}",
+		"in a member name": "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"\xfe\":1}",
+		"outside strings":  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\xff",
+		"truncated rune":   "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x98\",\"method\":\"ping\"}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			lines := serveRaw(t, line+"\n")
+			want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid UTF-8; JSON text must be UTF-8"}}`
+			if len(lines) != 1 || lines[0] != want {
+				t.Errorf("got %q, want %s", lines, want)
+			}
+		})
+	}
+}
+
+// A JSON-RPC reply from the client is never answered, whatever its id.
+func TestClientRepliesAreNotAnswered(t *testing.T) {
+	for _, tc := range idCases {
+		if lines := serveRaw(t, `{"jsonrpc":"2.0","id":`+tc.raw+`,"result":{}}`+"\n"+`{"jsonrpc":"2.0","id":`+tc.raw+`,"error":{"code":1,"message":"x"}}`+"\n"); len(lines) != 0 {
+			t.Errorf("%s: answered a reply: %q", tc.name, lines)
+		}
+	}
+}
+
+// Ids are compared exactly: 2^53 and 2^53+1 (equal as float64) are two
+// calls in flight, a cancel names only its own call, and 1 and 1.0 are the
+// same id, so the second is refused while the first runs.
+func TestInFlightIDsComparedExactly(t *testing.T) {
+	cancelled := make(chan string, 4)
+	srv := newTestServer(tool("block", func(ctx context.Context, args json.RawMessage) (tooldef.Result, error) {
+		a, err := tooldef.DecodeArgs[struct{ Tag string }](args)
+		if err != nil {
+			return tooldef.Result{}, err
+		}
+		select {
+		case <-ctx.Done():
+			cancelled <- a.Tag
+			return tooldef.Result{}, ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+			return text(a.Tag), nil
+		}
+	}))
+	c := startServe(t, context.Background(), srv)
+	c.send(initLine)
+	c.untilID(`"init"`)
+	call := func(id, tag string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"block","arguments":{"tag":"` + tag + `"}}}` + "\n"
+	}
+	c.send(call("9007199254740992", "a") + call("9007199254740993", "b") + call("1", "c") + call("1.0", "d") +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993}}` + "\n")
+	got := map[string]string{}
+	for len(got) < 3 {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result *struct {
+				Content []mcp.TextContent `json:"content"`
+			} `json:"result"`
+			Error *struct{ Message string } `json:"error"`
+		}
+		l := c.next()
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case m.Error != nil:
+			got[string(m.ID)] = "error: " + m.Error.Message
+		case m.Result != nil && len(m.Result.Content) == 1:
+			got[string(m.ID)] = m.Result.Content[0].Text
+		default:
+			t.Fatalf("unexpected line %s", l)
+		}
+	}
+	want := map[string]string{
+		"9007199254740992": "a",
+		"1":                "c",
+		"1.0":              "error: Invalid Request: id 1.0 is already in use by a request in progress",
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("id %s: got %q, want %q", id, got[id], w)
+		}
+	}
+	if tag := <-cancelled; tag != "b" {
+		t.Errorf("the cancel for 9007199254740993 cancelled call %q", tag)
+	}
+	c.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}` + "\n")
+	if before, _ := c.untilID(`"after"`); len(before) != 0 {
+		t.Errorf("extra lines (the cancelled call answered?): %s", before)
 	}
 }

@@ -9,7 +9,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
 )
 
 // Tool is one callable capability.
@@ -96,17 +100,83 @@ func Errorf(format string, args ...any) Result {
 	return Failure(map[string]any{"success": false, "error": fmt.Sprintf(format, args...)})
 }
 
-// DecodeArgs decodes validated arguments into T. An empty or null argument
-// object decodes to T's zero value.
+// DecodeArgs decodes validated arguments into T: the one decode of a
+// call's arguments, from the bytes the client sent. An empty or null
+// argument object decodes to T's zero value. A number JSON Schema counts
+// as an integer (2.0, 1e1) reads into an integer field as its value,
+// though encoding/json refuses such a literal there.
 func DecodeArgs[T any](args json.RawMessage) (T, error) {
 	var v T
 	if len(args) == 0 || string(args) == "null" {
 		return v, nil
 	}
-	if err := json.Unmarshal(args, &v); err != nil {
+	err := json.Unmarshal(args, &v)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && strings.HasPrefix(typeErr.Value, "number") {
+		if plain, ok := plainIntegers(args); ok {
+			var w T
+			if json.Unmarshal(plain, &w) == nil {
+				return w, nil
+			}
+		}
+	}
+	if err != nil {
 		return v, fmt.Errorf("decode arguments: %w", err)
 	}
 	return v, nil
+}
+
+// plainIntegers rewrites every integral number written with a fraction or
+// an exponent (2.0, 1e1) as a plain integer, up to 1e21 (past that a
+// number fits no Go integer anyway); false when there is none. It runs
+// only after a decode failed on such a number.
+func plainIntegers(args json.RawMessage) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	changed := false
+	limit := new(big.Rat).SetFloat64(1e21)
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case json.Number:
+			s := t.String()
+			if !strings.ContainsAny(s, ".eE") || len(s) > 64 {
+				return t
+			}
+			// big.Rat would build 10^exponent: keep the exponent to what
+			// can still be an integer below the limit.
+			if i := strings.IndexAny(s, "eE"); i >= 0 {
+				if e, err := strconv.Atoi(s[i+1:]); err != nil || e < -64 || e > 64 {
+					return t
+				}
+			}
+			r, ok := new(big.Rat).SetString(s)
+			if !ok || !r.IsInt() || new(big.Rat).Abs(r).Cmp(limit) >= 0 {
+				return t
+			}
+			changed = true
+			return json.Number(r.Num().String())
+		case map[string]any:
+			for k, e := range t {
+				t[k] = walk(e)
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = walk(e)
+			}
+		}
+		return x
+	}
+	v = walk(v)
+	if !changed {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
 }
 
 // EncodeJSON encodes v compactly, without HTML escaping (which only makes
