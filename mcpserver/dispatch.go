@@ -22,6 +22,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/hermes-go/hermes/internal/didyoumean"
+	"github.com/hermes-go/hermes/mcpserver/argschema"
 	"github.com/hermes-go/hermes/mcpserver/jsonrpc"
 	"github.com/hermes-go/hermes/toolsets/tooldef"
 )
@@ -365,7 +367,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *jsonrpc.Messa
 	}
 	t := s.tools[p.Name]
 	if t == nil {
-		return jsonrpc.AppendError(nil, msg.ID, jsonrpc.CodeInvalidParams, fmt.Sprintf("tool '%s' not found: %v", p.Name, server.ErrToolNotFound), nil)
+		return jsonrpc.AppendError(nil, msg.ID, jsonrpc.CodeInvalidParams, s.notFound(p.Name), nil)
 	}
 	schema, err := t.schema()
 	if err != nil {
@@ -398,6 +400,25 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *jsonrpc.Messa
 		return jsonrpc.AppendError(nil, msg.ID, jsonrpc.CodeInternalError, fmt.Sprintf("tool %s: encode result: %v", p.Name, err), nil)
 	}
 	return line
+}
+
+// maxNameEcho bounds how much of a tool name an error quotes: a name is
+// the client's input, and a megabyte of it must not come back whole.
+const maxNameEcho = 100
+
+// notFound is the error for a call of a tool this server does not expose.
+// It starts as mcp-go's did (clients and tests match on it) and goes on
+// with what the model can do about it: why a known tool is hidden and how
+// the user turns it on, or the exposed tools the name is a typo of.
+func (s *Server) notFound(name string) string {
+	msg := fmt.Sprintf("tool '%s' not found: %v", argschema.Excerpt(name, maxNameEcho), server.ErrToolNotFound)
+	if why, ok := s.hidden[name]; ok {
+		return msg + "; " + name + " is hidden in this server: " + why
+	}
+	if hint := didyoumean.Hint(name, s.names); hint != "" {
+		return msg + "; " + hint
+	}
+	return msg
 }
 
 // unparsableCall answers a tools/call whose params mcp-go cannot read,

@@ -71,8 +71,13 @@ type Server struct {
 	mcp     *server.MCPServer
 	log     *slog.Logger
 	version string
-	// tools are the exposed tools by name, answered by callTool.
+	// tools are the exposed tools by name, answered by callTool; names
+	// lists them in the plan's order, for suggestions.
 	tools map[string]*tool
+	names []string
+	// hidden says why each tool the plan knows but does not expose is
+	// hidden, so a call of one can say how to turn it on.
+	hidden map[string]string
 	// routes is the method table (dispatch.go).
 	routes map[string]route
 	// modernMeta is what a 2026-07-28 tools/call result starts with, the
@@ -100,7 +105,14 @@ func New(opts Options) *Server {
 		log: log, version: opts.Version, tools: make(map[string]*tool, len(enabled)),
 		info: mcp.Implementation{Name: ServerName, Version: opts.Version},
 	}
+	srv.hidden = map[string]string{}
+	for _, e := range opts.Plan.Entries {
+		if !e.Enabled {
+			srv.hidden[e.Tool.Name] = e.Reason
+		}
+	}
 	for _, e := range enabled {
+		srv.names = append(srv.names, e.Tool.Name)
 		srv.tools[e.Tool.Name] = &tool{def: e.Tool, schema: sync.OnceValues(func() (*argschema.Schema, error) {
 			return argschema.Compile(e.Tool.Name, e.Tool.InputSchema)
 		})}

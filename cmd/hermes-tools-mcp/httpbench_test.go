@@ -101,7 +101,7 @@ func BenchmarkHTTPLoad(b *testing.B) {
 // (testdata/baseline --listen, one echo tool), driven by the same client
 // in the same run: benchSessions sessions at once, each making
 // baselineCalls calls of a tool that does nothing worth measuring (our
-// in-memory todo read, the baseline's echo). The two servers take turns,
+// in-memory todo_list read, the baseline's echo). The two servers take turns,
 // baselinePairs times, so load on the shared machine hits both alike;
 // http-vs-base-ratio is the median of the pairs' calls/s ratios (target
 // >= 0.8, issue 29).
@@ -117,7 +117,7 @@ func BenchmarkHTTPLoadVsBaseline(b *testing.B) {
 		call map[string]any
 	}{
 		{"http", startHTTPServer(b, ours, []string{"--hermes-home", home, "--toolsets", "todo"}, nil, nil),
-			map[string]any{"name": "todo", "arguments": map[string]any{}}},
+			map[string]any{"name": "todo_list", "arguments": map[string]any{}}},
 		{"base", startHTTPServer(b, base, nil, nil, nil),
 			map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}},
 	}

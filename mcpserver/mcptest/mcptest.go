@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,6 +73,7 @@ type Client struct {
 	mu      sync.Mutex
 	nextID  int
 	pending map[int]chan message
+	notes   []Notification
 	readErr error
 	done    chan struct{} // closed when the reader stops
 }
@@ -175,9 +177,17 @@ func (c *Client) dispatch(line []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m.ID == nil || m.Method != "" {
-		// Notifications and server requests: no test waits on them.
+	if m.ID == nil && m.Method != "" {
+		// Kept before any later response is handed over, so a test reads
+		// every notification a call caused once the call has returned.
+		if len(c.notes) == maxNotifications {
+			c.notes = slices.Delete(c.notes, 0, maxNotifications/2)
+		}
+		c.notes = append(c.notes, Notification{Method: m.Method, Params: m.Params})
 		return
+	}
+	if m.ID == nil || m.Method != "" {
+		return // a server request: this client offers no capabilities to serve
 	}
 	var id int
 	if json.Unmarshal(*m.ID, &id) != nil {
@@ -187,6 +197,25 @@ func (c *Client) dispatch(line []byte) {
 		ch <- m
 		delete(c.pending, id)
 	}
+}
+
+// Notification is a notification the server sent.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// maxNotifications bounds what a client keeps (the newest half is kept
+// when it is reached): a long benchmark must not grow without end.
+const maxNotifications = 1 << 14
+
+// Notifications returns the notifications received so far, in the order
+// the server wrote them. Every notification written before a response is
+// in it by the time the request that response answers returns.
+func (c *Client) Notifications() []Notification {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.notes)
 }
 
 // Request sends one request and waits up to timeout for its response,

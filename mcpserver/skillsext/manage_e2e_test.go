@@ -1,150 +1,85 @@
 package skillsext_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/testkit/toolsbuild"
+	"github.com/hermes-go/hermes/mcpserver/mcptest"
 	"github.com/hermes-go/hermes/mcpserver/skillsext"
 )
 
-// wireClient speaks newline-delimited JSON-RPC to a real server and, unlike
-// mcptest.Client, keeps the notifications it receives, in order with the
-// responses.
+// wireClient is the project's test client (mcptest.Client) with the
+// helpers this file's assertions read best with.
 type wireClient struct {
-	t      *testing.T
-	in     io.WriteCloser
-	msgs   chan map[string]any
-	nextID int
-	mu     sync.Mutex
-	notes  []string // notification methods seen so far
+	t *testing.T
+	c *mcptest.Client
 }
 
 func startWire(t *testing.T, home string) *wireClient {
 	t.Helper()
 	cmd := exec.Command(toolsbuild.ServerBinary(t), "--toolsets", "skills")
 	cmd.Env = []string{"HERMES_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	in, err := cmd.StdinPipe()
+	c, err := mcptest.Launch(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &wireClient{t: t, in: in, msgs: make(chan map[string]any, 64)}
-	go func() {
-		defer close(c.msgs)
-		r := bufio.NewReader(out)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				var m map[string]any
-				if json.Unmarshal(line, &m) == nil {
-					c.msgs <- m
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
 	t.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		c.Close()
 		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
+			t.Logf("server stderr:\n%s", c.Stderr())
 		}
 	})
-	return c
+	return &wireClient{t: t, c: c}
 }
 
-// request sends a request and returns its result, recording every
-// notification that arrives before the response.
-func (c *wireClient) request(method string, params any) map[string]any {
-	c.t.Helper()
-	c.nextID++
-	id := c.nextID
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if _, err := c.in.Write(append(line, '\n')); err != nil {
-		c.t.Fatalf("%s: %v", method, err)
+// request sends a request and returns its result.
+func (w *wireClient) request(method string, params any) map[string]any {
+	w.t.Helper()
+	raw, err := w.c.Request(method, params, 60*time.Second)
+	if err != nil {
+		w.t.Fatalf("%s: %v", method, err)
 	}
-	timeout := time.After(60 * time.Second)
-	for {
-		select {
-		case m, ok := <-c.msgs:
-			if !ok {
-				c.t.Fatalf("%s: server output ended", method)
-			}
-			if meth, ok := m["method"].(string); ok {
-				if _, isReq := m["id"]; !isReq {
-					c.mu.Lock()
-					c.notes = append(c.notes, meth)
-					c.mu.Unlock()
-				}
-				continue
-			}
-			if got, _ := m["id"].(float64); int(got) != id {
-				continue
-			}
-			if e, ok := m["error"]; ok {
-				c.t.Fatalf("%s: error %v", method, e)
-			}
-			res, _ := m["result"].(map[string]any)
-			return res
-		case <-timeout:
-			c.t.Fatalf("%s: no response", method)
-		}
+	var res map[string]any
+	if err := json.Unmarshal(raw, &res); err != nil {
+		w.t.Fatalf("%s: result is not an object: %s", method, raw)
+	}
+	return res
+}
+
+func (w *wireClient) notify(method string) {
+	if err := w.c.Notify(method, nil); err != nil {
+		w.t.Fatalf("%s: %v", method, err)
 	}
 }
 
-func (c *wireClient) notify(method string) {
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method})
-	c.in.Write(append(line, '\n'))
-}
-
-func (c *wireClient) notifications() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.notes...)
+// notifications are the methods of the notifications received so far.
+func (w *wireClient) notifications() []string {
+	var out []string
+	for _, n := range w.c.Notifications() {
+		out = append(out, n.Method)
+	}
+	return out
 }
 
 // callTool returns a tools/call result's JSON text, decoded, and isError.
-func (c *wireClient) callTool(name string, args map[string]any) (map[string]any, bool) {
-	c.t.Helper()
-	res := c.request("tools/call", map[string]any{"name": name, "arguments": args})
-	content, _ := res["content"].([]any)
-	if len(content) == 0 {
-		c.t.Fatalf("%s: no content: %v", name, res)
+func (w *wireClient) callTool(name string, args map[string]any) (map[string]any, bool) {
+	w.t.Helper()
+	res, err := w.c.CallTool(name, args)
+	if err != nil {
+		w.t.Fatalf("%s: %v", name, err)
 	}
-	text, _ := content[0].(map[string]any)["text"].(string)
-	var m map[string]any
-	if err := json.Unmarshal([]byte(text), &m); err != nil {
-		c.t.Fatalf("%s: result is not JSON: %q", name, text)
+	m := res.JSON()
+	if m == nil {
+		w.t.Fatalf("%s: result is not JSON: %q", name, res.Text())
 	}
-	isErr, _ := res["isError"].(bool)
-	return m, isErr
+	return m, res.IsError
 }
 
 // TestSkillManageEndToEnd proves, through the real server binary, that a
