@@ -5,8 +5,10 @@ package mcpserver
 // to its session's Handle, below; the method table (newRoutes) says what
 // answers which method. tools/call is answered here, start to end: its
 // params are read once, its arguments are taken as sent (never decoded
-// here and re-encoded), checked against the tool's schema, handed to the
-// tool, and its result is encoded once, into the response line.
+// here and re-encoded), checked against the tool's schema by walking their
+// bytes (argschema builds no values from them), handed to the tool, whose
+// decode into its own types is the one decode they get, and its result is
+// encoded once, into the response line.
 
 import (
 	"context"

@@ -45,9 +45,13 @@ type node struct {
 	noAdditional bool
 	items        *node
 
-	enum     []any // decoded with UseNumber
-	hasConst bool
-	constVal any
+	// enum and const are kept as JSON to compare with, and decoded (with
+	// UseNumber) to quote in errors.
+	enum       []value
+	enumValues []any
+	hasConst   bool
+	constRaw   value
+	constVal   any
 
 	minimum, maximum                   *big.Rat
 	exclusiveMinimum, exclusiveMaximum *big.Rat
@@ -158,10 +162,21 @@ func compileObject(s map[string]any, at string) (*node, error) {
 		if !ok || len(list) == 0 {
 			return nil, fmt.Errorf("%s: enum must be a non-empty array", where(at))
 		}
-		n.enum = list
+		n.enumValues = list
+		for _, e := range list {
+			raw, err := json.Marshal(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s: enum: %w", where(at), err)
+			}
+			n.enum = append(n.enum, raw)
+		}
 	}
 	if c, ok := s["const"]; ok {
-		n.hasConst, n.constVal = true, c
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: const: %w", where(at), err)
+		}
+		n.hasConst, n.constVal, n.constRaw = true, c, raw
 	}
 	for _, b := range []struct {
 		key string
@@ -259,12 +274,16 @@ func (s *Schema) Validate(args []byte) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	inst, err := decode(args)
-	if err != nil {
-		return &Error{Problems: []string{"arguments are not valid JSON: " + err.Error()}}
+	if !json.Valid(args) {
+		if _, err := decode(args); err != nil {
+			return &Error{Problems: []string{"arguments are not valid JSON: " + err.Error()}}
+		}
+		// The decoder forgives trailing space JSON does not know (a
+		// vertical tab, U+0085), and so does this.
+		args = bytes.TrimSpace(args)
 	}
 	var problems []string
-	s.root.check(inst, "", &problems)
+	s.root.check(value(args[skipSpace(args, 0):len(bytes.TrimRight(args, " \t\r\n"))]), "", &problems)
 	if len(problems) == 0 {
 		return nil
 	}
@@ -293,7 +312,7 @@ func (e *Error) Error() string {
 
 // check appends a sentence per violation. It keeps going after the first so
 // the model can fix every argument in one retry.
-func (n *node) check(v any, at string, out *[]string) {
+func (n *node) check(v value, at string, out *[]string) {
 	if n == nil {
 		return
 	}
@@ -301,25 +320,25 @@ func (n *node) check(v any, at string, out *[]string) {
 		*out = append(*out, subject(at)+" is not allowed")
 		return
 	}
-	if len(n.types) > 0 && !slices.ContainsFunc(n.types, func(t string) bool { return hasType(v, t) }) {
+	if len(n.types) > 0 && !slices.ContainsFunc(n.types, func(t string) bool { return valueHasType(v, t) }) {
 		want := strings.Join(n.types, " or ")
 		if at == "" {
-			*out = append(*out, fmt.Sprintf("arguments must be a JSON %s, got %s", want, jsonType(v)))
+			*out = append(*out, fmt.Sprintf("arguments must be a JSON %s, got %s", want, v.kind()))
 		} else {
-			*out = append(*out, fmt.Sprintf("%s must be %s, got %s", subject(at), article(want), jsonType(v)))
+			*out = append(*out, fmt.Sprintf("%s must be %s, got %s", subject(at), article(want), v.kind()))
 		}
 		// The remaining keywords would only restate the type mismatch.
 		return
 	}
-	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return equal(e, v) }) {
-		opts := make([]string, len(n.enum))
-		for i, e := range n.enum {
+	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e value) bool { return equalValues(e, v) }) {
+		opts := make([]string, len(n.enumValues))
+		for i, e := range n.enumValues {
 			opts[i] = render(e)
 		}
-		*out = append(*out, fmt.Sprintf("%s must be one of %s, got %s", subject(at), strings.Join(opts, ", "), render(v)))
+		*out = append(*out, fmt.Sprintf("%s must be one of %s, got %s", subject(at), strings.Join(opts, ", "), renderValue(v)))
 	}
-	if n.hasConst && !equal(n.constVal, v) {
-		*out = append(*out, fmt.Sprintf("%s must be %s, got %s", subject(at), render(n.constVal), render(v)))
+	if n.hasConst && !equalValues(n.constRaw, v) {
+		*out = append(*out, fmt.Sprintf("%s must be %s, got %s", subject(at), render(n.constVal), renderValue(v)))
 	}
 	for _, sub := range n.allOf {
 		sub.check(v, at, out)
@@ -338,10 +357,14 @@ func (n *node) check(v any, at string, out *[]string) {
 			*out = append(*out, fmt.Sprintf("%s matches %d of the accepted forms but must match exactly one; remove what makes it ambiguous", subject(at), len(n.oneOf)-len(failed)))
 		}
 	}
-	switch x := v.(type) {
-	case map[string]any:
-		n.checkObject(x, at, out)
-	case []any:
+	switch v.kind() {
+	case "object":
+		n.checkObject(v.members(), at, out)
+	case "array":
+		if n.minItems < 0 && n.maxItems < 0 && n.items == nil && !n.uniqueItems {
+			return // nothing to check: the elements need not be found
+		}
+		x := v.items()
 		if n.minItems >= 0 && len(x) < n.minItems {
 			*out = append(*out, fmt.Sprintf("%s must have at least %d %s, got %d", subject(at), n.minItems, plural(n.minItems, "item"), len(x)))
 		}
@@ -360,14 +383,18 @@ func (n *node) check(v any, at string, out *[]string) {
 		dups:
 			for i := range x {
 				for j := range i {
-					if equal(x[i], x[j]) {
-						*out = append(*out, fmt.Sprintf("%s must not repeat items, but items %d and %d are both %s", subject(at), j, i, render(x[i])))
+					if equalValues(x[i], x[j]) {
+						*out = append(*out, fmt.Sprintf("%s must not repeat items, but items %d and %d are both %s", subject(at), j, i, renderValue(x[i])))
 						break dups
 					}
 				}
 			}
 		}
-	case string:
+	case "string":
+		if n.minLength < 0 && n.maxLength < 0 && n.pattern == nil {
+			return
+		}
+		x := stringOf(v)
 		// Lengths count code points, as JSON Schema defines them.
 		l := utf8.RuneCountInString(x)
 		if n.minLength >= 0 && l < n.minLength {
@@ -379,14 +406,14 @@ func (n *node) check(v any, at string, out *[]string) {
 		if n.pattern != nil && !n.pattern.MatchString(x) {
 			*out = append(*out, fmt.Sprintf("%s must match the pattern %s", subject(at), n.patternText))
 		}
-	case json.Number:
-		n.checkNumber(x, at, out)
+	case "number":
+		n.checkNumber(json.Number(v), at, out)
 	}
 }
 
 // branchProblems checks v against each branch and describes every branch
 // that fails, as "form N: ...".
-func branchProblems(branches []*node, v any, at string) []string {
+func branchProblems(branches []*node, v value, at string) []string {
 	var failed []string
 	for i, b := range branches {
 		var problems []string
@@ -399,7 +426,7 @@ func branchProblems(branches []*node, v any, at string) []string {
 	return failed
 }
 
-func (n *node) checkObject(obj map[string]any, at string, out *[]string) {
+func (n *node) checkObject(obj map[string]value, at string, out *[]string) {
 	var missing []string
 	for _, name := range n.required {
 		if _, ok := obj[name]; !ok {
@@ -503,19 +530,6 @@ func isInteger(lit string) bool {
 		return true // zero in any notation
 	}
 	return exp >= len(frac)
-}
-
-func hasType(v any, t string) bool {
-	switch t {
-	case "integer":
-		n, ok := v.(json.Number)
-		return ok && isInteger(n.String())
-	case "number":
-		_, ok := v.(json.Number)
-		return ok
-	default:
-		return jsonType(v) == t
-	}
 }
 
 func jsonType(v any) string {
