@@ -542,9 +542,10 @@ func failure(text string) tooldef.Result { return tooldef.Result{Value: text, Is
 // appendToolResult appends a tools/call response line: the result as JSON
 // text content (the form every client shows the model), a string value as
 // plain text, and for tools with an output schema the JSON as
-// structuredContent too; images follow the text. The members are
-// mcp.CallToolResult's, in its order, so the line is the one mcp-go would
-// write (TestToolResultMatchesMCPGo), written in one pass.
+// structuredContent too; images follow the text. The line is the one the
+// server wrote when mcp-go built results (mcp.CallToolResult's members,
+// the same JSON as mcp-go's encoding of it, without HTML escaping;
+// TestToolResultMatchesMCPGo), written in one pass.
 func (s *Server) appendToolResult(b []byte, id jsonrpc.ID, t tooldef.Tool, res tooldef.Result, modern bool) ([]byte, error) {
 	var text []byte
 	plain := false
