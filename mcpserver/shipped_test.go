@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -190,6 +191,27 @@ func TestReadmeToolTable(t *testing.T) {
 		return
 	}
 	t.Errorf("README tool table is out of date; run `%s`\n%s", golden.Command, unidiff.Diff("README.md", "registry", []byte(got), []byte(want)))
+}
+
+// maxReadmeLines keeps the README something a newcomer reads in minutes:
+// depth goes to docs/ and CONTRIBUTING.md.
+const maxReadmeLines = 320
+
+// TestReadmeStaysShort fails when the README outgrows a few screens, or
+// links to a file of the repository that does not exist.
+func TestReadmeStaysShort(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > maxReadmeLines {
+		t.Errorf("README.md has %d lines, more than %d: move depth into docs/ or CONTRIBUTING.md", n, maxReadmeLines)
+	}
+	for _, m := range regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`).FindAllStringSubmatch(string(data), -1) {
+		if _, err := os.Stat(filepath.Join("..", m[1])); err != nil {
+			t.Errorf("README.md links to %s, which is not in the repository", m[1])
+		}
+	}
 }
 
 func copyTree(t *testing.T, src string) string {
