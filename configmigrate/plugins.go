@@ -28,7 +28,9 @@ var ErrCodexNotInstalled = errors.New("codex is not installed")
 func DiscoverPlugins(ctx context.Context, binary, codexHome string, env []string, log *slog.Logger) ([]Plugin, error) {
 	bin, err := bridge.FindBinary(binary)
 	if err != nil && binary == "" && envValue(env, bridge.BinaryEnv) == "" {
-		return nil, fmt.Errorf("%w (no codex on PATH), so its plugins were not looked up: %w", ErrCodexNotInstalled, err)
+		// One fact, said once: the lookup's own error would repeat it
+		// ("not found ... Install with ... executable file not found").
+		return nil, fmt.Errorf("%w (no codex on PATH, or set %s to its path), so its plugins were not looked up", ErrCodexNotInstalled, bridge.BinaryEnv)
 	}
 	if err != nil {
 		return nil, err

@@ -129,6 +129,13 @@ func TestCodexRuntimeSubcommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "codex CLI: not installed") || strings.Contains(out, "no such file") || strings.Contains(out, "executable file") {
 		t.Errorf("status without codex: exit %d; stdout %q stderr %q", code, out, errOut)
 	}
+	// Without codex, migrate still writes the block and says once, in one
+	// line, why plugins were not looked up.
+	code, out, errOut = runCLI(t, testDeps(nil), "", "codex-runtime", "migrate", "--hermes-home", home, "--codex-home", codexHome, "--hermes-tools-command", buildTools(t))
+	lower := strings.ToLower(out)
+	if code != exitOK || strings.Count(out, "plugin discovery skipped") != 1 || strings.Count(lower, "not installed")+strings.Count(lower, "not found") != 1 {
+		t.Errorf("migrate without codex: exit %d; want the missing codex said once; stdout %q stderr %q", code, out, errOut)
+	}
 	code, _, errOut = runCLI(t, testDeps(nil), "", "codex-runtime", "bogus", "--hermes-home", home)
 	if code != exitUsage || !strings.Contains(errOut, "use status, on, off, auto or migrate") {
 		t.Errorf("unknown action: exit %d stderr %q", code, errOut)
