@@ -88,9 +88,9 @@ func startHTTPServer(t testing.TB, bin string, args []string, env []string, drop
 	}
 	go func() { s.done <- cmd.Wait(); pw.Close() }()
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-		}
+		// Not cmd.ProcessState: Wait writes it on its own goroutine. A
+		// process that has exited and been waited for is not signalled.
+		_ = cmd.Process.Kill()
 		<-s.done
 	})
 	found := make(chan string, 1)

@@ -31,6 +31,10 @@ const TokenEnv = "HERMES_MCP_TOKEN"
 // before they are cancelled.
 const shutdownGrace = 10 * time.Second
 
+// answerWait is how long after the grace the connections stay open for the
+// answers of the calls cancelled then (the handler gives those 2 s).
+const answerWait = 3 * time.Second
+
 // httpLimits of the listener itself; the handler bounds bodies and writes.
 const (
 	readHeaderTimeout = 10 * time.Second
@@ -106,11 +110,18 @@ func serveHTTP(ctx context.Context, opts options, setup setup, log *slog.Logger,
 	log.Info("shutting down: calls in flight may finish", "grace", shutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	// The connections get longer than the calls: a call cancelled at the
+	// grace's end is answered with the reason, and that answer must reach
+	// the client before its connection is closed. http.Server.Shutdown
+	// returns once every response is written; what is still open after
+	// answerWait more (a stream blocked on a client that does not read)
+	// is closed.
+	hctx, hcancel := context.WithTimeout(context.Background(), shutdownGrace+answerWait)
+	defer hcancel()
 	httpDone := make(chan error, 1)
-	go func() { httpDone <- hs.Shutdown(sctx) }()
+	go func() { httpDone <- hs.Shutdown(hctx) }()
 	if err := h.Shutdown(sctx); err != nil {
 		log.Warn("shutdown", "err", err)
-		hs.Close() // a stream blocked on a client that does not read
 	}
 	if err := <-httpDone; err != nil {
 		log.Warn("HTTP shutdown", "err", err)
