@@ -406,7 +406,7 @@ func TestToolsetDeclaration(t *testing.T) {
 	defer s.Close()
 	ts := s.Toolset()
 	want := []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_press",
-		"browser_scroll", "browser_back", "browser_tabs", "browser_dialog", "browser_get_images", "browser_console", "browser_vision"}
+		"browser_scroll", "browser_back", "browser_tabs", "browser_dialog", "browser_get_images", "browser_console", "browser_vision", "browser_cdp"}
 	if len(ts.Tools) != len(want) {
 		t.Fatalf("%d tools", len(ts.Tools))
 	}
@@ -422,10 +422,13 @@ func TestToolsetDeclaration(t *testing.T) {
 			t.Errorf("%s: read-only and destructive", tl.Name)
 		}
 	}
-	if err := ts.Tools[len(ts.Tools)-1].Check(); err == nil || !strings.Contains(err.Error(), "vision") {
+	if err := ts.Tools[len(ts.Tools)-2].Check(); err == nil || !strings.Contains(err.Error(), "vision") {
 		t.Errorf("vision check without a backend: %v", err)
 	}
 	if err := ts.Tools[0].Check(); err != nil {
 		t.Errorf("navigate check with a CDP URL: %v", err)
+	}
+	if err := ts.Tools[len(ts.Tools)-1].Check(); err != nil {
+		t.Errorf("browser_cdp check with a CDP URL: %v", err)
 	}
 }

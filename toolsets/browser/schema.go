@@ -171,3 +171,40 @@ const visionSchema = `{
   "required": ["question"],
   "additionalProperties": false
 }`
+
+const cdpDesc = "Send a raw Chrome DevTools Protocol (CDP) command to a tab of this session. Escape hatch " +
+	"for browser operations not covered by browser_navigate, browser_click, browser_console, etc.\n\n" +
+	"**Requires an attached browser:** available when BROWSER_CDP_URL or browser.cdp_url in config.yaml " +
+	"names a running Chrome, Brave, Chromium or Edge with remote debugging. If the tool is listed, it is.\n\n" +
+	"**CDP method reference:** " + cdpDocs + " (e.g. '/tot/Page/#method-handleJavaScriptDialog' for a " +
+	"method's parameters and return shape).\n\n" +
+	"**Common patterns:**\n" +
+	"- List this session's tabs: method='Target.getTargets', params={}\n" +
+	"- Handle a native JS dialog: method='Page.handleJavaScriptDialog', params={'accept': true, 'promptText': ''}, target_id=<tabId>\n" +
+	"- Get the page's cookies: method='Network.getCookies', params={}\n" +
+	"- Eval in a specific tab: method='Runtime.evaluate', params={'expression': '...', 'returnByValue': true}, target_id=<tabId>\n" +
+	"- Set viewport for a tab: method='Emulation.setDeviceMetricsOverride', params={'width': 1280, 'height': 720, " +
+	"'deviceScaleFactor': 1, 'mobile': false}, target_id=<tabId>\n\n" +
+	"**Usage rules:**\n" +
+	"- Page-level methods (Page.*, Runtime.*, DOM.*, Emulation.*, Network.*, ...) run on the tab target_id names " +
+	"(from Target.getTargets), or on the current tab when it is omitted.\n" +
+	"- Browser-level methods: Target.getTargets (this session's tabs only) and Browser.getVersion. The rest of " +
+	"Target.*, Browser.*, Storage.* and Fetch.* are refused, as are methods that would leave the network policy " +
+	"or reach other sessions (Network.getAllCookies, Page.setDownloadBehavior, DOM.setFileInputFiles, ...); " +
+	"Page.navigate to a refused address is refused before it starts.\n" +
+	"- Each call is independent: event subscriptions do not persist between calls. For stateful workflows, " +
+	"prefer the dedicated browser tools. Secrets in results are masked; the call's timeout is also bounded by " +
+	"browser.command_timeout."
+
+const cdpSchema = `{
+  "type": "object",
+  "properties": {
+    "method": {"type": "string", "maxLength": 8192, "description": "CDP method name, e.g. 'Target.getTargets', 'Runtime.evaluate', 'Page.handleJavaScriptDialog'."},
+    "params": {"type": "object", "properties": {}, "additionalProperties": true, "description": "Method-specific parameters as a JSON object. Omit or pass {} for methods that take no parameters."},
+    "target_id": {"type": "string", "maxLength": 8192, "description": "Optional. Target/tab ID from Target.getTargets result (each entry's 'targetId'). Use for page-level methods at the top-level tab scope. Mutually exclusive with frame_id."},
+    "frame_id": {"type": "string", "maxLength": 8192, "description": "Optional. Out-of-process iframe frame_id, as the original takes from browser_snapshot.frame_tree; this server keeps no per-frame CDP session and refuses it with an explanation. For same-origin iframes, use contentWindow/contentDocument from Runtime.evaluate at the top-level page instead."},
+    "timeout": {"type": "number", "default": 30, "description": "Timeout in seconds (default 30, max 300)."}
+  },
+  "required": ["method"],
+  "additionalProperties": false
+}`

@@ -96,6 +96,7 @@ const (
 	ToolGetImages = catalog.BrowserGetImages
 	ToolConsole   = catalog.BrowserConsole
 	ToolVision    = catalog.BrowserVision
+	ToolCDP       = catalog.BrowserCDP
 )
 
 // Snapshot size limits, shared by the browser_snapshot schema (which
@@ -114,7 +115,7 @@ const NoVisionModel = "browser_vision needs a vision model: configure the vision
 // EnvVars returns the environment variables the toolset reads.
 func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
-// Toolset returns the twelve browser tools, served by this session. Their
+// Toolset returns the browser tools, served by this session. Their
 // checks use the settings resolved at New; Chromium discovery runs on every
 // check, so installing a browser needs no restart.
 func (s *Session) Toolset() tooldef.Toolset {
@@ -137,6 +138,9 @@ func (s *Session) Toolset() tooldef.Toolset {
 	// destructive although list and select are not.
 	tabs := act
 	vision.Check = s.checkVision
+	// A raw command can do anything a page can, and more.
+	cdpTool := tool(ToolCDP, "Raw DevTools command", cdpDesc, cdpSchema, act, s.cdp)
+	cdpTool.Check = s.checkCDP
 	meta := catalog.Get(ToolsetName)
 	return tooldef.Toolset{
 		Name:         ToolsetName,
@@ -159,6 +163,7 @@ func (s *Session) Toolset() tooldef.Toolset {
 			tool(ToolGetImages, "List images", imagesDesc, emptySchema, read, s.images),
 			tool(ToolConsole, "Console and JavaScript", consoleDesc, consoleSchema, act, s.console),
 			vision,
+			cdpTool,
 		},
 	}
 }

@@ -60,6 +60,9 @@ func discover(names ...string) func(string) (string, error) {
 func TestChecks(t *testing.T) {
 	chromium := fakeChromium(t)
 	const noVision = "vision_analyze needs a model: set VISION_MODEL"
+	// browser_cdp is the original's: offered only with a browser to
+	// attach to.
+	const cdpOff = "browser_cdp is off"
 	noChromium := "no Chromium found: install it (Debian: apt-get install -y chromium), set CHROME_PATH to a Chrome/Chromium binary, or set BROWSER_CDP_URL to attach to a running browser"
 	for _, tc := range []struct {
 		name string
@@ -68,25 +71,28 @@ func TestChecks(t *testing.T) {
 		// installed.
 		discover []string
 		// browser is the error of the browser tools but vision ("" for none),
-		// vision that of browser_vision; each is a substring.
-		browser, vision string
+		// vision that of browser_vision, cdp that of browser_cdp; each is a
+		// substring.
+		browser, vision, cdp string
 	}{
-		{name: "discovered", discover: []string{chromium}},
-		{name: "nothing installed", browser: noChromium, vision: noChromium},
-		{name: "flag path", opts: Options{ExecPath: chromium}},
-		{name: "env path", opts: Options{Getenv: env(EnvChromePath, chromium)}},
-		{name: "flag wins over env", opts: Options{ExecPath: chromium, Getenv: env(EnvChromePath, "/nonexistent/chrome")}},
+		{name: "discovered", discover: []string{chromium}, cdp: cdpOff},
+		{name: "nothing installed", browser: noChromium, vision: noChromium, cdp: noChromium},
+		{name: "flag path", opts: Options{ExecPath: chromium}, cdp: cdpOff},
+		{name: "env path", opts: Options{Getenv: env(EnvChromePath, chromium)}, cdp: cdpOff},
+		{name: "flag wins over env", opts: Options{ExecPath: chromium, Getenv: env(EnvChromePath, "/nonexistent/chrome")}, cdp: cdpOff},
 		{
 			name:    "missing flag path",
 			opts:    Options{ExecPath: "/nonexistent/chrome"},
 			browser: `browser binary "/nonexistent/chrome" not found (fix CHROME_PATH or the --browser-path flag)`,
 			vision:  `browser binary "/nonexistent/chrome" not found`,
+			cdp:     `browser binary "/nonexistent/chrome" not found`,
 		},
 		{
 			name:    "missing env path",
 			opts:    Options{Getenv: env(EnvChromePath, "no-such-chrome-binary")},
 			browser: `browser binary "no-such-chrome-binary" not found`,
 			vision:  `browser binary "no-such-chrome-binary" not found`,
+			cdp:     `browser binary "no-such-chrome-binary" not found`,
 		},
 		// Attaching needs no local browser, however it is configured.
 		{name: "CDP flag", opts: Options{CDPURL: "ws://127.0.0.1:1/devtools/browser/x", ExecPath: "/nonexistent/chrome"}},
@@ -95,20 +101,20 @@ func TestChecks(t *testing.T) {
 		{
 			name:    "broken config",
 			opts:    Options{Home: homeWith(t, "browser: [\n"), CDPURL: "ws://127.0.0.1:1/x"},
-			browser: "parse ", vision: "parse ",
+			browser: "parse ", vision: "parse ", cdp: "parse ",
 		},
 		{
 			// A key the check does not need still breaks the section, as
 			// it does for the implementation.
 			name:    "mistyped config key",
 			opts:    Options{Home: homeWith(t, "browser:\n  allow_private_urls: [1]\n"), CDPURL: "ws://127.0.0.1:1/x"},
-			browser: "parse ", vision: "parse ",
+			browser: "parse ", vision: "parse ", cdp: "parse ",
 		},
-		{name: "no vision model", opts: Options{ExecPath: chromium, VisionUnavailable: noVision}, vision: noVision},
+		{name: "no vision model", opts: Options{ExecPath: chromium, VisionUnavailable: noVision}, vision: noVision, cdp: cdpOff},
 		{
 			name:    "no browser outranks no vision model",
 			opts:    Options{ExecPath: "/nonexistent/chrome", VisionUnavailable: noVision},
-			browser: "not found", vision: "not found",
+			browser: "not found", vision: "not found", cdp: "not found",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,8 +128,11 @@ func TestChecks(t *testing.T) {
 			ts := New(tc.opts).Toolset()
 			for _, tl := range ts.Tools {
 				want := tc.browser
-				if tl.Name == ToolVision {
+				switch tl.Name {
+				case ToolVision:
 					want = tc.vision
+				case ToolCDP:
+					want = tc.cdp
 				}
 				err := tl.Check()
 				switch {
@@ -182,7 +191,7 @@ func TestReadConfig(t *testing.T) {
 func TestDeclarations(t *testing.T) {
 	ts := New(Options{}).Toolset()
 	want := []string{ToolNavigate, ToolSnapshot, ToolClick, ToolType, ToolPress, ToolScroll, ToolBack,
-		ToolTabs, ToolDialog, ToolGetImages, ToolConsole, ToolVision}
+		ToolTabs, ToolDialog, ToolGetImages, ToolConsole, ToolVision, ToolCDP}
 	if ts.Name != ToolsetName || !ts.Default || strings.Join(ts.EnvVars, ",") != EnvCDPURL+","+EnvChromePath {
 		t.Errorf("toolset %q default %v env %v", ts.Name, ts.Default, ts.EnvVars)
 	}

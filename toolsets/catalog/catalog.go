@@ -124,6 +124,7 @@ const (
 	BrowserGetImages = "browser_get_images"
 	BrowserConsole   = "browser_console"
 	BrowserVision    = "browser_vision"
+	BrowserCDP       = "browser_cdp"
 
 	VisionAnalyze = "vision_analyze"
 	ImageGenerate = "image_generate"
@@ -192,6 +193,13 @@ func ChromiumNeed() Need {
 		},
 		Config: []string{"browser.cdp_url"},
 	}
+}
+
+// CDPNeed is what browser_cdp waits for: a running browser to attach to
+// (BROWSER_CDP_URL, browser.cdp_url), never the Chromium hermes-tools
+// launches behind its egress proxy.
+func CDPNeed() Need {
+	return Need{Env: []string{EnvBrowserCDPURL}, Config: []string{"browser.cdp_url"}}
 }
 
 // VisionNeed is what vision_analyze and browser_vision wait for: a key
@@ -282,6 +290,9 @@ func All() []Toolset {
 				browser(BrowserDialog), browser(BrowserGetImages), browser(BrowserConsole),
 				// browser_vision looks through vision_analyze's model.
 				{Name: BrowserVision, Needs: []Need{chromium, vision}},
+				// browser_cdp drives an attached browser only, as the
+				// original offers it only with a static CDP URL.
+				{Name: BrowserCDP, Needs: []Need{CDPNeed()}},
 			},
 		},
 		{

@@ -35,6 +35,7 @@ type callArgs struct {
 	AspectRatio        string   `json:"aspect_ratio"`
 	ImageURL           string   `json:"image_url"`
 	ReferenceImageURLs []string `json:"reference_image_urls"`
+	Upscale            bool     `json:"upscale"`
 }
 
 func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
@@ -81,6 +82,10 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 
 	stop := g.reportProgress(ctx, conf)
 	img, err := g.generate(ctx, conf, args.Prompt, aspect, sources)
+	upscaled, upscaleNote := false, ""
+	if err == nil && conf.Provider == ProviderFAL && args.Upscale {
+		img, upscaled, upscaleNote = g.upscale(ctx, conf, args.Prompt, img)
+	}
 	stop()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -105,6 +110,13 @@ func (g *generator) handle(ctx context.Context, raw json.RawMessage) (tooldef.Re
 		"success": true, "image": path, "model": conf.Model, "prompt": args.Prompt,
 		"aspect_ratio": aspect, "provider": conf.Provider, "modality": modality,
 	})
+	if conf.Provider == ProviderFAL {
+		// The original's FAL result says whether the pass ran.
+		res.Value.(map[string]any)["upscaled"] = upscaled
+		if upscaleNote != "" {
+			res.Value.(map[string]any)["note"] = upscaleNote
+		}
+	}
 	if len(img) <= maxInlineImage {
 		res.Images = []tooldef.Image{{MIMEType: mt, Data: img}}
 	}

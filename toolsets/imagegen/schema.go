@@ -28,6 +28,10 @@ const inputSchema = `{
       "items": {"type": "string", "maxLength": 8192},
       "maxItems": 15,
       "description": "Up to 15 additional reference images (style, character, or composition) guiding an edit. URLs, data: URLs or paths under the Hermes home's cache."
+    },
+    "upscale": {
+      "type": "boolean",
+      "description": "Post-generation high-resolution pass (~2x, extra cost/latency), off by default. A creative enhancer that can alter fine detail (rendered text, faces) — use only when resolution matters more than fidelity. FAL only; other providers ignore it."
     }
   },
   "required": ["prompt"]
@@ -42,7 +46,9 @@ const outputSchema = `{
     "prompt": {"type": "string"},
     "aspect_ratio": {"type": "string"},
     "provider": {"type": "string"},
-    "modality": {"enum": ["text", "image"]}
+    "modality": {"enum": ["text", "image"]},
+    "upscaled": {"type": "boolean"},
+    "note": {"type": "string"}
   },
   "required": ["success", "image", "model", "prompt", "aspect_ratio", "provider"]
 }`

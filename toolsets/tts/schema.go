@@ -15,6 +15,14 @@ const inputSchema = `{
     "output_path": {
       "type": "string", "maxLength": 16384,
       "description": "Optional file path for the audio (absolute, ~/..., or relative to the Hermes audio cache). Must not exist yet. Defaults to a new file in <HERMES_HOME>/cache/audio/."
+    },
+    "speed": {
+      "type": "number",
+      "description": "Playback speed multiplier. 1.0 = normal, 0.5 = very slow (language learning), 2.0 = fast. Range: 0.25-4.0. Overrides the speed configured in config.yaml."
+    },
+    "instructions": {
+      "type": "string", "maxLength": 100000,
+      "description": "Optional voice-design guidance: tone, emotion, pacing, accent, whispering, impressions (e.g. 'Speak in a cheerful, excited whisper'). Forwarded to the OpenAI backend (gpt-4o-mini-tts and OpenAI-compatible voice-design servers). Silently ignored by backends that don't support it."
     }
   },
   "required": ["text"]

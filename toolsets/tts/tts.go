@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -68,8 +69,36 @@ func (b Backend) maxChars() int {
 type speaker struct{ e *mediaapi.Env }
 
 type callArgs struct {
-	Text       string `json:"text"`
-	OutputPath string `json:"output_path"`
+	Text         string   `json:"text"`
+	OutputPath   string   `json:"output_path"`
+	Speed        *float64 `json:"speed"`
+	Instructions string   `json:"instructions"`
+}
+
+// Speed multiplier bounds of the speed argument, as the original clamps it.
+const (
+	minSpeed = 0.25
+	maxSpeed = 4.0
+)
+
+// withSpeed makes the speed argument win over every speed config.yaml
+// sets for this call: tts.speed and each provider's own. Each provider
+// then applies it as it applies a configured speed (its own range, its
+// own units).
+func (b Backend) withSpeed(speed float64) Backend {
+	speed = min(max(speed, minSpeed), maxSpeed)
+	b.Settings.Speed = speed
+	b.Settings.Edge.Speed = speed
+	b.Settings.OpenAI.Speed = speed
+	b.Settings.XAI.Speed = speed
+	b.Settings.MiniMax.Speed = &speed
+	b.Settings.Espeak.Speed = int(math.Round(float64(cmp.Or(b.Settings.Espeak.Speed, defaultEspeakSpeed)) * speed))
+	if b.Command != nil {
+		c := *b.Command
+		c.speed = strconv.FormatFloat(speed, 'f', -1, 64)
+		b.Command = &c
+	}
+	return b
 }
 
 func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Result, error) {
@@ -84,6 +113,9 @@ func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	conf, err := Resolve(s.e.Opts)
 	if err != nil {
 		return tooldef.Errorf("TTS configuration error (%s): %v", cmp.Or(conf.Provider, "tts"), err), nil
+	}
+	if args.Speed != nil && *args.Speed > 0 {
+		conf = conf.withSpeed(*args.Speed)
 	}
 	if n := conf.maxChars(); utf8.RuneCountInString(text) > n {
 		text = string([]rune(text)[:n])
@@ -121,7 +153,7 @@ func (s *speaker) handle(ctx context.Context, raw json.RawMessage) (tooldef.Resu
 	case conf.Provider == ProviderEspeak:
 		audio, err = s.espeak(ctx, conf, text, filepath.Dir(path))
 	case conf.Provider == ProviderOpenAI:
-		audio, err = s.openai(ctx, conf, text, format)
+		audio, err = s.openai(ctx, conf, text, format, strings.TrimSpace(args.Instructions))
 	case conf.Provider == ProviderElevenLabs:
 		audio, err = s.elevenlabs(ctx, conf, text)
 	case conf.Provider == ProviderMiniMax:
@@ -257,7 +289,11 @@ func (s *speaker) edge(ctx context.Context, conf Backend, text string) ([]byte, 
 	return c.synthesize(ctx, text, cmp.Or(strings.TrimSpace(conf.Settings.Edge.Voice), defaultEdgeVoice), edgeRate(speed))
 }
 
-func (s *speaker) openai(ctx context.Context, conf Backend, text, format string) ([]byte, error) {
+// openai speaks through /audio/speech; instructions is the voice-design
+// guidance gpt-4o-mini-tts (and compatible servers) take, sent only when
+// given. A speed of 1 is the API's default and is not sent, as the
+// original does.
+func (s *speaker) openai(ctx context.Context, conf Backend, text, format, instructions string) ([]byte, error) {
 	o := conf.Settings.OpenAI
 	model := cmp.Or(o.Model, defaultOpenAITTSModel)
 	params := map[string]any{
@@ -266,8 +302,11 @@ func (s *speaker) openai(ctx context.Context, conf Backend, text, format string)
 		"voice":           cmp.Or(o.Voice, defaultOpenAIVoice),
 		"response_format": format,
 	}
-	if o.Speed > 0 {
+	if o.Speed > 0 && o.Speed != 1 {
 		params["speed"] = o.Speed
+	}
+	if instructions != "" {
+		params["instructions"] = instructions
 	}
 	audio, err := s.e.PostOpenAI(ctx, conf.BaseURL, conf.APIKey, "audio/speech", params, s.e.CallTimeout(0))
 	if err != nil {

@@ -14,6 +14,10 @@ const inputSchema = `{
     "question": {
       "type": "string", "maxLength": 100000,
       "description": "Your specific question or request about the image. The image is always fully described first."
+    },
+    "region": {
+      "type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4,
+      "description": "Optional [x1, y1, x2, y2] crop in ORIGINAL-image pixel coordinates, applied before any downscaling — the crop keeps full resolution. Load the full image first, then re-call with a region to zoom into small text or fine detail."
     }
   },
   "required": ["image_url", "question"]
@@ -23,7 +27,8 @@ const outputSchema = `{
   "type": "object",
   "properties": {
     "success": {"const": true},
-    "analysis": {"type": "string"}
+    "analysis": {"type": "string"},
+    "scale_note": {"type": "string"}
   },
   "required": ["success", "analysis"]
 }`

@@ -168,6 +168,7 @@ func imageType(b []byte) (string, error) {
 type callArgs struct {
 	ImageURL string `json:"image_url"`
 	Question string `json:"question"`
+	Region   []int  `json:"region"`
 }
 
 // visionPrompt is the Python Hermes' wording, so answers read the same.
@@ -197,12 +198,24 @@ func (v *Client) handle(ctx context.Context, raw json.RawMessage) (tooldef.Resul
 	if err != nil {
 		return fail(err)
 	}
+	note := ""
+	if args.Region != nil {
+		if img, note, err = cropRegion(img, mt, args.Region); err != nil {
+			return fail(err)
+		}
+		mt = "image/png"
+	}
 	answer, err := v.ask(ctx, conf, "data:"+mt+";base64,"+base64.StdEncoding.EncodeToString(img), visionPrompt+args.Question)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(errors.New("Interrupted"))
 		}
 		return fail(err)
+	}
+	if note != "" {
+		// The original's shape for a scaled or cropped image: the note
+		// before the analysis, and on its own.
+		return tooldef.OK(map[string]any{"success": true, "analysis": "[" + note + "] " + answer, "scale_note": note}), nil
 	}
 	return tooldef.OK(map[string]any{"success": true, "analysis": answer}), nil
 }

@@ -160,7 +160,7 @@ func (s *Server) once(provider, key string) bool {
 
 // Page returns the URL of a fixture page: "article", "login", "table",
 // "doc.pdf", "long.txt" (LongText), "long.pdf" (LongPDF), "image.png",
-// "big", "binary", "redirect?to=<url>", "redirect-secret",
+// "image-2x.png" (UpscaledPNG), "big", "binary", "redirect?to=<url>", "redirect-secret",
 // "slow?ms=<n>&name=<fixture>".
 func (s *Server) Page(name string) string { return s.URL + "/pages/" + name }
 
@@ -664,7 +664,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, body []byte) {
 // is the model's output. "trigger-joberror" in the prompt makes the
 // finished job's response a 500 with FAL's detail; "trigger-offsite"
 // answers a receipt pointing at another host; "trigger-weird" reports an
-// unknown status.
+// unknown status. The upscaler app (FALUpscaler) answers one image.
 func (s *Server) fal(w http.ResponseWriter, r *http.Request, path string, body []byte) {
 	if r.Header.Get("Authorization") != "Key "+FalKey {
 		writeError(w, FAL, http.StatusUnauthorized, "Unauthorized: invalid or missing key")
@@ -758,6 +758,19 @@ func (s *Server) falJob(w http.ResponseWriter, r *http.Request, rest string) {
 			writeJSON(w, http.StatusOK, map[string]any{"images": []any{}, "seed": 42})
 			return
 		}
+		if job.model == FALUpscaler {
+			// The clarity upscaler answers one image, not a list; with
+			// "trigger-upscalefail" in the prompt it fails as a model does.
+			if strings.Contains(job.prompt, "trigger-upscalefail") {
+				writeError(w, FAL, http.StatusInternalServerError, "upscaler ran out of memory")
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{
+				"image": map[string]any{"url": s.Page("image-2x.png"), "width": 4, "height": 4, "content_type": "image/png"},
+				"seed":  42,
+			})
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{
 			"images":  []any{map[string]any{"url": s.Page("image.png"), "width": 2, "height": 2, "content_type": "image/png"}},
 			"prompt":  job.prompt,
@@ -809,6 +822,9 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, name string) {
 	case "image.png":
 		w.Header().Set("Content-Type", "image/png")
 		_, _ = w.Write(PNG())
+	case "image-2x.png":
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(UpscaledPNG())
 	case "big":
 		// Larger than any sensible download cap, streamed so the fake
 		// itself stays small.
@@ -857,6 +873,21 @@ func PNG() []byte {
 	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
 	img.Set(0, 0, color.RGBA{R: 255, A: 255})
 	img.Set(1, 1, color.RGBA{B: 255, A: 255})
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, img)
+	return buf.Bytes()
+}
+
+// FALUpscaler is the FAL app the original runs for upscale: its fake
+// answers UpscaledPNG.
+const FALUpscaler = "fal-ai/clarity-upscaler"
+
+// UpscaledPNG is PNG at twice the size: what the fake FAL upscaler
+// returns, so a test can tell the two apart.
+func UpscaledPNG() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	img.Set(0, 0, color.RGBA{R: 255, A: 255})
+	img.Set(3, 3, color.RGBA{B: 255, A: 255})
 	var buf bytes.Buffer
 	_ = png.Encode(&buf, img)
 	return buf.Bytes()
