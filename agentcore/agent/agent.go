@@ -176,6 +176,10 @@ type Conversation struct {
 	subMu         sync.Mutex
 	subMCP        *mcpclients.Manager
 
+	// mainCfg is the native runtime's model, which side tasks fall back
+	// to when config.yaml gives them no route of their own.
+	mainCfg native.Config
+
 	counters    *nudge.Counters
 	reviews     *nudge.Reviewer
 	stopReviews context.CancelFunc
@@ -319,6 +323,7 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 		}
 	}
 	cfg.Model, cfg.Provider = model.Default, model.Provider
+	c.mainCfg = cfg
 
 	servers, problems, err := mcpclients.ServersFromConfig(o.HermesHome)
 	if err != nil {
@@ -608,6 +613,27 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 	c.record(ctx, res, added)
 	c.nudge(res, added)
 	return res, nil
+}
+
+// SideTask runs one side request (a goal verdict, a title, a summary) on
+// the model auxiliary.<task> in config.yaml routes it to, or on the main
+// model when it names none, as the original routes its side tasks. It
+// does not touch the conversation.
+func (c *Conversation) SideTask(ctx context.Context, task string, req native.SideRequest) (string, error) {
+	main := c.mainCfg
+	if main.Model == "" {
+		cfg, err := native.LoadConfig(c.opts.HermesHome, c.opts.Getenv)
+		if err != nil {
+			return "", fmt.Errorf("%s needs a model it can reach (auxiliary.%s, or an OpenAI-compatible main model): %w", task, task, err)
+		}
+		main = cfg
+	}
+	cfg, err := native.AuxiliaryConfig(c.opts.HermesHome, task, main, c.opts.Getenv)
+	if err != nil {
+		return "", err
+	}
+	text, _, err := native.Complete(ctx, cfg, req)
+	return text, err
 }
 
 // codexSubagent runs one delegated task for codex. Sub-agents run on the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/agent"
+	"github.com/hermes-go/hermes/agentcore/goals"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/agentcore/statedb"
 	"github.com/hermes-go/hermes/bridge"
@@ -143,6 +144,10 @@ type cli struct {
 	// /usage; /new starts them again.
 	usage    agentcore.Usage
 	apiCalls int
+	// goal is the conversation's standing goal (/goal), read from
+	// state.db when the conversation starts.
+	goal         *goals.Manager
+	goalSettings goals.Settings
 }
 
 func (c *cli) start() (*agent.Conversation, error) {
@@ -176,6 +181,7 @@ func (c *cli) start() (*agent.Conversation, error) {
 		// --resume applies to the first conversation only; /new starts a
 		// fresh one.
 		c.opts.Resume = ""
+		c.loadGoal(conv)
 	}
 	return conv, err
 }
@@ -313,6 +319,11 @@ const helpText = `Commands:
   /new                    start a fresh conversation (re-reads config.yaml)
   /title [name]           show or set this session's title in state.db
   /usage                  token usage of this conversation so far
+  /goal [text|status|pause|resume|clear]
+                          set a standing goal worked on across turns until a judge
+                          model (auxiliary.goal_judge) says it is done
+  /subgoal [text|remove N|clear]
+                          add or manage extra criteria on the active goal
   /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
   /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
                           (saved to config.yaml; effective from the next conversation)
@@ -357,7 +368,7 @@ func (c *cli) interactive() int {
 			continue
 		}
 		if !strings.HasPrefix(line, "/") {
-			c.turn(conv, line)
+			c.converse(conv, line)
 			continue
 		}
 		name, arg, _ := strings.Cut(line, " ")
@@ -379,6 +390,10 @@ func (c *cli) interactive() int {
 			c.banner(conv)
 		case "/title":
 			c.title(conv, arg)
+		case "/goal":
+			c.goalCommand(conv, arg)
+		case "/subgoal":
+			c.subgoalCommand(arg)
 		case "/usage":
 			c.out.write(usageText(conv.Meta().Model, c.usage, c.apiCalls))
 		case "/reload-mcp", "/reload_mcp":

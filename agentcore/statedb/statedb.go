@@ -991,3 +991,30 @@ func resetArgs(id string) []any {
 	}
 	return args
 }
+
+// Meta reads one state_meta value; ok is false when the key is absent.
+// Hermes keeps small per-session records there under its own keys (a
+// session's /goal under "goal:<session id>"), which both programs read.
+func (s *Store) Meta(ctx context.Context, key string) (value string, ok bool, err error) {
+	var raw sql.NullString
+	err = s.db.QueryRowContext(ctx, "SELECT value FROM state_meta WHERE key = ?", key).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, s.db.Explain("read "+key+" from state_meta", err)
+	}
+	return raw.String, true, nil
+}
+
+// SetMeta writes one state_meta value, replacing what the key held.
+func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+	return s.db.Tx(ctx, "write "+key+" to state_meta", func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO state_meta (key, value) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		if err != nil {
+			return s.db.Explain("write "+key+" to state_meta", err)
+		}
+		return nil
+	})
+}
