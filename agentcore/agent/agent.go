@@ -180,6 +180,16 @@ type Conversation struct {
 	// to when config.yaml gives them no route of their own.
 	mainCfg native.Config
 
+	// The generated title (maybeTitle) runs on bg, stopped by Close;
+	// autoTitle is the title set since the conversation started, by it
+	// or by the user (TitleSet).
+	bg           sync.WaitGroup
+	bgCtx        context.Context
+	stopBG       context.CancelFunc
+	titleStarted bool
+	titleMu      sync.Mutex
+	autoTitle    string
+
 	counters    *nudge.Counters
 	reviews     *nudge.Reviewer
 	stopReviews context.CancelFunc
@@ -219,6 +229,7 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 		model.Provider = opts.Provider
 	}
 	c := &Conversation{opts: opts, store: opts.Store, closed: make(chan struct{})}
+	c.bgCtx, c.stopBG = context.WithCancel(context.WithoutCancel(ctx))
 	c.meta = agentcore.SessionMeta{
 		ID: opts.SessionID, Source: cmp.Or(opts.Source, Source), Model: model.Default, Provider: model.Provider,
 		Runtime: RuntimeNative, StartedAt: time.Now().UTC(),
@@ -383,8 +394,17 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 		return fmt.Errorf("native runtime: %w", err)
 	}
 	// The review is a separate, silent turn over the same tools (memory
-	// lives in hermes-tools), never streamed to the user.
-	run, err := nudge.NativeRunner(native.Options{Config: cfg, Tools: c.mcp, SystemPrompt: prompt})
+	// lives in hermes-tools), never streamed to the user, on the model
+	// auxiliary.background_review names (the main one by default), as the
+	// original runs its review fork; enabled: false there turns it off.
+	if !native.AuxFlag(o.HermesHome, native.AuxBackgroundReview, "enabled", true) {
+		return nil
+	}
+	reviewCfg, err := native.AuxiliaryConfig(o.HermesHome, native.AuxBackgroundReview, cfg, o.Getenv)
+	if err != nil {
+		return fmt.Errorf("background review: %w", err)
+	}
+	run, err := nudge.NativeRunner(native.Options{Config: reviewCfg, Tools: c.mcp, SystemPrompt: prompt})
 	if err != nil {
 		return err
 	}
@@ -426,6 +446,9 @@ func (c *Conversation) startCodex() error {
 		return fmt.Errorf("codex runtime: %w (%s)", err, codexrt.FallbackHint)
 	}
 	c.codex = rt
+	if !native.AuxFlag(o.HermesHome, native.AuxBackgroundReview, "enabled", true) {
+		return nil
+	}
 	rctx, cancel := context.WithCancel(context.Background())
 	c.stopReviews = cancel
 	c.reviews = nudge.NewReviewer(rctx, c.codexReview, func(out nudge.Outcome) {
@@ -543,6 +566,11 @@ func (c *Conversation) Meta() agentcore.SessionMeta {
 	defer c.turnMu.Unlock()
 	m := c.meta
 	m.CodexThreadID = c.thread
+	c.titleMu.Lock()
+	if c.autoTitle != "" {
+		m.Title = c.autoTitle
+	}
+	c.titleMu.Unlock()
 	return m
 }
 
@@ -612,6 +640,7 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 	res.SessionID = c.meta.ID
 	c.record(ctx, res, added)
 	c.nudge(res, added)
+	c.maybeTitle(res)
 	return res, nil
 }
 
@@ -634,6 +663,15 @@ func (c *Conversation) SideTask(ctx context.Context, task string, req native.Sid
 	}
 	text, _, err := native.Complete(ctx, cfg, req)
 	return text, err
+}
+
+// TitleSet tells the conversation the title the session was given (by
+// /title), which Meta reports from then on and which no generated title
+// replaces.
+func (c *Conversation) TitleSet(title string) {
+	c.titleMu.Lock()
+	c.autoTitle = title
+	c.titleMu.Unlock()
 }
 
 // codexSubagent runs one delegated task for codex. Sub-agents run on the
@@ -665,6 +703,9 @@ func (c *Conversation) codexReview(ctx context.Context, history []agentcore.Mess
 	}
 	if err != nil {
 		return agentcore.Result{}, err
+	}
+	if cfg, err = native.AuxiliaryConfig(c.opts.HermesHome, native.AuxBackgroundReview, cfg, c.opts.Getenv); err != nil {
+		return agentcore.Result{}, fmt.Errorf("background review: %w", err)
 	}
 	run, err := nudge.NativeRunner(native.Options{Config: cfg, Tools: mgr, SystemPrompt: DefaultSystemPrompt})
 	if err != nil {
@@ -824,6 +865,11 @@ func (c *Conversation) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		var errs []error
+		// A title on its way is given titleGrace, then cancelled.
+		timer := time.AfterFunc(titleGrace, c.stopBG)
+		c.bg.Wait()
+		timer.Stop()
+		c.stopBG()
 		if c.reviews != nil {
 			// A running review is given reviewGrace to finish (it is what
 			// keeps the memory current), then cancelled: it must not

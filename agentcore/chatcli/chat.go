@@ -441,6 +441,11 @@ func (c *cli) banner(conv *agent.Conversation) {
 		prov = "auto"
 	}
 	c.out.write(fmt.Sprintf("Hermes · %s (%s) on the %s runtime · session %s\nType /help for commands, /quit to leave.\n", m.Model, prov, m.Runtime, m.ID))
+	if c.goal != nil && c.goal.Active() {
+		// A goal set earlier, here or by the Python Hermes, goes on with
+		// the next turn.
+		c.out.write(c.goal.StatusLine() + "\n")
+	}
 }
 
 const (
@@ -588,5 +593,6 @@ func (c *cli) title(conv *agent.Conversation, name string) {
 		fmt.Fprintf(c.errw, "hermes: /title: %v\n", err)
 		return
 	}
+	conv.TitleSet(t)
 	c.out.write("Title set: " + t + "\n")
 }

@@ -25,9 +25,6 @@ func (c *cli) loadGoal(conv *agent.Conversation) {
 		fmt.Fprintf(c.errw, "⚠ %v\n", err)
 	}
 	c.goal = m
-	if m.Active() {
-		c.out.write(m.StatusLine() + "\n")
-	}
 }
 
 // judge asks auxiliary.goal_judge (or the main model) for a verdict.

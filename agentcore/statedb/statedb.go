@@ -1018,3 +1018,59 @@ func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 		return nil
 	})
 }
+
+// titleRank orders title provenance as Hermes does: derived < llm < user;
+// a NULL source, and a branch's, rank as the user's.
+func titleRank(source sql.NullString) int {
+	switch source.String {
+	case "derived":
+		return 0
+	case "llm":
+		return 1
+	}
+	return 2
+}
+
+// SetAutoTitle records a generated title (source "llm" or "derived") the
+// way Hermes' automatic titler does: only over no title or one of lower
+// provenance, so a name the user typed is never replaced. A title another
+// session holds gets Hermes' " #N" numbering. It returns the title the
+// session has afterwards.
+func (s *Store) SetAutoTitle(ctx context.Context, sessionID, title, source string) (string, error) {
+	t := cleanTitle(title)
+	if t == "" {
+		return "", errors.New("statedb: empty generated title")
+	}
+	var result string
+	err := s.db.Tx(ctx, "set the generated title of "+sessionID, func(tx *sql.Tx) error {
+		if err := s.writable(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var cur, curSource sql.NullString
+		q := "SELECT title, NULL FROM sessions WHERE id = ?"
+		if s.has["title_source"] {
+			q = "SELECT title, title_source FROM sessions WHERE id = ?"
+		}
+		if err := tx.QueryRowContext(ctx, q, sessionID).Scan(&cur, &curSource); err != nil {
+			return s.db.Explain("read the title of "+sessionID, err)
+		}
+		if cur.Valid && cur.String != "" && titleRank(curSource) >= titleRank(sql.NullString{String: source, Valid: true}) {
+			result = cur.String
+			return nil
+		}
+		free, err := s.freeTitle(ctx, tx, t)
+		if err != nil || free == "" {
+			return err
+		}
+		q, args := "UPDATE sessions SET title = ? WHERE id = ?", []any{free, sessionID}
+		if s.has["title_source"] {
+			q, args = "UPDATE sessions SET title = ?, title_source = ? WHERE id = ?", []any{free, source, sessionID}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return s.db.Explain("set the title of "+sessionID, err)
+		}
+		result = free
+		return nil
+	})
+	return result, err
+}
