@@ -179,6 +179,8 @@ type Conversation struct {
 	// mainCfg is the native runtime's model, which side tasks fall back
 	// to when config.yaml gives them no route of their own.
 	mainCfg native.Config
+	// nativeOpts built c.native; /model rebuilds it with another model.
+	nativeOpts native.Options
 
 	// The generated title (maybeTitle) runs on bg, stopped by Close;
 	// autoTitle is the title set since the conversation started, by it
@@ -386,10 +388,11 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	if err != nil {
 		return fmt.Errorf("delegate_task: %w", err)
 	}
-	c.native, err = native.New(native.Options{
+	c.nativeOpts = native.Options{
 		Config: cfg, Tools: tools, SystemPrompt: prompt, Notes: notes,
 		OnText: o.OnText, OnToolCall: o.OnToolCall,
-	})
+	}
+	c.native, err = native.New(c.nativeOpts)
 	if err != nil {
 		return fmt.Errorf("native runtime: %w", err)
 	}

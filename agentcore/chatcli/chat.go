@@ -319,6 +319,9 @@ const helpText = `Commands:
   /new                    start a fresh conversation (re-reads config.yaml)
   /title [name]           show or set this session's title in state.db
   /usage                  token usage of this conversation so far
+  /retry                  take back the last message and its answer, and send it again
+  /model [name] [--provider name]
+                          show the model, or switch this session to another one
   /goal [text|status|pause|resume|clear]
                           set a standing goal worked on across turns until a judge
                           model (auxiliary.goal_judge) says it is done
@@ -390,6 +393,10 @@ func (c *cli) interactive() int {
 			c.banner(conv)
 		case "/title":
 			c.title(conv, arg)
+		case "/retry":
+			c.retry(conv)
+		case "/model", "/provider":
+			c.model(conv, arg)
 		case "/goal":
 			c.goalCommand(conv, arg)
 		case "/subgoal":

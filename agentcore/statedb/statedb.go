@@ -345,7 +345,8 @@ var (
 		"state_meta": {"key", "value"},
 	}
 	optional = map[string][]string{
-		"sessions": {"profile_name", "created_source", "title_source", "last_activity_at", "archived", "session_key"},
+		"sessions": {"profile_name", "created_source", "title_source", "last_activity_at", "archived", "session_key", "rewind_count"},
+		"messages": {"compacted"},
 	}
 )
 
@@ -1073,4 +1074,48 @@ func (s *Store) SetAutoTitle(ctx context.Context, sessionID, title, source strin
 		return nil
 	})
 	return result, err
+}
+
+// RewindLastUser takes back the session's last user message and
+// everything after it, as Hermes' rewind does (/retry, /undo): the rows
+// stay but leave the transcript (active = 0, and compacted = 0 so they
+// are not taken for compaction archives), rewind_count goes up by one and
+// the counters are recounted from the rows still active. It returns the
+// text of the user message taken back; ok is false when there is none.
+func (s *Store) RewindLastUser(ctx context.Context, sessionID string) (text string, ok bool, err error) {
+	err = s.db.Tx(ctx, "rewind session "+sessionID, func(tx *sql.Tx) error {
+		if err := s.writable(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var id int64
+		var content sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT id, content FROM messages WHERE session_id = ? AND role = 'user' AND active = 1
+			ORDER BY id DESC LIMIT 1`, sessionID).Scan(&id, &content)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return s.db.Explain("find the last message of "+sessionID, err)
+		}
+		text, ok = content.String, true
+		set := "active = 0"
+		if s.has["compacted"] {
+			set += ", compacted = 0"
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE messages SET "+set+" WHERE session_id = ? AND id >= ? AND active = 1", sessionID, id); err != nil {
+			return s.db.Explain("rewind session "+sessionID, err)
+		}
+		counts := `message_count = (SELECT COUNT(*) FROM messages WHERE session_id = sessions.id AND active = 1),
+			tool_call_count = (SELECT COALESCE(SUM(CASE WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array'
+				THEN json_array_length(tool_calls) ELSE 1 END), 0)
+				FROM messages WHERE session_id = sessions.id AND active = 1 AND tool_calls IS NOT NULL AND tool_calls <> '')`
+		if s.has["rewind_count"] {
+			counts += ", rewind_count = COALESCE(rewind_count, 0) + 1"
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE sessions SET "+counts+" WHERE id = ?", sessionID); err != nil {
+			return s.db.Explain("recount session "+sessionID, err)
+		}
+		return nil
+	})
+	return text, ok, err
 }
