@@ -628,6 +628,7 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 		// reviews, which run natively and need the transcript.
 		c.history = append(c.history, res.Messages...)
 	} else {
+		c.autoCompress(ctx, text)
 		prev := len(c.history)
 		res, err = c.native.RunTurn(ctx, c.history, text)
 		if err != nil {

@@ -319,6 +319,7 @@ const helpText = `Commands:
   /new                    start a fresh conversation (re-reads config.yaml)
   /title [name]           show or set this session's title in state.db
   /usage                  token usage of this conversation so far
+  /compress [focus]       summarise the older part of the conversation now (auxiliary.compression)
   /retry                  take back the last message and its answer, and send it again
   /model [name] [--provider name]
                           show the model, or switch this session to another one
@@ -393,6 +394,8 @@ func (c *cli) interactive() int {
 			c.banner(conv)
 		case "/title":
 			c.title(conv, arg)
+		case "/compress", "/compact":
+			c.compress(conv, arg)
 		case "/retry":
 			c.retry(conv)
 		case "/model", "/provider":

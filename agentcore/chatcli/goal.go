@@ -2,6 +2,7 @@ package chatcli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -43,6 +44,7 @@ func (c *cli) judge(conv *agent.Conversation) goals.Judge {
 // it and the continuation turns it asks for.
 func (c *cli) converse(conv *agent.Conversation, text string) {
 	res, ok := c.turn(conv, text)
+	c.followSession(conv)
 	for c.goal != nil && c.goal.Active() {
 		if !ok {
 			if res.Interrupted {
@@ -53,6 +55,7 @@ func (c *cli) converse(conv *agent.Conversation, text string) {
 			}
 			return
 		}
+		c.followSession(conv)
 		d, err := c.goal.AfterTurn(c.ctx, c.judge(conv), res.FinalResponse)
 		if err != nil {
 			fmt.Fprintf(c.errw, "⚠ the goal's progress was not saved: %v\n", err)
@@ -132,4 +135,32 @@ func (c *cli) subgoalCommand(arg string) {
 		}
 		c.out.write(c.goal.Subgoals() + "\n")
 	}
+}
+
+// followSession moves the goal along when context compression handed the
+// conversation on to a new session.
+func (c *cli) followSession(conv *agent.Conversation) {
+	if c.goal == nil {
+		return
+	}
+	if id := conv.Meta().ID; id != c.goal.SessionID() {
+		if err := c.goal.MoveTo(c.ctx, id); err != nil {
+			fmt.Fprintf(c.errw, "⚠ the goal could not follow the conversation to session %s: %v\n", id, err)
+		}
+	}
+}
+
+// compress is /compress [focus]: summarise the conversation's middle now.
+func (c *cli) compress(conv *agent.Conversation, focus string) {
+	done, err := conv.Compress(c.ctx, focus)
+	if errors.Is(err, agent.ErrNothingToCompress) {
+		c.out.write("Nothing to compress yet.\n")
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /compress: %v\n", err)
+		return
+	}
+	c.followSession(conv)
+	c.out.write(fmt.Sprintf("Compressed: %d messages summarised (~%d → ~%d tokens); session %s.\n", done.Summarised, done.Before, done.After, done.SessionID))
 }

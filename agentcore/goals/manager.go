@@ -364,3 +364,35 @@ func bump(n int, failed bool) int {
 	}
 	return 0
 }
+
+// SessionID is the session the goal belongs to.
+func (m *Manager) SessionID() string { return m.sessionID }
+
+// MoveTo carries the goal to the session the conversation goes on in
+// after context compression, as the original migrates it: the new
+// session gets the record, the old one keeps it marked cleared, so one
+// active goal row exists per conversation. A goal already on the new
+// session is kept.
+func (m *Manager) MoveTo(ctx context.Context, sessionID string) error {
+	if sessionID == "" || sessionID == m.sessionID {
+		return nil
+	}
+	old := m.sessionID
+	m.sessionID = sessionID
+	if m.state == nil || m.state.Status == StatusCleared || m.store == nil {
+		return nil
+	}
+	if _, exists, err := m.store.Meta(ctx, MetaKey(sessionID)); err != nil || exists {
+		return err
+	}
+	if err := m.save(ctx); err != nil {
+		return err
+	}
+	archived := *m.state
+	archived.Status = StatusCleared
+	raw, err := archived.Encode()
+	if err != nil {
+		return err
+	}
+	return m.store.SetMeta(context.WithoutCancel(ctx), MetaKey(old), raw)
+}

@@ -669,6 +669,13 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []age
 	}
 	now := epoch(s.now())
 	return s.db.Tx(ctx, "append messages to "+sessionID, func(tx *sql.Tx) error {
+		return s.appendTx(ctx, tx, sessionID, msgs, now)
+	})
+}
+
+// appendTx is AppendMessages inside the caller's transaction.
+func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, msgs []agentcore.Message, now float64) error {
+	{
 		if err := s.writable(ctx, tx, sessionID); err != nil {
 			return err
 		}
@@ -729,7 +736,7 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []age
 			return s.db.Explain("count the messages of "+sessionID, err)
 		}
 		return nil
-	})
+	}
 }
 
 // recentToolNames reads the tool calls of the session's latest assistant
