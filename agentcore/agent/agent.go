@@ -653,17 +653,34 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 // model when it names none, as the original routes its side tasks. It
 // does not touch the conversation.
 func (c *Conversation) SideTask(ctx context.Context, task string, req native.SideRequest) (string, error) {
-	main := c.mainCfg
+	main, noNative := c.mainCfg, false
 	if main.Model == "" {
 		cfg, err := native.LoadConfig(c.opts.HermesHome, c.opts.Getenv)
-		if err != nil {
-			return "", fmt.Errorf("%s needs a model it can reach (auxiliary.%s, or an OpenAI-compatible main model): %w", task, task, err)
+		// OpenAI's API without a key is a ChatGPT login for codex, not
+		// a model this program can call.
+		noNative = err != nil || (cfg.APIKey == "" && cfg.BaseURL == native.DefaultBaseURL)
+		if err == nil {
+			main = cfg
 		}
-		main = cfg
 	}
 	cfg, err := native.AuxiliaryConfig(c.opts.HermesHome, task, main, c.opts.Getenv)
 	if err != nil {
 		return "", err
+	}
+	if noNative && (cfg.BaseURL == "" || (cfg.BaseURL == main.BaseURL && cfg.APIKey == main.APIKey)) {
+		if c.codex == nil {
+			return "", fmt.Errorf("%s needs a model it can reach: set auxiliary.%s (provider, model, base_url, api_key) in config.yaml", task, task)
+		}
+		// No route of its own and only a ChatGPT login: the side task
+		// runs on a throwaway codex thread, as reviews do.
+		res, err := c.onCodex(ctx, c.meta.ID+"-"+task, req.System+"\n\n"+req.User)
+		if err != nil {
+			return "", err
+		}
+		if res.Error != "" {
+			return "", errors.New(res.Error)
+		}
+		return res.FinalResponse, nil
 	}
 	text, _, err := native.Complete(ctx, cfg, req)
 	return text, err

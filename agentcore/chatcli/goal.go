@@ -43,30 +43,19 @@ func (c *cli) judge(conv *agent.Conversation) goals.Judge {
 // converse runs a user turn and, while a goal is active, the judge after
 // it and the continuation turns it asks for.
 func (c *cli) converse(conv *agent.Conversation, text string) {
-	res, ok := c.turn(conv, text)
-	c.followSession(conv)
-	for c.goal != nil && c.goal.Active() {
-		if !ok {
-			if res.Interrupted {
-				if err := c.goal.Pause(c.ctx, "interrupted by the user"); err != nil {
-					fmt.Fprintf(c.errw, "hermes: /goal: %v\n", err)
-				}
-				c.out.write("⏸ Goal paused (interrupted). /goal resume continues it.\n")
-			}
-			return
-		}
+	turn := func(_ context.Context, text string) goals.TurnResult {
+		res, ok := c.turn(conv, text)
 		c.followSession(conv)
-		d, err := c.goal.AfterTurn(c.ctx, c.judge(conv), res.FinalResponse)
-		if err != nil {
-			fmt.Fprintf(c.errw, "⚠ the goal's progress was not saved: %v\n", err)
-		}
+		return goals.TurnResult{Response: res.FinalResponse, OK: ok, Interrupted: res.Interrupted}
+	}
+	first := turn(c.ctx, text)
+	report := func(d goals.Decision) {
 		if d.Message != "" {
 			c.out.write(d.Message + "\n")
 		}
-		if !d.Continue {
-			return
-		}
-		res, ok = c.turn(conv, d.Prompt)
+	}
+	if err := goals.Drive(c.ctx, c.goal, c.judge(conv), first, turn, report, func() { c.followSession(conv) }); err != nil {
+		fmt.Fprintf(c.errw, "⚠ the goal's progress was not saved: %v\n", err)
 	}
 }
 

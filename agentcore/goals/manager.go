@@ -396,3 +396,48 @@ func (m *Manager) MoveTo(ctx context.Context, sessionID string) error {
 	}
 	return m.store.SetMeta(context.WithoutCancel(ctx), MetaKey(old), raw)
 }
+
+// TurnResult is what Drive needs to know of a turn.
+type TurnResult struct {
+	// Response is the turn's final answer, which the judge reads.
+	Response string
+	// OK says the turn completed; Interrupted that the user stopped it.
+	OK, Interrupted bool
+}
+
+// Drive runs the loop after a turn while the goal is active: the judge,
+// then the continuation turn it asks for, until done, blocked, paused or
+// a turn that did not complete. An interrupted turn pauses the goal, as
+// the user stopping the agent means. Every continuation is a turn of its
+// own through turn, so on any runtime it is a new model turn in the same
+// conversation. report is told each decision (and the pause after an
+// interrupt); moved is called before judging, to follow the conversation
+// to another session (context compression); it may be nil.
+func Drive(ctx context.Context, m *Manager, judge Judge, first TurnResult, turn func(ctx context.Context, text string) TurnResult,
+	report func(Decision), moved func()) error {
+	res := first
+	for m != nil && m.Active() {
+		if !res.OK {
+			if res.Interrupted {
+				if err := m.Pause(ctx, "interrupted by the user"); err != nil {
+					return err
+				}
+				report(Decision{Verdict: "interrupted", Message: "⏸ Goal paused (interrupted). /goal resume continues it."})
+			}
+			return nil
+		}
+		if moved != nil {
+			moved()
+		}
+		d, err := m.AfterTurn(ctx, judge, res.Response)
+		report(d)
+		if err != nil {
+			return err
+		}
+		if !d.Continue {
+			return nil
+		}
+		res = turn(ctx, d.Prompt)
+	}
+	return nil
+}
