@@ -179,6 +179,7 @@ type Conversation struct {
 	// mainCfg is the native runtime's model, which side tasks fall back
 	// to when config.yaml gives them no route of their own.
 	mainCfg native.Config
+	cfgMu   sync.Mutex // guards mainCfg: side tasks read it beside turns
 	// nativeOpts built c.native; /model rebuilds it with another model.
 	nativeOpts native.Options
 
@@ -336,7 +337,9 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 		}
 	}
 	cfg.Model, cfg.Provider = model.Default, model.Provider
+	c.cfgMu.Lock()
 	c.mainCfg = cfg
+	c.cfgMu.Unlock()
 
 	servers, problems, err := mcpclients.ServersFromConfig(o.HermesHome)
 	if err != nil {
@@ -653,7 +656,9 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 // model when it names none, as the original routes its side tasks. It
 // does not touch the conversation.
 func (c *Conversation) SideTask(ctx context.Context, task string, req native.SideRequest) (string, error) {
+	c.cfgMu.Lock()
 	main, noNative := c.mainCfg, false
+	c.cfgMu.Unlock()
 	if main.Model == "" {
 		cfg, err := native.LoadConfig(c.opts.HermesHome, c.opts.Getenv)
 		// OpenAI's API without a key is a ChatGPT login for codex, not

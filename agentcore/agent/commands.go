@@ -83,7 +83,10 @@ func (c *Conversation) SwitchModel(model, provider string) (agentcore.SessionMet
 	if err != nil {
 		return c.meta, err
 	}
-	c.native, c.nativeOpts, c.mainCfg = rt, opts, cfg
+	c.native, c.nativeOpts = rt, opts
+	c.cfgMu.Lock()
+	c.mainCfg = cfg
+	c.cfgMu.Unlock()
 	c.meta.Model, c.meta.Provider = cfg.Model, cfg.Provider
 	return c.meta, nil
 }

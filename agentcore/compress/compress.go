@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -246,7 +247,7 @@ func SummaryInput(middle []agentcore.Message, focus string) string {
 	out := b.String()
 	if len(out) > maxInputChars {
 		half := maxInputChars / 2
-		out = out[:half] + "\n\n[... middle of the transcript omitted ...]\n\n" + out[len(out)-half:]
+		out = strings.ToValidUTF8(out[:half]+"\n\n[... middle of the transcript omitted ...]\n\n"+out[len(out)-half:], "")
 	}
 	return out
 }
@@ -254,6 +255,10 @@ func SummaryInput(middle []agentcore.Message, focus string) string {
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	// Cut on a character boundary, never inside one.
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "… [truncated]"
 }
