@@ -176,6 +176,23 @@ type Conversation struct {
 	subMu         sync.Mutex
 	subMCP        *mcpclients.Manager
 
+	// mainCfg is the native runtime's model, which side tasks fall back
+	// to when config.yaml gives them no route of their own.
+	mainCfg native.Config
+	cfgMu   sync.Mutex // guards mainCfg: side tasks read it beside turns
+	// nativeOpts built c.native; /model rebuilds it with another model.
+	nativeOpts native.Options
+
+	// The generated title (maybeTitle) runs on bg, stopped by Close;
+	// autoTitle is the title set since the conversation started, by it
+	// or by the user (TitleSet).
+	bg           sync.WaitGroup
+	bgCtx        context.Context
+	stopBG       context.CancelFunc
+	titleStarted bool
+	titleMu      sync.Mutex
+	autoTitle    string
+
 	counters    *nudge.Counters
 	reviews     *nudge.Reviewer
 	stopReviews context.CancelFunc
@@ -215,6 +232,7 @@ func Start(ctx context.Context, opts Options) (*Conversation, error) {
 		model.Provider = opts.Provider
 	}
 	c := &Conversation{opts: opts, store: opts.Store, closed: make(chan struct{})}
+	c.bgCtx, c.stopBG = context.WithCancel(context.WithoutCancel(ctx))
 	c.meta = agentcore.SessionMeta{
 		ID: opts.SessionID, Source: cmp.Or(opts.Source, Source), Model: model.Default, Provider: model.Provider,
 		Runtime: RuntimeNative, StartedAt: time.Now().UTC(),
@@ -319,6 +337,9 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 		}
 	}
 	cfg.Model, cfg.Provider = model.Default, model.Provider
+	c.cfgMu.Lock()
+	c.mainCfg = cfg
+	c.cfgMu.Unlock()
 
 	servers, problems, err := mcpclients.ServersFromConfig(o.HermesHome)
 	if err != nil {
@@ -370,16 +391,26 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	if err != nil {
 		return fmt.Errorf("delegate_task: %w", err)
 	}
-	c.native, err = native.New(native.Options{
+	c.nativeOpts = native.Options{
 		Config: cfg, Tools: tools, SystemPrompt: prompt, Notes: notes,
 		OnText: o.OnText, OnToolCall: o.OnToolCall,
-	})
+	}
+	c.native, err = native.New(c.nativeOpts)
 	if err != nil {
 		return fmt.Errorf("native runtime: %w", err)
 	}
 	// The review is a separate, silent turn over the same tools (memory
-	// lives in hermes-tools), never streamed to the user.
-	run, err := nudge.NativeRunner(native.Options{Config: cfg, Tools: c.mcp, SystemPrompt: prompt})
+	// lives in hermes-tools), never streamed to the user, on the model
+	// auxiliary.background_review names (the main one by default), as the
+	// original runs its review fork; enabled: false there turns it off.
+	if !native.AuxFlag(o.HermesHome, native.AuxBackgroundReview, "enabled", true) {
+		return nil
+	}
+	reviewCfg, err := native.AuxiliaryConfig(o.HermesHome, native.AuxBackgroundReview, cfg, o.Getenv)
+	if err != nil {
+		return fmt.Errorf("background review: %w", err)
+	}
+	run, err := nudge.NativeRunner(native.Options{Config: reviewCfg, Tools: c.mcp, SystemPrompt: prompt})
 	if err != nil {
 		return err
 	}
@@ -421,6 +452,9 @@ func (c *Conversation) startCodex() error {
 		return fmt.Errorf("codex runtime: %w (%s)", err, codexrt.FallbackHint)
 	}
 	c.codex = rt
+	if !native.AuxFlag(o.HermesHome, native.AuxBackgroundReview, "enabled", true) {
+		return nil
+	}
 	rctx, cancel := context.WithCancel(context.Background())
 	c.stopReviews = cancel
 	c.reviews = nudge.NewReviewer(rctx, c.codexReview, func(out nudge.Outcome) {
@@ -538,6 +572,11 @@ func (c *Conversation) Meta() agentcore.SessionMeta {
 	defer c.turnMu.Unlock()
 	m := c.meta
 	m.CodexThreadID = c.thread
+	c.titleMu.Lock()
+	if c.autoTitle != "" {
+		m.Title = c.autoTitle
+	}
+	c.titleMu.Unlock()
 	return m
 }
 
@@ -592,6 +631,7 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 		// reviews, which run natively and need the transcript.
 		c.history = append(c.history, res.Messages...)
 	} else {
+		c.autoCompress(ctx, text)
 		prev := len(c.history)
 		res, err = c.native.RunTurn(ctx, c.history, text)
 		if err != nil {
@@ -607,7 +647,57 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 	res.SessionID = c.meta.ID
 	c.record(ctx, res, added)
 	c.nudge(res, added)
+	c.maybeTitle(res)
 	return res, nil
+}
+
+// SideTask runs one side request (a goal verdict, a title, a summary) on
+// the model auxiliary.<task> in config.yaml routes it to, or on the main
+// model when it names none, as the original routes its side tasks. It
+// does not touch the conversation.
+func (c *Conversation) SideTask(ctx context.Context, task string, req native.SideRequest) (string, error) {
+	c.cfgMu.Lock()
+	main, noNative := c.mainCfg, false
+	c.cfgMu.Unlock()
+	if main.Model == "" {
+		cfg, err := native.LoadConfig(c.opts.HermesHome, c.opts.Getenv)
+		// OpenAI's API without a key is a ChatGPT login for codex, not
+		// a model this program can call.
+		noNative = err != nil || (cfg.APIKey == "" && cfg.BaseURL == native.DefaultBaseURL)
+		if err == nil {
+			main = cfg
+		}
+	}
+	cfg, err := native.AuxiliaryConfig(c.opts.HermesHome, task, main, c.opts.Getenv)
+	if err != nil {
+		return "", err
+	}
+	if noNative && (cfg.BaseURL == "" || (cfg.BaseURL == main.BaseURL && cfg.APIKey == main.APIKey)) {
+		if c.codex == nil {
+			return "", fmt.Errorf("%s needs a model it can reach: set auxiliary.%s (provider, model, base_url, api_key) in config.yaml", task, task)
+		}
+		// No route of its own and only a ChatGPT login: the side task
+		// runs on a throwaway codex thread, as reviews do.
+		res, err := c.onCodex(ctx, c.meta.ID+"-"+task, req.System+"\n\n"+req.User)
+		if err != nil {
+			return "", err
+		}
+		if res.Error != "" {
+			return "", errors.New(res.Error)
+		}
+		return res.FinalResponse, nil
+	}
+	text, _, err := native.Complete(ctx, cfg, req)
+	return text, err
+}
+
+// TitleSet tells the conversation the title the session was given (by
+// /title), which Meta reports from then on and which no generated title
+// replaces.
+func (c *Conversation) TitleSet(title string) {
+	c.titleMu.Lock()
+	c.autoTitle = title
+	c.titleMu.Unlock()
 }
 
 // codexSubagent runs one delegated task for codex. Sub-agents run on the
@@ -639,6 +729,9 @@ func (c *Conversation) codexReview(ctx context.Context, history []agentcore.Mess
 	}
 	if err != nil {
 		return agentcore.Result{}, err
+	}
+	if cfg, err = native.AuxiliaryConfig(c.opts.HermesHome, native.AuxBackgroundReview, cfg, c.opts.Getenv); err != nil {
+		return agentcore.Result{}, fmt.Errorf("background review: %w", err)
 	}
 	run, err := nudge.NativeRunner(native.Options{Config: cfg, Tools: mgr, SystemPrompt: DefaultSystemPrompt})
 	if err != nil {
@@ -798,6 +891,11 @@ func (c *Conversation) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		var errs []error
+		// A title on its way is given titleGrace, then cancelled.
+		timer := time.AfterFunc(titleGrace, c.stopBG)
+		c.bg.Wait()
+		timer.Stop()
+		c.stopBG()
 		if c.reviews != nil {
 			// A running review is given reviewGrace to finish (it is what
 			// keeps the memory current), then cancelled: it must not

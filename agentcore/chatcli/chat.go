@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-go/hermes/agentcore"
 	"github.com/hermes-go/hermes/agentcore/agent"
+	"github.com/hermes-go/hermes/agentcore/goals"
 	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 	"github.com/hermes-go/hermes/agentcore/statedb"
 	"github.com/hermes-go/hermes/bridge"
@@ -143,6 +144,10 @@ type cli struct {
 	// /usage; /new starts them again.
 	usage    agentcore.Usage
 	apiCalls int
+	// goal is the conversation's standing goal (/goal), read from
+	// state.db when the conversation starts.
+	goal         *goals.Manager
+	goalSettings goals.Settings
 }
 
 func (c *cli) start() (*agent.Conversation, error) {
@@ -176,6 +181,7 @@ func (c *cli) start() (*agent.Conversation, error) {
 		// --resume applies to the first conversation only; /new starts a
 		// fresh one.
 		c.opts.Resume = ""
+		c.loadGoal(conv)
 	}
 	return conv, err
 }
@@ -313,6 +319,15 @@ const helpText = `Commands:
   /new                    start a fresh conversation (re-reads config.yaml)
   /title [name]           show or set this session's title in state.db
   /usage                  token usage of this conversation so far
+  /compress [focus]       summarise the older part of the conversation now (auxiliary.compression)
+  /retry                  take back the last message and its answer, and send it again
+  /model [name] [--provider name]
+                          show the model, or switch this session to another one
+  /goal [text|status|pause|resume|clear]
+                          set a standing goal worked on across turns until a judge
+                          model (auxiliary.goal_judge) says it is done
+  /subgoal [text|remove N|clear]
+                          add or manage extra criteria on the active goal
   /reload-mcp             reconnect the MCP servers in config.yaml (the conversation goes on)
   /codex-runtime [arg]    show or set the OpenAI runtime: auto|codex_app_server|on|off
                           (saved to config.yaml; effective from the next conversation)
@@ -357,7 +372,7 @@ func (c *cli) interactive() int {
 			continue
 		}
 		if !strings.HasPrefix(line, "/") {
-			c.turn(conv, line)
+			c.converse(conv, line)
 			continue
 		}
 		name, arg, _ := strings.Cut(line, " ")
@@ -379,6 +394,16 @@ func (c *cli) interactive() int {
 			c.banner(conv)
 		case "/title":
 			c.title(conv, arg)
+		case "/compress", "/compact":
+			c.compress(conv, arg)
+		case "/retry":
+			c.retry(conv)
+		case "/model", "/provider":
+			c.model(conv, arg)
+		case "/goal":
+			c.goalCommand(conv, arg)
+		case "/subgoal":
+			c.subgoalCommand(arg)
 		case "/usage":
 			c.out.write(usageText(conv.Meta().Model, c.usage, c.apiCalls))
 		case "/reload-mcp", "/reload_mcp":
@@ -426,6 +451,11 @@ func (c *cli) banner(conv *agent.Conversation) {
 		prov = "auto"
 	}
 	c.out.write(fmt.Sprintf("Hermes · %s (%s) on the %s runtime · session %s\nType /help for commands, /quit to leave.\n", m.Model, prov, m.Runtime, m.ID))
+	if c.goal != nil && c.goal.Active() {
+		// A goal set earlier, here or by the Python Hermes, goes on with
+		// the next turn.
+		c.out.write(c.goal.StatusLine() + "\n")
+	}
 }
 
 const (
@@ -573,5 +603,6 @@ func (c *cli) title(conv *agent.Conversation, name string) {
 		fmt.Fprintf(c.errw, "hermes: /title: %v\n", err)
 		return
 	}
+	conv.TitleSet(t)
 	c.out.write("Title set: " + t + "\n")
 }

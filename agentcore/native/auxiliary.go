@@ -164,3 +164,33 @@ func lookupNode(root *yaml.Node, keys []string) *yaml.Node {
 	}
 	return n
 }
+
+// More auxiliary task names, as the original spells them.
+const (
+	AuxBackgroundReview = "background_review"
+)
+
+// AuxFlag reads the boolean auxiliary.<task>.<key> from <home>/config.yaml
+// the way the original's is_truthy_value does (true/yes/on/1, false/no/
+// off/0); anything else, or no value, is def.
+func AuxFlag(home, task, key string, def bool) bool {
+	data, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil {
+		return def
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil {
+		return def
+	}
+	n := lookupNode(&root, []string{"auxiliary", task, key})
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return def
+	}
+	switch strings.ToLower(strings.TrimSpace(n.Value)) {
+	case "true", "yes", "on", "1", "y":
+		return true
+	case "false", "no", "off", "0", "n":
+		return false
+	}
+	return def
+}

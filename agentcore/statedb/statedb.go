@@ -345,7 +345,8 @@ var (
 		"state_meta": {"key", "value"},
 	}
 	optional = map[string][]string{
-		"sessions": {"profile_name", "created_source", "title_source", "last_activity_at", "archived", "session_key"},
+		"sessions": {"profile_name", "created_source", "title_source", "last_activity_at", "archived", "session_key", "rewind_count"},
+		"messages": {"compacted"},
 	}
 )
 
@@ -668,6 +669,13 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []age
 	}
 	now := epoch(s.now())
 	return s.db.Tx(ctx, "append messages to "+sessionID, func(tx *sql.Tx) error {
+		return s.appendTx(ctx, tx, sessionID, msgs, now)
+	})
+}
+
+// appendTx is AppendMessages inside the caller's transaction.
+func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, msgs []agentcore.Message, now float64) error {
+	{
 		if err := s.writable(ctx, tx, sessionID); err != nil {
 			return err
 		}
@@ -728,7 +736,7 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []age
 			return s.db.Explain("count the messages of "+sessionID, err)
 		}
 		return nil
-	})
+	}
 }
 
 // recentToolNames reads the tool calls of the session's latest assistant
@@ -990,4 +998,131 @@ func resetArgs(id string) []any {
 		args = append(args, r)
 	}
 	return args
+}
+
+// Meta reads one state_meta value; ok is false when the key is absent.
+// Hermes keeps small per-session records there under its own keys (a
+// session's /goal under "goal:<session id>"), which both programs read.
+func (s *Store) Meta(ctx context.Context, key string) (value string, ok bool, err error) {
+	var raw sql.NullString
+	err = s.db.QueryRowContext(ctx, "SELECT value FROM state_meta WHERE key = ?", key).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, s.db.Explain("read "+key+" from state_meta", err)
+	}
+	return raw.String, true, nil
+}
+
+// SetMeta writes one state_meta value, replacing what the key held.
+func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+	return s.db.Tx(ctx, "write "+key+" to state_meta", func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO state_meta (key, value) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		if err != nil {
+			return s.db.Explain("write "+key+" to state_meta", err)
+		}
+		return nil
+	})
+}
+
+// titleRank orders title provenance as Hermes does: derived < llm < user;
+// a NULL source, and a branch's, rank as the user's.
+func titleRank(source sql.NullString) int {
+	switch source.String {
+	case "derived":
+		return 0
+	case "llm":
+		return 1
+	}
+	return 2
+}
+
+// SetAutoTitle records a generated title (source "llm" or "derived") the
+// way Hermes' automatic titler does: only over no title or one of lower
+// provenance, so a name the user typed is never replaced. A title another
+// session holds gets Hermes' " #N" numbering. It returns the title the
+// session has afterwards.
+func (s *Store) SetAutoTitle(ctx context.Context, sessionID, title, source string) (string, error) {
+	t := cleanTitle(title)
+	if t == "" {
+		return "", errors.New("statedb: empty generated title")
+	}
+	var result string
+	err := s.db.Tx(ctx, "set the generated title of "+sessionID, func(tx *sql.Tx) error {
+		if err := s.writable(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var cur, curSource sql.NullString
+		q := "SELECT title, NULL FROM sessions WHERE id = ?"
+		if s.has["title_source"] {
+			q = "SELECT title, title_source FROM sessions WHERE id = ?"
+		}
+		if err := tx.QueryRowContext(ctx, q, sessionID).Scan(&cur, &curSource); err != nil {
+			return s.db.Explain("read the title of "+sessionID, err)
+		}
+		if cur.Valid && cur.String != "" && titleRank(curSource) >= titleRank(sql.NullString{String: source, Valid: true}) {
+			result = cur.String
+			return nil
+		}
+		free, err := s.freeTitle(ctx, tx, t)
+		if err != nil || free == "" {
+			return err
+		}
+		q, args := "UPDATE sessions SET title = ? WHERE id = ?", []any{free, sessionID}
+		if s.has["title_source"] {
+			q, args = "UPDATE sessions SET title = ?, title_source = ? WHERE id = ?", []any{free, source, sessionID}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return s.db.Explain("set the title of "+sessionID, err)
+		}
+		result = free
+		return nil
+	})
+	return result, err
+}
+
+// RewindLastUser takes back the session's last user message and
+// everything after it, as Hermes' rewind does (/retry, /undo): the rows
+// stay but leave the transcript (active = 0, and compacted = 0 so they
+// are not taken for compaction archives), rewind_count goes up by one and
+// the counters are recounted from the rows still active. It returns the
+// text of the user message taken back; ok is false when there is none.
+func (s *Store) RewindLastUser(ctx context.Context, sessionID string) (text string, ok bool, err error) {
+	err = s.db.Tx(ctx, "rewind session "+sessionID, func(tx *sql.Tx) error {
+		if err := s.writable(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var id int64
+		var content sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT id, content FROM messages WHERE session_id = ? AND role = 'user' AND active = 1
+			ORDER BY id DESC LIMIT 1`, sessionID).Scan(&id, &content)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return s.db.Explain("find the last message of "+sessionID, err)
+		}
+		text, ok = content.String, true
+		set := "active = 0"
+		if s.has["compacted"] {
+			set += ", compacted = 0"
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE messages SET "+set+" WHERE session_id = ? AND id >= ? AND active = 1", sessionID, id); err != nil {
+			return s.db.Explain("rewind session "+sessionID, err)
+		}
+		counts := `message_count = (SELECT COUNT(*) FROM messages WHERE session_id = sessions.id AND active = 1),
+			tool_call_count = (SELECT COALESCE(SUM(CASE WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array'
+				THEN json_array_length(tool_calls) ELSE 1 END), 0)
+				FROM messages WHERE session_id = sessions.id AND active = 1 AND tool_calls IS NOT NULL AND tool_calls <> '')`
+		if s.has["rewind_count"] {
+			counts += ", rewind_count = COALESCE(rewind_count, 0) + 1"
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE sessions SET "+counts+" WHERE id = ?", sessionID); err != nil {
+			return s.db.Explain("recount session "+sessionID, err)
+		}
+		return nil
+	})
+	return text, ok, err
 }

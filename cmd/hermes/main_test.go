@@ -22,11 +22,24 @@ import (
 func newHome(t *testing.T, fake *fakechat.Server, extra string) string {
 	t.Helper()
 	home := t.TempDir()
-	cfg := "# my settings\nmodel:\n  default: test-model\n  provider: openai\n  base_url: " + fake.BaseURL() + "\n  api_key: k\n" + extra
+	cfg := "# my settings\nmodel:\n  default: test-model\n  provider: openai\n  base_url: " + fake.BaseURL() + "\n  api_key: k\n" + withoutTitles(extra)
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return home
+}
+
+// withoutTitles turns the automatic session title off unless extra
+// configures it: the title is a model call beside the chat's own, and it
+// would take a reply scripted for a turn.
+func withoutTitles(extra string) string {
+	switch {
+	case strings.Contains(extra, "title_generation:"):
+		return extra
+	case strings.Contains(extra, "auxiliary:\n"):
+		return strings.Replace(extra, "auxiliary:\n", "auxiliary:\n  title_generation:\n    enabled: false\n", 1)
+	}
+	return extra + "auxiliary:\n  title_generation:\n    enabled: false\n"
 }
 
 // buildTools returns the real hermes-tools-mcp.

@@ -1,0 +1,63 @@
+package chatcli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hermes-go/hermes/agentcore/agent"
+)
+
+// retry is /retry: the last message is taken back with its answer and
+// sent again.
+func (c *cli) retry(conv *agent.Conversation) {
+	text, err := conv.Retry(c.ctx)
+	if errors.Is(err, agent.ErrNothingToRetry) {
+		c.out.write("No previous message to retry.\n")
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /retry: %v\n", err)
+		return
+	}
+	c.out.write("↻ Retrying: " + oneLine(text) + "\n")
+	c.converse(conv, text)
+}
+
+// model is /model [name] [--provider name]: shows the model, or moves the
+// rest of this session to another one.
+func (c *cli) model(conv *agent.Conversation, arg string) {
+	var name, provider string
+	fields := strings.Fields(arg)
+	for i := 0; i < len(fields); i++ {
+		switch f := fields[i]; {
+		case f == "--provider" && i+1 < len(fields):
+			provider = fields[i+1]
+			i++
+		case strings.HasPrefix(f, "--provider="):
+			provider = strings.TrimPrefix(f, "--provider=")
+		case f == "--global":
+			fmt.Fprintln(c.errw, "hermes: /model --global is not supported here; set model.default (and model.provider) in config.yaml for every session")
+			return
+		case strings.HasPrefix(f, "--"):
+			fmt.Fprintf(c.errw, "hermes: /model: unknown option %s (usage: /model [name] [--provider name])\n", f)
+			return
+		case name == "":
+			name = f
+		default:
+			fmt.Fprintf(c.errw, "hermes: /model: one model name, not %q (usage: /model [name] [--provider name])\n", arg)
+			return
+		}
+	}
+	if name == "" && provider == "" {
+		m := conv.Meta()
+		c.out.write(fmt.Sprintf("Model: %s (provider %s) on the %s runtime\n", m.Model, m.Provider, m.Runtime))
+		return
+	}
+	m, err := conv.SwitchModel(name, provider)
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /model: %v\n", err)
+		return
+	}
+	c.out.write(fmt.Sprintf("Model switched to %s (provider %s) for this session.\n", m.Model, m.Provider))
+}

@@ -1,0 +1,79 @@
+package goals
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-go/hermes/internal/safefile"
+)
+
+// Settings are the goal loop's knobs in config.yaml, with the original's
+// defaults.
+type Settings struct {
+	MaxTurns       int           // goals.max_turns
+	JudgeMaxTokens int           // auxiliary.goal_judge.max_tokens
+	JudgeTimeout   time.Duration // auxiliary.goal_judge.timeout (seconds)
+}
+
+// Defaults as the original's.
+const (
+	DefaultJudgeMaxTokens = 4096
+	DefaultJudgeTimeout   = 30 * time.Second
+)
+
+// LoadSettings reads them from <home>/config.yaml. Missing, zero or
+// negative values take the defaults, as the original does; a file that is
+// not YAML is an error.
+func LoadSettings(home string) (Settings, error) {
+	s := Settings{MaxTurns: DefaultMaxTurns, JudgeMaxTokens: DefaultJudgeMaxTokens, JudgeTimeout: DefaultJudgeTimeout}
+	path := filepath.Join(home, "config.yaml")
+	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	var raw struct {
+		Goals struct {
+			MaxTurns any `yaml:"max_turns"`
+		} `yaml:"goals"`
+		Auxiliary struct {
+			GoalJudge struct {
+				MaxTokens any `yaml:"max_tokens"`
+				Timeout   any `yaml:"timeout"`
+			} `yaml:"goal_judge"`
+		} `yaml:"auxiliary"`
+	}
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return s, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
+	}
+	if n, ok := positive(raw.Goals.MaxTurns); ok {
+		s.MaxTurns = int(n)
+	}
+	if n, ok := positive(raw.Auxiliary.GoalJudge.MaxTokens); ok {
+		s.JudgeMaxTokens = int(n)
+	}
+	if n, ok := positive(raw.Auxiliary.GoalJudge.Timeout); ok {
+		s.JudgeTimeout = time.Duration(n * float64(time.Second))
+	}
+	return s, nil
+}
+
+func positive(v any) (float64, bool) {
+	var f float64
+	switch n := v.(type) {
+	case int:
+		f = float64(n)
+	case float64:
+		f = n
+	default:
+		return 0, false
+	}
+	return f, f > 0
+}

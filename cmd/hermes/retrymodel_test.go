@@ -1,0 +1,98 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/hermesstate/statetest"
+	"github.com/hermes-go/hermes/internal/testkit/fakechat"
+)
+
+func transcript(r fakechat.Request) string {
+	var texts []string
+	for _, m := range r.Messages() {
+		if m["role"] != "system" {
+			texts = append(texts, m["role"].(string)+":"+fakechat.TextOf(m))
+		}
+	}
+	return strings.Join(texts, "|")
+}
+
+// /retry takes the last exchange back (in the conversation and, rewound
+// as Hermes rewinds, in state.db) and sends the message again; a resumed
+// session no longer carries the taken-back answer.
+func TestRetry(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "Paris."}, fakechat.Reply{Text: "Lyon, wrongly."}, fakechat.Reply{Text: "Marseille."},
+		fakechat.Reply{Text: "Noted."})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	path := filepath.Join(home, "state.db")
+	statetest.OriginalV30(t, path)
+	tools := buildTools(t)
+	stdin := "Capital of France?\nSecond city?\n/retry\n/quit\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK || !strings.Contains(out, "↻ Retrying: Second city?") || !strings.Contains(out, "Marseille.") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	reqs := fake.Requests()
+	if got, want := transcript(reqs[2]), "user:Capital of France?|assistant:Paris.|user:Second city?"; got != want {
+		t.Errorf("retried request %q, want %q", got, want)
+	}
+	id := regexp.MustCompile(`session (\S+)\n`).FindStringSubmatch(out)[1]
+	db := statetest.OpenRaw(t, path)
+	var active, rewound, msgCount, rewinds int
+	if err := db.QueryRow(`SELECT (SELECT COUNT(*) FROM messages WHERE session_id = s.id AND active = 1),
+		(SELECT COUNT(*) FROM messages WHERE session_id = s.id AND active = 0 AND compacted = 0),
+		message_count, rewind_count FROM sessions s WHERE id = ?`, id).Scan(&active, &rewound, &msgCount, &rewinds); err != nil {
+		t.Fatal(err)
+	}
+	if active != 4 || rewound != 2 || msgCount != 4 || rewinds != 1 {
+		t.Errorf("active %d rewound %d message_count %d rewind_count %d; want 4, 2, 4, 1", active, rewound, msgCount, rewinds)
+	}
+	code, _, errOut = runCLI(t, testDeps(nil), "", "chat", "-q", "Thanks", "--resume", id, "--hermes-home", home, "--hermes-tools-command", tools)
+	if code != exitOK {
+		t.Fatalf("resume: exit %d %s", code, errOut)
+	}
+	if got := transcript(fake.Requests()[3]); strings.Contains(got, "Lyon") || !strings.Contains(got, "Second city?|assistant:Marseille.|user:Thanks") {
+		t.Errorf("resumed transcript %q still has the taken-back answer or lacks the retried one", got)
+	}
+	statetest.Check(t, path, statetest.Expect{Version: 30})
+}
+
+// /model moves the rest of the session to another model, history kept;
+// /model alone shows it; --provider takes that provider's endpoint.
+func TestModelSwitch(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "one"}, fakechat.Reply{Text: "two"})
+	defer fake.Close()
+	other := fakechat.New(fakechat.Reply{Text: "three"})
+	defer other.Close()
+	home := newHome(t, fake, "")
+	stdin := "/retry\nfirst\n/model bigger-model\nsecond\n/model\n/model local-model --provider custom\nthird\n/model a b\n/quit\n"
+	env := map[string]string{"OPENAI_BASE_URL": other.BaseURL()}
+	code, out, errOut := runCLI(t, testDeps(env), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{"No previous message to retry.", "Model switched to bigger-model (provider openai) for this session.",
+		"Model: bigger-model (provider openai) on the native runtime", "Model switched to local-model (provider custom)", "three"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "one model name") {
+		t.Errorf("two names not refused: %q", errOut)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 || reqs[0].Body["model"] != "test-model" || reqs[1].Body["model"] != "bigger-model" {
+		t.Fatalf("requests to the first endpoint: %d, models %v", len(reqs), reqs)
+	}
+	if got := transcript(reqs[1]); got != "user:first|assistant:one|user:second" {
+		t.Errorf("history not kept across the switch: %q", got)
+	}
+	oreqs := other.Requests()
+	if len(oreqs) != 1 || oreqs[0].Body["model"] != "local-model" || !strings.Contains(transcript(oreqs[0]), "assistant:two|user:third") {
+		t.Errorf("custom provider request: %d %v", len(oreqs), oreqs)
+	}
+}
