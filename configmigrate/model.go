@@ -104,6 +104,13 @@ type Server struct {
 	ApproveTools bool
 	// Notes record what could not be carried over, for the report.
 	Notes []string
+	// CopiedSecrets names the env and header values that look like
+	// credentials and were copied as they are (ProtectSecrets with
+	// --allow-literal-secrets), as "env KEY" or "header KEY": the values
+	// hermes-migrate itself put into a client's file, which a later run
+	// without the flag takes out again instead of keeping them as filled
+	// in by hand.
+	CopiedSecrets []string
 }
 
 // IsStdio reports whether the server is started as a subprocess.

@@ -103,6 +103,7 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 			}
 			if allowLiteral {
 				copied(field)
+				s.CopiedSecrets = append(s.CopiedSecrets, field)
 				continue
 			}
 			name := kv.Key
@@ -124,6 +125,7 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 			}
 			if allowLiteral {
 				copied(field)
+				s.CopiedSecrets = append(s.CopiedSecrets, field)
 				continue
 			}
 			name := secretVarName(s.Name, kv.Key)
@@ -150,6 +152,7 @@ func cloneServer(s Server) Server {
 	s.Env = slices.Clone(s.Env)
 	s.Headers = slices.Clone(s.Headers)
 	s.Notes = slices.Clone(s.Notes)
+	s.CopiedSecrets = slices.Clone(s.CopiedSecrets)
 	return s
 }
 

@@ -51,7 +51,9 @@
 // Where a client cannot reference environment variables (Claude Desktop),
 // the entry leaves those variables out and a note asks the user to fill
 // them in; when Hermes later rewrites its entry, values filled in that
-// way are kept.
+// way are kept. A value Hermes copied there itself (--allow-literal-secrets)
+// is not the user's: Job records a salted digest of it, never the value,
+// and a later run without the flag takes out a value that still matches.
 package clientsync
 
 import (
@@ -248,6 +250,12 @@ type Options struct {
 	// Project says the file is a project-level one, where some clients
 	// expand no references (dialect.refUserOnly).
 	Project bool
+	// Copied reports whether value is the one Hermes copied into field
+	// ("env KEY", "header KEY") of server's entry under
+	// --allow-literal-secrets (Result.copied of an earlier Apply): a
+	// value the client can only be given by hand is then Hermes' to take
+	// out, not the user's to keep. Nil counts every value as the user's.
+	Copied func(server, field, value string) bool
 }
 
 // Result is the new file content and what happened to each server.
@@ -272,6 +280,12 @@ type Result struct {
 	// have to do by hand. They name variables and fields but never
 	// carry a value (env, header, argument, URL), which may be a secret.
 	Notes []string `json:"notes,omitempty"`
+	// copied holds, for each server written, the values of its
+	// configmigrate.Server.CopiedSecrets as the entry spells them, by
+	// field: what Job records (hashed, never as they are) for
+	// Options.Copied. A written server without any has none left in its
+	// entry.
+	copied map[string]map[string]string
 }
 
 // Apply registers servers in c's config file, given its current content
@@ -340,7 +354,9 @@ func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts 
 		}
 		return nil
 	}
-	handNotes := tr.keepHand(d, existing)
+	handNotes := tr.keepHand(d, existing, func(field, value string) bool {
+		return opts.Copied != nil && opts.Copied(s.Name, field, value)
+	})
 	entry := tr.entry
 	switch {
 	case !found:
@@ -370,12 +386,46 @@ func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts 
 		return nil
 	}
 	res.Written = append(res.Written, s.Name)
+	if c := copiedValues(d, s, entry); len(c) > 0 {
+		if res.copied == nil {
+			res.copied = map[string]map[string]string{}
+		}
+		res.copied[s.Name] = c
+	}
 	// The server's own notes (what Hermes' config could not express in
 	// the neutral model) come first, as in the codex report.
 	noteAll(tr.claimed(s.Notes)...)
 	noteAll(handNotes...)
 	noteAll(tr.notes...)
 	return nil
+}
+
+// copiedValues are the values of s.CopiedSecrets as entry spells them, by
+// field; a field the entry does not hold as a string is left out.
+func copiedValues(d *dialect, s configmigrate.Server, entry object) map[string]string {
+	var out map[string]string
+	for _, f := range s.CopiedSecrets {
+		kind, key, _ := strings.Cut(f, " ")
+		container := d.envKey
+		if kind == "header" {
+			container = "headers"
+		}
+		for _, top := range entry {
+			pairs, ok := top.val.(object)
+			if top.key != container || !ok {
+				continue
+			}
+			for _, p := range pairs {
+				if v, isStr := p.val.(string); isStr && p.key == key {
+					if out == nil {
+						out = map[string]string{}
+					}
+					out[f] = v
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Remove takes the named entries out of c's config file again. Names
