@@ -90,6 +90,7 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 			for _, f := range fields {
 				copied(f)
 			}
+			s.CopiedSecrets = append(s.CopiedSecrets, fields...)
 		}
 		for i, kv := range s.Env {
 			field := "env " + kv.Key

@@ -102,3 +102,60 @@ func checkNoSecret(t *testing.T, path, secret string) {
 		}
 	}
 }
+
+// TestLiteralSecretInArgsWeWroteIsOurs: a credential in a server's
+// arguments has no variable to stand for it, so without
+// --allow-literal-secrets the server is not registered at all. An entry
+// that a run with the flag wrote, still as it wrote it, is then taken out
+// (the credential does not stay behind) and the report says so; one the
+// user changed is kept.
+func TestLiteralSecretInArgsWeWroteIsOurs(t *testing.T) {
+	const secret = "sk-proj-Q7vLm2Xr9TbK4wNz8HcJ5pYd3FgA6sUe"
+	const mine = "sk-proj-handEditedByTheUser0000000000000"
+	for _, tt := range []struct{ client, rel string }{
+		{"cursor", ".cursor/mcp.json"},
+		{"grok-build", ".grok/config.toml"},
+		{"goose", ".config/goose/config.yaml"},
+	} {
+		for _, handEdit := range []bool{false, true} {
+			name := tt.client + "/ours"
+			if handEdit {
+				name = tt.client + "/edited by hand"
+			}
+			t.Run(name, func(t *testing.T) {
+				e := newTestEnv(t)
+				p := filepath.Join(e.env["HOME"], filepath.FromSlash(tt.rel))
+				e.write(t, filepath.Join(e.hermesHome, "config.yaml"), "mcp_servers:\n  api:\n    command: /usr/bin/srv\n    args: [--token, "+secret+"]\n")
+				state := filepath.Join(e.hermesHome, "hermes-migrate-state.json")
+
+				code, out, stderr := e.run(t, "--client", tt.client, "--user-servers", "--allow-literal-secrets")
+				got, _ := os.ReadFile(p)
+				if code != exitOK || !strings.Contains(string(got), secret) {
+					t.Fatalf("--allow-literal-secrets: exit %d %s%s\nfile:\n%s", code, out, stderr, got)
+				}
+				checkNoSecret(t, state, secret)
+				if handEdit {
+					e.write(t, p, strings.ReplaceAll(string(got), secret, mine))
+				}
+				code, out, stderr = e.run(t, "--client", tt.client, "--user-servers")
+				if code != exitOK {
+					t.Fatalf("plain run: exit %d %s%s", code, out, stderr)
+				}
+				got, _ = os.ReadFile(p)
+				if strings.Contains(string(got), secret) {
+					t.Errorf("the plain run kept the entry with the secret --allow-literal-secrets had written:\n%s\nreport:\n%s", got, out)
+				}
+				removed := strings.Contains(out, "api: removed the entry hermes-migrate had written with --allow-literal-secrets")
+				if handEdit {
+					if !strings.Contains(string(got), mine) || removed {
+						t.Errorf("the entry the user changed by hand was not kept:\n%s\nreport:\n%s", got, out)
+					}
+				} else if !removed || strings.Contains(string(got), "/usr/bin/srv") || !strings.Contains(string(got), "hermes-tools") {
+					t.Errorf("the entry was not taken out, or the report does not say so:\n%s\nreport:\n%s", got, out)
+				}
+				checkNoSecret(t, state, secret)
+				checkNoSecret(t, state, mine)
+			})
+		}
+	}
+}

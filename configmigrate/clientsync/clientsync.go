@@ -256,7 +256,18 @@ type Options struct {
 	// value the client can only be given by hand is then Hermes' to take
 	// out, not the user's to keep. Nil counts every value as the user's.
 	Copied func(server, field, value string) bool
+	// Refused names servers left out because a credential sits where no
+	// reference can stand for it (configmigrate.ProtectSecrets): an
+	// entry of one that is still exactly what Hermes wrote under
+	// --allow-literal-secrets (Copied with field copiedEntry) is taken
+	// out, so the credential does not stay behind; one the user changed
+	// is kept.
+	Refused []string
 }
+
+// copiedEntry is the field under which the whole entry of a server with a
+// copied credential is remembered (its canonical JSON).
+const copiedEntry = "entry"
 
 // Result is the new file content and what happened to each server.
 type Result struct {
@@ -323,6 +334,11 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 			return Result{}, err
 		}
 	}
+	for _, name := range opts.Refused {
+		if err := dropRefused(ed, name, opts, &res); err != nil {
+			return Result{}, err
+		}
+	}
 	res.Output = ed.bytes()
 	res.Changed = !bytes.Equal(existing, res.Output)
 	return res, nil
@@ -386,7 +402,11 @@ func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts 
 		return nil
 	}
 	res.Written = append(res.Written, s.Name)
-	if c := copiedValues(d, s, entry); len(c) > 0 {
+	if len(s.CopiedSecrets) > 0 {
+		c := copiedValues(d, s, entry)
+		if canon, ok := canonicalEntry([]byte(render(entry, layout{inline: true}))); ok {
+			c[copiedEntry] = canon
+		}
 		if res.copied == nil {
 			res.copied = map[string]map[string]string{}
 		}
@@ -400,15 +420,56 @@ func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts 
 	return nil
 }
 
-// copiedValues are the values of s.CopiedSecrets as entry spells them, by
-// field; a field the entry does not hold as a string is left out.
+// dropRefused takes out the entry of a server left out for a credential
+// when it is still exactly what Hermes wrote there with the credential
+// copied: left alone, the file would keep a secret that only
+// --allow-literal-secrets may put there.
+func dropRefused(ed store, name string, opts Options, res *Result) error {
+	if opts.Copied == nil || !slices.Contains(opts.Owned, name) {
+		return nil
+	}
+	existing, found, err := ed.lookup(name)
+	if err != nil || !found {
+		return err
+	}
+	canon, ok := canonicalEntry(existing)
+	if !ok || !opts.Copied(name, copiedEntry, canon) {
+		return nil
+	}
+	if err := ed.del(name); err != nil {
+		return err
+	}
+	res.Removed = append(res.Removed, name)
+	res.Notes = append(res.Notes, name+": removed the entry hermes-migrate had written with --allow-literal-secrets: it holds a credential that is copied only with that flag")
+	return nil
+}
+
+// canonicalEntry is an entry's plain JSON with keys sorted and spacing
+// gone, so an entry reads the same whatever the file's syntax or layout.
+func canonicalEntry(plain []byte) (string, bool) {
+	var v any
+	if json.Unmarshal(plain, &v) != nil {
+		return "", false
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
+}
+
+// copiedValues are the env and header values of s.CopiedSecrets as entry
+// spells them, by field; a field the entry does not hold as a string is
+// left out.
 func copiedValues(d *dialect, s configmigrate.Server, entry object) map[string]string {
-	var out map[string]string
+	out := map[string]string{}
 	for _, f := range s.CopiedSecrets {
 		kind, key, _ := strings.Cut(f, " ")
-		container := d.envKey
-		if kind == "header" {
+		var container string
+		switch kind {
+		case "env":
+			container = d.envKey
+		case "header":
 			container = "headers"
+		default:
+			continue // the whole entry stands for it (copiedEntry)
 		}
 		for _, top := range entry {
 			pairs, ok := top.val.(object)
@@ -417,9 +478,6 @@ func copiedValues(d *dialect, s configmigrate.Server, entry object) map[string]s
 			}
 			for _, p := range pairs {
 				if v, isStr := p.val.(string); isStr && p.key == key {
-					if out == nil {
-						out = map[string]string{}
-					}
 					out[f] = v
 				}
 			}

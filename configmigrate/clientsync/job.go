@@ -244,13 +244,14 @@ func (j Job) runEntries(ctx context.Context, d *dialect, ed *atomicfile.Edit, ho
 		res.Removed = len(edit.Removed) > 0
 	} else {
 		var servers []configmigrate.Server
-		if servers, res.Problems, err = j.servers(home); err != nil {
+		var refused []string
+		if servers, refused, res.Problems, err = j.servers(home); err != nil {
 			return err
 		}
 		res.HermesTools = &servers[0]
 		edit, err = Apply(j.Client, existing, servers, Options{
 			Owned: owned[res.Path].Servers, Overwrite: j.Force, File: res.Path, Project: j.Project != "",
-			Copied: owned[res.Path].copied,
+			Copied: owned[res.Path].copied, Refused: refused,
 		})
 	}
 	if err != nil {
@@ -369,30 +370,36 @@ func ProjectLockPath(home, file string) string {
 }
 
 // servers are what the client gets: hermes-tools, then the user's servers
-// when asked for, with the ones that did not translate as problems.
-func (j Job) servers(home string) ([]configmigrate.Server, []string, error) {
+// when asked for, with the ones that did not translate as problems;
+// refused are those left out for a credential no reference can stand for
+// (configmigrate.ProtectSecrets).
+func (j Job) servers(home string) (servers []configmigrate.Server, refused, problems []string, err error) {
 	tools, err := j.hermesTools()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	servers := []configmigrate.Server{tools}
+	servers = []configmigrate.Server{tools}
 	if !j.UserServers {
-		return servers, nil, nil
+		return servers, nil, nil, nil
 	}
 	yamlText, err := configmigrate.ReadConfigFile(filepath.Join(home, hermeshome.ConfigFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	user, problems, err := configmigrate.HermesServers(yamlText)
+	user, bad, err := configmigrate.HermesServers(yamlText)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var texts []string
-	for _, p := range problems {
-		texts = append(texts, p.Error())
+	for _, p := range bad {
+		problems = append(problems, p.Error())
 	}
-	user, secretProblems := configmigrate.ProtectSecrets(user, j.AllowLiteralSecrets)
-	return append(servers, user...), append(texts, secretProblems...), nil
+	kept, secretProblems := configmigrate.ProtectSecrets(user, j.AllowLiteralSecrets)
+	for _, s := range user {
+		if !slices.ContainsFunc(kept, func(k configmigrate.Server) bool { return k.Name == s.Name }) {
+			refused = append(refused, s.Name)
+		}
+	}
+	return append(servers, kept...), refused, append(problems, secretProblems...), nil
 }
 
 // stateFileName records, per client config file, which entries
