@@ -104,6 +104,13 @@ type Server struct {
 	ApproveTools bool
 	// Notes record what could not be carried over, for the report.
 	Notes []string
+	// CopiedSecrets names the values that look like credentials and were
+	// copied as they are (ProtectSecrets with --allow-literal-secrets):
+	// "env KEY", "header KEY", or a field no reference can stand in for
+	// ("command", "args[1]", "url", "cwd"). They are what hermes-migrate
+	// itself put into a client's file, which a later run without the flag
+	// takes out again instead of keeping them as the user's.
+	CopiedSecrets []string
 }
 
 // IsStdio reports whether the server is started as a subprocess.

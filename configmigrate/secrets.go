@@ -90,6 +90,7 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 			for _, f := range fields {
 				copied(f)
 			}
+			s.CopiedSecrets = append(s.CopiedSecrets, fields...)
 		}
 		for i, kv := range s.Env {
 			field := "env " + kv.Key
@@ -103,6 +104,7 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 			}
 			if allowLiteral {
 				copied(field)
+				s.CopiedSecrets = append(s.CopiedSecrets, field)
 				continue
 			}
 			name := kv.Key
@@ -124,6 +126,7 @@ func ProtectSecrets(servers []Server, allowLiteral bool) (kept []Server, problem
 			}
 			if allowLiteral {
 				copied(field)
+				s.CopiedSecrets = append(s.CopiedSecrets, field)
 				continue
 			}
 			name := secretVarName(s.Name, kv.Key)
@@ -150,6 +153,7 @@ func cloneServer(s Server) Server {
 	s.Env = slices.Clone(s.Env)
 	s.Headers = slices.Clone(s.Headers)
 	s.Notes = slices.Clone(s.Notes)
+	s.CopiedSecrets = slices.Clone(s.CopiedSecrets)
 	return s
 }
 

@@ -51,7 +51,9 @@
 // Where a client cannot reference environment variables (Claude Desktop),
 // the entry leaves those variables out and a note asks the user to fill
 // them in; when Hermes later rewrites its entry, values filled in that
-// way are kept.
+// way are kept. A value Hermes copied there itself (--allow-literal-secrets)
+// is not the user's: Job records a salted digest of it, never the value,
+// and a later run without the flag takes out a value that still matches.
 package clientsync
 
 import (
@@ -248,7 +250,24 @@ type Options struct {
 	// Project says the file is a project-level one, where some clients
 	// expand no references (dialect.refUserOnly).
 	Project bool
+	// Copied reports whether value is the one Hermes copied into field
+	// ("env KEY", "header KEY") of server's entry under
+	// --allow-literal-secrets (Result.copied of an earlier Apply): a
+	// value the client can only be given by hand is then Hermes' to take
+	// out, not the user's to keep. Nil counts every value as the user's.
+	Copied func(server, field, value string) bool
+	// Refused names servers left out because a credential sits where no
+	// reference can stand for it (configmigrate.ProtectSecrets): an
+	// entry of one that is still exactly what Hermes wrote under
+	// --allow-literal-secrets (Copied with field copiedEntry) is taken
+	// out, so the credential does not stay behind; one the user changed
+	// is kept.
+	Refused []string
 }
+
+// copiedEntry is the field under which the whole entry of a server with a
+// copied credential is remembered (its canonical JSON).
+const copiedEntry = "entry"
 
 // Result is the new file content and what happened to each server.
 type Result struct {
@@ -272,6 +291,12 @@ type Result struct {
 	// have to do by hand. They name variables and fields but never
 	// carry a value (env, header, argument, URL), which may be a secret.
 	Notes []string `json:"notes,omitempty"`
+	// copied holds, for each server written, the values of its
+	// configmigrate.Server.CopiedSecrets as the entry spells them, by
+	// field: what Job records (hashed, never as they are) for
+	// Options.Copied. A written server without any has none left in its
+	// entry.
+	copied map[string]map[string]string
 }
 
 // Apply registers servers in c's config file, given its current content
@@ -309,6 +334,11 @@ func Apply(c Client, existing []byte, servers []configmigrate.Server, opts Optio
 			return Result{}, err
 		}
 	}
+	for _, name := range opts.Refused {
+		if err := dropRefused(ed, name, opts, &res); err != nil {
+			return Result{}, err
+		}
+	}
 	res.Output = ed.bytes()
 	res.Changed = !bytes.Equal(existing, res.Output)
 	return res, nil
@@ -340,7 +370,9 @@ func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts 
 		}
 		return nil
 	}
-	handNotes := tr.keepHand(d, existing)
+	handNotes := tr.keepHand(d, existing, func(field, value string) bool {
+		return opts.Copied != nil && opts.Copied(s.Name, field, value)
+	})
 	entry := tr.entry
 	switch {
 	case !found:
@@ -370,12 +402,88 @@ func applyServer(ed store, d *dialect, s configmigrate.Server, owned bool, opts 
 		return nil
 	}
 	res.Written = append(res.Written, s.Name)
+	if len(s.CopiedSecrets) > 0 {
+		c := copiedValues(d, s, entry)
+		if canon, ok := canonicalEntry([]byte(render(entry, layout{inline: true}))); ok {
+			c[copiedEntry] = canon
+		}
+		if res.copied == nil {
+			res.copied = map[string]map[string]string{}
+		}
+		res.copied[s.Name] = c
+	}
 	// The server's own notes (what Hermes' config could not express in
 	// the neutral model) come first, as in the codex report.
 	noteAll(tr.claimed(s.Notes)...)
 	noteAll(handNotes...)
 	noteAll(tr.notes...)
 	return nil
+}
+
+// dropRefused takes out the entry of a server left out for a credential
+// when it is still exactly what Hermes wrote there with the credential
+// copied: left alone, the file would keep a secret that only
+// --allow-literal-secrets may put there.
+func dropRefused(ed store, name string, opts Options, res *Result) error {
+	if opts.Copied == nil || !slices.Contains(opts.Owned, name) {
+		return nil
+	}
+	existing, found, err := ed.lookup(name)
+	if err != nil || !found {
+		return err
+	}
+	canon, ok := canonicalEntry(existing)
+	if !ok || !opts.Copied(name, copiedEntry, canon) {
+		return nil
+	}
+	if err := ed.del(name); err != nil {
+		return err
+	}
+	res.Removed = append(res.Removed, name)
+	res.Notes = append(res.Notes, name+": removed the entry hermes-migrate had written with --allow-literal-secrets: it holds a credential that is copied only with that flag")
+	return nil
+}
+
+// canonicalEntry is an entry's plain JSON with keys sorted and spacing
+// gone, so an entry reads the same whatever the file's syntax or layout.
+func canonicalEntry(plain []byte) (string, bool) {
+	var v any
+	if json.Unmarshal(plain, &v) != nil {
+		return "", false
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
+}
+
+// copiedValues are the env and header values of s.CopiedSecrets as entry
+// spells them, by field; a field the entry does not hold as a string is
+// left out.
+func copiedValues(d *dialect, s configmigrate.Server, entry object) map[string]string {
+	out := map[string]string{}
+	for _, f := range s.CopiedSecrets {
+		kind, key, _ := strings.Cut(f, " ")
+		var container string
+		switch kind {
+		case "env":
+			container = d.envKey
+		case "header":
+			container = "headers"
+		default:
+			continue // the whole entry stands for it (copiedEntry)
+		}
+		for _, top := range entry {
+			pairs, ok := top.val.(object)
+			if top.key != container || !ok {
+				continue
+			}
+			for _, p := range pairs {
+				if v, isStr := p.val.(string); isStr && p.key == key {
+					out[f] = v
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Remove takes the named entries out of c's config file again. Names

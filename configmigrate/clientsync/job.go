@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -227,7 +228,7 @@ func (j Job) runEntries(ctx context.Context, d *dialect, ed *atomicfile.Edit, ho
 		if existing == nil {
 			return nil
 		}
-		names := owned[res.Path]
+		names := owned[res.Path].Servers
 		var own bool
 		if own, err = ownHermesTools(j.Client, existing); err != nil {
 			return err
@@ -243,11 +244,15 @@ func (j Job) runEntries(ctx context.Context, d *dialect, ed *atomicfile.Edit, ho
 		res.Removed = len(edit.Removed) > 0
 	} else {
 		var servers []configmigrate.Server
-		if servers, res.Problems, err = j.servers(home); err != nil {
+		var refused []string
+		if servers, refused, res.Problems, err = j.servers(home); err != nil {
 			return err
 		}
 		res.HermesTools = &servers[0]
-		edit, err = Apply(j.Client, existing, servers, Options{Owned: owned[res.Path], Overwrite: j.Force, File: res.Path, Project: j.Project != ""})
+		edit, err = Apply(j.Client, existing, servers, Options{
+			Owned: owned[res.Path].Servers, Overwrite: j.Force, File: res.Path, Project: j.Project != "",
+			Copied: owned[res.Path].copied, Refused: refused,
+		})
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", res.Path, err)
@@ -365,30 +370,36 @@ func ProjectLockPath(home, file string) string {
 }
 
 // servers are what the client gets: hermes-tools, then the user's servers
-// when asked for, with the ones that did not translate as problems.
-func (j Job) servers(home string) ([]configmigrate.Server, []string, error) {
+// when asked for, with the ones that did not translate as problems;
+// refused are those left out for a credential no reference can stand for
+// (configmigrate.ProtectSecrets).
+func (j Job) servers(home string) (servers []configmigrate.Server, refused, problems []string, err error) {
 	tools, err := j.hermesTools()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	servers := []configmigrate.Server{tools}
+	servers = []configmigrate.Server{tools}
 	if !j.UserServers {
-		return servers, nil, nil
+		return servers, nil, nil, nil
 	}
 	yamlText, err := configmigrate.ReadConfigFile(filepath.Join(home, hermeshome.ConfigFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	user, problems, err := configmigrate.HermesServers(yamlText)
+	user, bad, err := configmigrate.HermesServers(yamlText)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var texts []string
-	for _, p := range problems {
-		texts = append(texts, p.Error())
+	for _, p := range bad {
+		problems = append(problems, p.Error())
 	}
-	user, secretProblems := configmigrate.ProtectSecrets(user, j.AllowLiteralSecrets)
-	return append(servers, user...), append(texts, secretProblems...), nil
+	kept, secretProblems := configmigrate.ProtectSecrets(user, j.AllowLiteralSecrets)
+	for _, s := range user {
+		if !slices.ContainsFunc(kept, func(k configmigrate.Server) bool { return k.Name == s.Name }) {
+			refused = append(refused, s.Name)
+		}
+	}
+	return append(servers, kept...), refused, append(problems, secretProblems...), nil
 }
 
 // stateFileName records, per client config file, which entries
@@ -397,9 +408,60 @@ func (j Job) servers(home string) ([]configmigrate.Server, []string, error) {
 // user's (keep them).
 const stateFileName = "hermes-migrate-state.json"
 
-// ownership maps a client config file to the servers hermes-migrate wrote
-// there, hermes-tools left out.
-type ownership map[string][]string
+// ownership maps a client config file to what hermes-migrate wrote there.
+type ownership map[string]fileRecord
+
+// fileRecord is what hermes-migrate wrote into one client config file:
+// the servers, hermes-tools left out, and for a value it copied as is
+// (--allow-literal-secrets), a digest of it (hashCopied) by server and
+// field ("env KEY", "header KEY"). It is stored as the bare list of names
+// while nothing was copied, the shape every earlier version wrote and
+// reads.
+type fileRecord struct {
+	Servers []string                     `json:"servers"`
+	Copied  map[string]map[string]string `json:"copied_secrets,omitempty"`
+}
+
+func (r fileRecord) MarshalJSON() ([]byte, error) {
+	if len(r.Copied) == 0 {
+		return json.Marshal(r.Servers)
+	}
+	type plain fileRecord
+	return json.Marshal(plain(r))
+}
+
+func (r *fileRecord) UnmarshalJSON(data []byte) error {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		*r = fileRecord{}
+		return json.Unmarshal(t, &r.Servers)
+	}
+	type plain fileRecord
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*r = fileRecord(p)
+	return nil
+}
+
+// copied reports whether value is the one hermes-migrate copied into
+// field of server's entry (Options.Copied).
+func (r fileRecord) copied(server, field, value string) bool {
+	h, ok := r.Copied[server][field]
+	return ok && copiedMatches(h, value)
+}
+
+func (r fileRecord) equal(o fileRecord) bool {
+	if !slices.Equal(r.Servers, o.Servers) || len(r.Copied) != len(o.Copied) {
+		return false
+	}
+	for n, fields := range r.Copied {
+		if !maps.Equal(fields, o.Copied[n]) {
+			return false
+		}
+	}
+	return true
+}
 
 // stateFile is the one place ownership is read, merged and written, so
 // that locking it, and merging with other runs' changes, has one home.
@@ -443,7 +505,11 @@ func (s stateFile) parse(data []byte) (ownership, error) {
 // entry, so runs for other clients meanwhile are not forgotten. A name
 // stays owned once written, even when a later run does not write it
 // (--user-servers, then a run without it, leaves those entries in the
-// file), until the edit takes it out or --remove forgets the file.
+// file), until the edit takes it out or --remove forgets the file. What
+// was copied into a server's entry is recorded anew each time the server
+// is written (a digest already recorded for the same value is kept, so a
+// run that changes nothing leaves the state file alone) and forgotten
+// with the server.
 func (s stateFile) record(ctx context.Context, configPath string, remove bool, edit Result) error {
 	ed, err := atomicfile.Begin(ctx, s.path(), atomicfile.EditOptions{
 		Options: atomicfile.Options{Mode: 0o600, Force: s.force},
@@ -457,18 +523,22 @@ func (s stateFile) record(ctx context.Context, configPath string, remove bool, e
 	if err != nil {
 		return err
 	}
-	var names []string
+	old := o[configPath]
+	var rec fileRecord
 	if !remove {
 		// hermes-tools is Hermes' by name; only the other entries need
 		// remembering.
-		for _, n := range append(slices.Clone(o[configPath]), edit.Written...) {
-			if n != configmigrate.HermesToolsName && !slices.Contains(names, n) &&
+		for _, n := range append(slices.Clone(old.Servers), edit.Written...) {
+			if n != configmigrate.HermesToolsName && !slices.Contains(rec.Servers, n) &&
 				(slices.Contains(edit.Written, n) || !slices.Contains(edit.Removed, n)) {
-				names = append(names, n)
+				rec.Servers = append(rec.Servers, n)
 			}
 		}
+		if rec.Copied, err = copiedRecords(old, rec.Servers, edit); err != nil {
+			return err
+		}
 	}
-	if slices.Equal(o[configPath], names) {
+	if old.equal(rec) {
 		if len(o) == 0 && ed.Before == nil {
 			// Nothing to remember and no state file: leave no lock
 			// file in the Hermes home either.
@@ -476,10 +546,10 @@ func (s stateFile) record(ctx context.Context, configPath string, remove bool, e
 		}
 		return nil
 	}
-	if len(names) == 0 {
+	if len(rec.Servers) == 0 {
 		delete(o, configPath)
 	} else {
-		o[configPath] = names
+		o[configPath] = rec
 	}
 	if len(o) == 0 {
 		// The last client forgotten (--remove): the state file and its
@@ -495,6 +565,39 @@ func (s stateFile) record(ctx context.Context, configPath string, remove bool, e
 	}
 	_, err = ed.Commit(append(data, '\n'))
 	return err
+}
+
+// copiedRecords are the digests of what is copied into the entries of
+// owned servers after edit: those of the servers edit wrote are made from
+// its values, the others' kept from old.
+func copiedRecords(old fileRecord, owned []string, edit Result) (map[string]map[string]string, error) {
+	var out map[string]map[string]string
+	for _, n := range owned {
+		fields := old.Copied[n]
+		if slices.Contains(edit.Written, n) {
+			fields = nil
+			for f, v := range edit.copied[n] {
+				h := old.Copied[n][f]
+				if !copiedMatches(h, v) {
+					var err error
+					if h, err = hashCopied(v); err != nil {
+						return nil, err
+					}
+				}
+				if fields == nil {
+					fields = map[string]string{}
+				}
+				fields[f] = h
+			}
+		}
+		if len(fields) > 0 {
+			if out == nil {
+				out = map[string]map[string]string{}
+			}
+			out[n] = fields
+		}
+	}
+	return out, nil
 }
 
 // configPath is the file the job edits: the project file under Project,

@@ -154,5 +154,5 @@ func ownedIn(t *testing.T, d jobDirs, path string) []string {
 			t.Fatal(err)
 		}
 	}
-	return o[path]
+	return o[path].Servers
 }

@@ -254,7 +254,7 @@ func TestJobRuns(t *testing.T) {
 				} else if err := json.Unmarshal([]byte(state), &o); state != "" && err != nil {
 					t.Fatalf("state file %q: %v", state, err)
 				}
-				if !slices.Equal(o[d.cursor()], tt.wantOwned) || len(o) > 1 {
+				if !slices.Equal(o[d.cursor()].Servers, tt.wantOwned) || len(o) > 1 {
 					t.Errorf("owned = %v, want %v under %s", o, tt.wantOwned, d.cursor())
 				}
 			}

@@ -306,7 +306,7 @@ func checkProperties(t *testing.T, client Client, in []byte, servers []configSer
 			tr := translate(d, s)
 			if old, ok := cont[s.Name]; ok {
 				raw, _ := json.Marshal(old)
-				tr.keepHand(d, raw)
+				tr.keepHand(d, raw, nil)
 			}
 			var v any
 			if err := json.Unmarshal([]byte(render(tr.entry, layout{inline: true})), &v); err != nil {

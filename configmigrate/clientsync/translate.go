@@ -251,8 +251,11 @@ func translate(d *dialect, s configmigrate.Server) translated {
 // keepHand copies the values of tr.hand (env) and tr.handHeaders that the
 // existing entry (plain JSON) already holds, which the user put there by
 // hand, into the new entry: the next sync must not wipe what the last one
-// asked for. It returns the notes about the names involved.
-func (tr *translated) keepHand(d *dialect, existing []byte) []string {
+// asked for. A value copied reports whether a value is the one
+// hermes-migrate itself copied there (--allow-literal-secrets; field is
+// "env KEY" or "header KEY"): that one is Hermes' to take out, not the
+// user's to keep. It returns the notes about the names involved.
+func (tr *translated) keepHand(d *dialect, existing []byte, copied func(field, value string) bool) []string {
 	if len(tr.hand) == 0 && len(tr.handHeaders) == 0 {
 		return nil
 	}
@@ -261,25 +264,33 @@ func (tr *translated) keepHand(d *dialect, existing []byte) []string {
 	_ = json.Unmarshal(existing, &have)
 	var notes []string
 	for _, g := range []struct {
-		label, key string
-		names      []string
-		foldCase   bool     // HTTP header names
-		after      []string // where a new object goes in the entry
+		label, key, field string
+		names             []string
+		foldCase          bool     // HTTP header names
+		after             []string // where a new object goes in the entry
 	}{
-		{"env", d.envKey, tr.hand, false, []string{"command", "args"}},
-		{"headers", "headers", tr.handHeaders, true, []string{d.typeKey, d.urlKey, "httpUrl", "url", d.bearerKey}},
+		{"env", d.envKey, "env", tr.hand, false, []string{"command", "args"}},
+		{"headers", "headers", "header", tr.handHeaders, true, []string{d.typeKey, d.urlKey, "httpUrl", "url", d.bearerKey}},
 	} {
 		if len(g.names) == 0 {
 			continue
 		}
 		var old map[string]any
 		_ = json.Unmarshal(have[g.key], &old)
-		extra, kept, missing := handValues(g.names, old, g.foldCase)
+		ours := func(name, v string) bool { return copied != nil && copied(g.field+" "+name, v) }
+		extra, kept, missing, taken := handValues(g.names, old, g.foldCase, ours)
 		if len(extra) > 0 {
 			tr.entry = withPairs(tr.entry, g.key, extra, g.after...)
 		}
 		if len(kept) > 0 {
 			notes = append(notes, fmt.Sprintf("%s %s kept as filled in by hand", g.label, strings.Join(kept, ", ")))
+		}
+		if len(taken) > 0 {
+			what := "the value"
+			if len(taken) > 1 {
+				what = "the values"
+			}
+			notes = append(notes, fmt.Sprintf("%s %s: took out %s hermes-migrate had copied there with --allow-literal-secrets", g.label, strings.Join(taken, ", "), what))
 		}
 		if len(missing) > 0 {
 			why := d.display + " cannot read environment variables"
@@ -298,8 +309,9 @@ func (tr *translated) keepHand(d *dialect, existing []byte) []string {
 
 // handValues picks the string values of names out of have, in the order of
 // names; HTTP header names match whatever their case (foldCase), and keep
-// the user's spelling.
-func handValues(names []string, have map[string]any, foldCase bool) (extra object, kept, missing []string) {
+// the user's spelling. A value ours says Hermes wrote is taken, and
+// counts as missing too: the entry goes on without it.
+func handValues(names []string, have map[string]any, foldCase bool, ours func(name, v string) bool) (extra object, kept, missing, taken []string) {
 	for _, name := range names {
 		key, v, ok := name, "", false
 		if foldCase {
@@ -311,14 +323,18 @@ func handValues(names []string, have map[string]any, foldCase bool) (extra objec
 		} else {
 			v, ok = have[name].(string)
 		}
-		if ok {
+		switch {
+		case ok && ours(name, v):
+			taken = append(taken, name)
+			missing = append(missing, name)
+		case ok:
 			kept = append(kept, name)
 			extra.set(key, v)
-		} else {
+		default:
 			missing = append(missing, name)
 		}
 	}
-	return extra, kept, missing
+	return extra, kept, missing, taken
 }
 
 // withPairs appends extra to the entry's object under key, creating it

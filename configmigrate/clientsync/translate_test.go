@@ -445,7 +445,7 @@ func TestTranslate(t *testing.T) {
 				s := tt.server
 				s.Name = "srv"
 				tr := translate(dialects[client], s)
-				notes := append(tr.keepHand(dialects[client], nil), tr.notes...)
+				notes := append(tr.keepHand(dialects[client], nil, nil), tr.notes...)
 				entry, skip := tr.entry, tr.skip
 				if reason, ok := strings.CutPrefix(exp.want, "skip: "); ok {
 					if !strings.Contains(skip, reason) {

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -92,9 +93,48 @@ type Session struct {
 	closed   bool
 	br       *runningBrowser // nil until the first call
 	starting sync.WaitGroup  // a browser start under way
+	// startMu is held while a browser is started (or a dead one
+	// replaced), so that one is, however many calls find it missing.
+	startMu sync.Mutex
 	// first is the session that drives the browser's default context (see
 	// tabset.go).
 	first *sessionstate.State
+	// noSession is the browser calls without a session last used.
+	noSession seenBrowser
+}
+
+// browserRestartedNote is added to the first result of each session (and
+// of calls without one) on a browser that replaced one that died.
+const browserRestartedNote = "The browser had stopped (its process exited) and was started again for this call: the earlier tabs, refs, cookies and logins are gone; take a new snapshot before using refs."
+
+// seenBrowser is the browser a session last used, so that the first
+// call on a new one can say the old one is gone.
+type seenBrowser struct {
+	mu sync.Mutex
+	rb *runningBrowser
+}
+
+// seenKey keys a session's seenBrowser in its state.
+type seenKey struct{ s *Session }
+
+// replacedFor records rb as the browser of the session ctx carries (or of
+// the calls without one) and reports whether it replaced another that
+// session had used: then the session's tabs died with that one, which the
+// call is to tell the model once.
+func (s *Session) replacedFor(ctx context.Context, rb *runningBrowser) bool {
+	seen := &s.noSession
+	if st := sessionstate.FromContext(ctx); st != nil {
+		v, err := st.Value(seenKey{s}, func() (any, error) { return &seenBrowser{}, nil })
+		if err != nil {
+			return false
+		}
+		seen = v.(*seenBrowser)
+	}
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	prev := seen.rb
+	seen.rb = rb
+	return prev != nil && prev != rb
 }
 
 // New returns a Session that starts its browser on first use.

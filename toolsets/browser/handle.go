@@ -99,6 +99,7 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 		if err != nil {
 			return tooldef.Errorf("%v", err), nil
 		}
+		replaced := s.replacedFor(ctx, ts.rb)
 		select {
 		case ts.lock <- struct{}{}:
 		case <-ctx.Done():
@@ -108,6 +109,9 @@ func (s *Session) wrap(name string, fn handler) tooldef.Handler {
 		callCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout)
 		defer cancel()
 		c := &call{s: s, ts: ts, blockedMark: ts.blocked.mark()}
+		if replaced {
+			c.note(browserRestartedNote)
+		}
 		defer func() {
 			if c.t != nil {
 				c.t.setInterrupt(nil)
@@ -243,24 +247,46 @@ func (c *call) url(ctx context.Context) string {
 // put in its URL is the page's to keep, not the model's to read (or repeat).
 func shownURL(raw string) string { return urlguard.RedactURL(raw) }
 
-// browser returns the running browser, starting it on first use.
+// browser returns the running browser, starting it on first use, and a
+// new one when the last died on its own (SIGKILL, the OOM killer, a
+// crash): what is left of the dead one is released first.
 func (s *Session) browser() (*runningBrowser, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, errBrowserClosed
 	}
-	if s.br != nil {
-		br := s.br
+	if br := s.br; br != nil && !br.dead() {
 		s.mu.Unlock()
 		return br, nil
 	}
+	s.mu.Unlock()
+	// One start at a time: the calls that find no browser (or a dead
+	// one) together wait for the first of them to start it, rather than
+	// each starting one of its own.
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errBrowserClosed
+	}
+	old := s.br
+	if old != nil && !old.dead() {
+		s.mu.Unlock()
+		return old, nil
+	}
+	s.br = nil
 	// Close waits for a start under way, so the browser it makes is
 	// closed before Close returns, never left to a goroutine nobody waits
 	// for.
 	s.starting.Add(1)
 	s.mu.Unlock()
 	defer s.starting.Done()
+	if old != nil {
+		s.log.Warn("the browser process exited on its own; starting a new one (its tabs and sessions' pages are gone)")
+		old.discard()
+	}
 	br, err := startBrowser(s.set, s.log, &s.blocked)
 	if err != nil {
 		return nil, err

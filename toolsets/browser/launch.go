@@ -90,6 +90,10 @@ type runningBrowser struct {
 	pid           int    // Chromium's pid and process group; 0 when attached
 	profile       string // fresh user-data-dir, removed at close
 	attached      bool
+	// lost is closed when the connection to the browser drops: at close,
+	// or when the browser died on its own (SIGKILL, the OOM killer, a
+	// crash), after which Session.browser starts a new one.
+	lost <-chan struct{}
 	// log receives panics recovered on the browser's goroutines.
 	log *slog.Logger
 	// set is what the browser was started with; sessions' contexts are
@@ -187,8 +191,31 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 		rb.kill()
 		return nil, fmt.Errorf("the browser did not start within %s", startTimeout)
 	}
-	if c := chromedp.FromContext(rb.browserCtx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
-		rb.pid = c.Browser.Process().Pid
+	if c := chromedp.FromContext(rb.browserCtx); c != nil && c.Browser != nil {
+		rb.lost = c.Browser.LostConnection
+		if c.Browser.Process() != nil {
+			rb.pid = c.Browser.Process().Pid
+		}
+	}
+	if rb.pid > 0 && rb.lost != nil {
+		// A Chromium that dies on its own takes none of its helpers
+		// with it (they lead no group and outlive their parent): its
+		// group is killed at once, not when the next call notices, so
+		// nothing of a dead browser lingers meanwhile; a graceful close
+		// (which drops the connection too) is left to finish. Ends with
+		// the browser's context, which kill always cancels.
+		go func(pid int, lost <-chan struct{}, done <-chan struct{}) {
+			select {
+			case <-lost:
+				rb.setMu.Lock()
+				closing := rb.closing
+				rb.setMu.Unlock()
+				if !closing {
+					killGroup(pid)
+				}
+			case <-done:
+			}
+		}(rb.pid, rb.lost, rb.browserCtx.Done())
 	}
 	// Pages our pages open become tabs of the session (see tabs.go); the
 	// discovery is the browser's, so switch it on when attached too.
@@ -225,9 +252,20 @@ func startBrowser(set settings, log *slog.Logger, blocked *blockedLog) (*running
 	return rb, nil
 }
 
-// close shuts the browser down gracefully, then makes sure: the process
-// group is killed and any process still using the profile is killed.
-func (rb *runningBrowser) close() error {
+// dead reports whether the browser is gone without having been closed:
+// its connection dropped, or (a moment before that is noticed) its main
+// process exited.
+func (rb *runningBrowser) dead() bool {
+	select {
+	case <-rb.lost:
+		return true
+	default:
+	}
+	return rb.pid > 0 && processGone(rb.pid)
+}
+
+// releaseSets lets go of every session's tab set: no more are taken on.
+func (rb *runningBrowser) releaseSets() {
 	rb.setMu.Lock()
 	rb.closing = true
 	sets := rb.sets
@@ -236,6 +274,20 @@ func (rb *runningBrowser) close() error {
 	for _, ts := range sets {
 		ts.release(true)
 	}
+}
+
+// discard lets go of a browser that died on its own: its sessions' tab
+// sets and proxies, whatever of its process group survived, its profile.
+// Nothing is asked of the browser itself, which cannot answer.
+func (rb *runningBrowser) discard() {
+	rb.releaseSets()
+	rb.kill()
+}
+
+// close shuts the browser down gracefully, then makes sure: the process
+// group is killed and any process still using the profile is killed.
+func (rb *runningBrowser) close() error {
+	rb.releaseSets()
 	if rb.attached {
 		rb.allocCancel()
 		return nil

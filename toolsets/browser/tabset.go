@@ -204,8 +204,12 @@ func (ts *tabSet) closeProxy() {
 	}
 }
 
-// setKey keys a Session's tab set in a session's state.
-type setKey struct{ s *Session }
+// setKey keys a Session's tab set in a session's state, per browser: a
+// browser started after one died gives the session a new set.
+type setKey struct {
+	s  *Session
+	rb *runningBrowser
+}
 
 // firstUse marks the session that drives the default context; closing
 // its state releases that set.
@@ -230,7 +234,7 @@ func (s *Session) tabsFor(ctx context.Context) (*tabSet, error) {
 	}
 	first := s.first == st
 	s.mu.Unlock()
-	v, err := st.Value(setKey{s}, func() (any, error) {
+	v, err := st.Value(setKey{s, rb}, func() (any, error) {
 		if first {
 			return firstUse{rb.dflt}, nil
 		}
