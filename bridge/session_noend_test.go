@@ -30,6 +30,19 @@ func TestSessionNoTurnCompleted(t *testing.T) {
 		final:  "done",
 		notice: "codex never reported the end of the turn (no turn/completed; codex went quiet for 0.3s after answering); Hermes ended the turn itself.",
 	}, {
+		name: "commentary after tool calls is not the answer",
+		turn: func(tc *turnCtx) {
+			tc.both(map[string]any{"type": "dynamicToolCall", "id": "d1", "tool": "x", "status": "completed", "success": true})
+			tc.started(map[string]any{"type": "agentMessage", "id": "m0", "text": ""})
+			tc.completed(map[string]any{"type": "agentMessage", "id": "m0", "text": "Let me look further.", "phase": "commentary"})
+			time.Sleep(3 * quiet) // thinking, silently
+			tc.started(map[string]any{"type": "agentMessage", "id": "m", "text": ""})
+			tc.completed(map[string]any{"type": "agentMessage", "id": "m", "text": "done", "phase": "final_answer"})
+			tc.waitInterrupt(30 * time.Second)
+		},
+		final:  "done",
+		notice: "codex never reported the end of the turn (no turn/completed; codex went quiet for 0.3s after answering); Hermes ended the turn itself.",
+	}, {
 		name: "thread idle",
 		turn: func(tc *turnCtx) {
 			tc.say("m", "done")

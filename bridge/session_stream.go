@@ -78,10 +78,13 @@ func (s *Session) observe(t *turnState, method string, p *notificationParams) {
 		t.armed = true
 		t.answered = false
 		t.signal()
-	case pr.HasFinalText && t.armed:
+	case pr.HasFinalText && t.tools > 0 && !commentary(p.Item):
 		// The model answered after its tools: the turn should end now,
-		// and the watchdog stays on in case codex never says so.
+		// and the watchdog stays on in case codex never says so. A
+		// message the model marked as commentary is not the answer:
+		// more work follows, maybe after a long silent think.
 		t.answered = true
+		t.armed = true
 		t.signal()
 	case len(pr.Messages) > 0 || pr.HasFinalText:
 		// The model is producing output again after the tool.
@@ -163,4 +166,13 @@ func threadIdle(raw json.RawMessage) bool {
 		Type string `json:"type"`
 	}
 	return json.Unmarshal(raw, &st) == nil && st.Type == "idle"
+}
+
+// commentary says whether an agentMessage item is marked as commentary
+// (phase "commentary") rather than the answer.
+func commentary(raw json.RawMessage) bool {
+	var it struct {
+		Phase string `json:"phase"`
+	}
+	return json.Unmarshal(raw, &it) == nil && it.Phase == "commentary"
 }
