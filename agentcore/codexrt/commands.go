@@ -44,26 +44,42 @@ func (r *Runtime) Steer(ctx context.Context, text string) (steered bool, res age
 	if strings.TrimSpace(text) == "" {
 		return false, agentcore.Result{}, errors.New("/steer needs text: /steer <what the running turn should also do>")
 	}
-	r.mu.Lock()
-	s, closed := r.sess, r.closed
-	r.mu.Unlock()
-	if closed {
-		return false, agentcore.Result{}, ErrClosed
-	}
-	if tc, ok := s.(threadCommands); ok {
-		_, err := tc.Steer(ctx, bridge.TextInput(text))
-		if err == nil {
-			return true, agentcore.Result{}, nil
-		}
-		if !errors.Is(err, bridge.ErrNoTurn) {
-			return false, agentcore.Result{}, fmt.Errorf("codex steer: %w", err)
-		}
+	switch err := r.SteerRunning(ctx, text); {
+	case err == nil:
+		return true, agentcore.Result{}, nil
+	case !errors.Is(err, bridge.ErrNoTurn):
+		return false, agentcore.Result{}, err
 	}
 	res, err = r.RunTurn(ctx, text)
 	if err == nil {
 		res.Notes = append([]string{"no turn was running, so the text was sent as a new message"}, res.Notes...)
 	}
 	return false, res, err
+}
+
+// SteerRunning adds text to the running turn (turn/steer), or fails with
+// bridge.ErrNoTurn when none is running.
+func (r *Runtime) SteerRunning(ctx context.Context, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return errors.New("/steer needs text: /steer <what the running turn should also do>")
+	}
+	r.mu.Lock()
+	s, closed := r.sess, r.closed
+	r.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	tc, ok := s.(threadCommands)
+	if !ok {
+		return bridge.ErrNoTurn
+	}
+	if _, err := tc.Steer(ctx, bridge.TextInput(text)); err != nil {
+		if errors.Is(err, bridge.ErrNoTurn) {
+			return err
+		}
+		return fmt.Errorf("codex steer: %w", err)
+	}
+	return nil
 }
 
 // Undo removes the last turn from the thread (codex forgets it; files it
