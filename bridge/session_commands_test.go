@@ -7,6 +7,8 @@ package bridge
 // model, as in session_integration_test.go.
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -244,4 +246,35 @@ func TestRealSessionUnloadedThread(t *testing.T) {
 	if req := request(t, r.fake, 1); !hasUserText(req, "first") || !hasUserText(req, "second") {
 		t.Errorf("the loaded thread lost its history: %q", req.UserTexts())
 	}
+}
+
+// Failure (a) on the real codex: after a tool call the model's answer
+// arrives but its response never completes (a stalled stream), so codex
+// never sends turn/completed. The turn ends with the answer and a notice
+// after PostToolQuietTimeout, instead of hanging until the turn deadline;
+// the thread goes on.
+func TestRealSessionNoTurnCompletedAfterTool(t *testing.T) {
+	t.Parallel()
+	r := newRealSession(t, func(c *SessionConfig) {
+		c.PostToolQuietTimeout = 2 * time.Second
+		c.DynamicTools = []DynamicTool{{
+			Name:        "lookup_ticket",
+			Description: "Look up a support ticket by id.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
+			Handler: func(context.Context, json.RawMessage) (ToolOutput, error) {
+				return TextOutput("Ticket ABC-123 is open."), nil
+			},
+		}}
+	})
+	r.fake.Enqueue(
+		fakeresponses.Call("call_dyn", "lookup_ticket", map[string]any{"id": "ABC-123"}),
+		fakeresponses.Reply{Items: []fakeresponses.Item{fakeresponses.Message("It is open."), fakeresponses.Hold(nil)}},
+	)
+	res := r.turn(t, ctxT(t, 50*time.Second), "status of ABC-123?")
+	if res.Err != nil || res.ShouldRetire || res.FinalText != "It is open." || res.ToolIterations != 1 ||
+		len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "no turn/completed") {
+		t.Fatalf("result %+v", res)
+	}
+	r.fake.Enqueue(fakeresponses.Text("Still here."))
+	okTurn(t, r.turn(t, ctxT(t, 60*time.Second), "and now?"), "Still here.")
 }
