@@ -74,8 +74,15 @@ func TestRealCodexVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.String() != MinVersion {
-		t.Errorf("pinned codex is %v; MinVersion is %s (update one or the other)", v, MinVersion)
+	if v.String() != TestedVersion || v.String() != codextest.Pinned {
+		t.Errorf("pinned codex is %v; TestedVersion is %s, codextest.Pinned %s (update them together)", v, TestedVersion, codextest.Pinned)
+	}
+	old, err := CheckVersion(context.Background(), codextest.PreviousBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.String() != MinVersion || old.String() != codextest.Previous {
+		t.Errorf("previous codex is %v; MinVersion is %s, codextest.Previous %s (update them together)", old, MinVersion, codextest.Previous)
 	}
 }
 
@@ -106,7 +113,7 @@ func TestRealCodexInitialize(t *testing.T) {
 	if res.CodexHome != h.CodexHome {
 		t.Errorf("codexHome = %q, want %q", res.CodexHome, h.CodexHome)
 	}
-	if !strings.HasPrefix(res.UserAgent, "hermes-bridge-test/"+MinVersion+" ") || res.PlatformFamily == "" || res.PlatformOS == "" {
+	if !strings.HasPrefix(res.UserAgent, "hermes-bridge-test/"+TestedVersion+" ") || res.PlatformFamily == "" || res.PlatformOS == "" {
 		t.Errorf("initialize result = %+v", res)
 	}
 	select {

@@ -91,6 +91,9 @@ type notificationParams struct {
 	Error      json.RawMessage `json:"error"`
 	WillRetry  bool            `json:"willRetry"`
 	RequestID  json.RawMessage `json:"requestId"`
+	// Status is thread/status/changed's status; raw because other
+	// notifications may carry a status of another shape.
+	Status json.RawMessage `json:"status"`
 }
 
 type wireTurn struct {

@@ -17,6 +17,10 @@ const (
 	DefaultInterruptTimeout     = 5 * time.Second
 )
 
+// defaultIdleGrace is how long a turn may go on after codex reported its
+// thread idle: turn/completed follows within milliseconds when all is well.
+const defaultIdleGrace = 10 * time.Second
+
 // TrustedMCPServer is the MCP server whose elicitations a session accepts by
 // default: Hermes's own tool callback.
 const TrustedMCPServer = "hermes-tools"
@@ -94,6 +98,10 @@ type Session struct {
 	turnSem chan struct{}
 	// turnStartTimeout is a field so that tests can shorten it.
 	turnStartTimeout time.Duration
+	// idleGrace is how long after codex reports the thread idle a turn
+	// may go on without turn/completed; a field so that tests can
+	// shorten it.
+	idleGrace time.Duration
 
 	mu       sync.Mutex
 	client   *Client
@@ -106,7 +114,10 @@ type Session struct {
 	// request id, so that codex withdrawing one (serverRequest/resolved)
 	// cancels its handler.
 	requests map[string]context.CancelFunc
-	closed   bool
+	// notices are messages for the user about what the session did on
+	// its own (a thread it could not resume), for the next result.
+	notices []string
+	closed  bool
 }
 
 // ErrSessionClosed is returned by a Session after Close.
@@ -147,6 +158,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		trustedServers:   cfg.TrustedMCPServers,
 		turnSem:          make(chan struct{}, 1),
 		turnStartTimeout: turnStartTimeout,
+		idleGrace:        defaultIdleGrace,
 		threadID:         cfg.ResumeThreadID,
 		fileChanges:      make(map[string]string),
 		requests:         make(map[string]context.CancelFunc),

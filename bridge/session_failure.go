@@ -81,7 +81,7 @@ func (s *Session) startupFailed(ctx context.Context, c *Client, err error) TurnR
 	return res
 }
 
-func (s *Session) turnStartFailed(ctx context.Context, c *Client, t *turnState, res TurnResult, err error) TurnResult {
+func (s *Session) turnStartFailed(ctx context.Context, c *Client, t *turnState, res TurnResult, method string, err error) TurnResult {
 	var rerr *RPCError
 	switch {
 	case ctx.Err() != nil:
@@ -111,11 +111,11 @@ func (s *Session) turnStartFailed(ctx context.Context, c *Client, t *turnState, 
 			// is not: a fresh codex after `codex login` is needed.
 			res.ShouldRetire = true
 		} else {
-			res.Err = &TurnError{Kind: TurnErrTurnStart, Message: withStderr(c, "turn/start failed: "+err.Error(), errStderrLines), Err: err}
+			res.Err = &TurnError{Kind: TurnErrTurnStart, Message: withStderr(c, method+" failed: "+err.Error(), errStderrLines), Err: err}
 		}
 	default:
 		// No answer to a request codex answers at once: it is wedged.
-		msg := withStderr(c, "turn/start timed out: "+redact.String(err.Error()), errStderrLines)
+		msg := withStderr(c, method+" timed out: "+redact.String(err.Error()), errStderrLines)
 		kind := TurnErrTurnStart
 		if looksLikeAuthFailure(strings.Join(stderrLines(c, authStderrLines), "\n")) {
 			msg, kind = AuthHint, TurnErrAuth

@@ -76,6 +76,15 @@ func (s *Session) observe(t *turnState, method string, p *notificationParams) {
 	case pr.ToolIteration:
 		t.tools++
 		t.armed = true
+		t.answered = false
+		t.signal()
+	case pr.HasFinalText && t.tools > 0 && !commentary(p.Item):
+		// The model answered after its tools: the turn should end now,
+		// and the watchdog stays on in case codex never says so. A
+		// message the model marked as commentary is not the answer:
+		// more work follows, maybe after a long silent think.
+		t.answered = true
+		t.armed = true
 		t.signal()
 	case len(pr.Messages) > 0 || pr.HasFinalText:
 		// The model is producing output again after the tool.
@@ -91,6 +100,15 @@ func (s *Session) observe(t *turnState, method string, p *notificationParams) {
 		}
 	}
 	switch method {
+	case "thread/status/changed":
+		if threadIdle(p.Status) {
+			if t.idleAt.IsZero() {
+				t.idleAt = time.Now()
+			}
+		} else {
+			t.idleAt = time.Time{}
+		}
+		t.signal()
 	case "turn/completed":
 		if p.Turn != nil {
 			t.status = p.Turn.Status
@@ -140,4 +158,21 @@ func (s *Session) trackFileChange(method string, raw json.RawMessage) {
 
 func compactJSON(raw json.RawMessage) string {
 	return strings.TrimSpace(string(raw))
+}
+
+// threadIdle says whether a thread/status/changed status is idle.
+func threadIdle(raw json.RawMessage) bool {
+	var st struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(raw, &st) == nil && st.Type == "idle"
+}
+
+// commentary says whether an agentMessage item is marked as commentary
+// (phase "commentary") rather than the answer.
+func commentary(raw json.RawMessage) bool {
+	var it struct {
+		Phase string `json:"phase"`
+	}
+	return json.Unmarshal(raw, &it) == nil && it.Phase == "commentary"
 }

@@ -74,6 +74,10 @@ type TurnResult struct {
 	// ShouldRetire says codex looks unhealthy (dead, wedged, or its login
 	// is broken). The session has already shut that codex down.
 	ShouldRetire bool
+	// Notices tell the user what the session did on its own to keep
+	// going: a thread it could not resume and replaced, a turn it ended
+	// because codex never reported the end.
+	Notices []string
 }
 
 // TokenUsage is codex's thread/tokenUsage/updated report.
@@ -114,8 +118,7 @@ const turnStartTimeout = 10 * time.Second
 // waits up to InterruptTimeout for codex to confirm); a ctx deadline counts
 // as the turn timing out. Every outcome, startup failures included, is in
 // the result.
-func (s *Session) RunTurn(ctx context.Context, input ...UserInput) TurnResult {
-	var res TurnResult
+func (s *Session) RunTurn(ctx context.Context, input ...UserInput) (res TurnResult) {
 	if err := s.acquire(ctx); err != nil {
 		if errors.Is(err, ErrSessionClosed) {
 			res.Err = &TurnError{Kind: TurnErrUsage, Message: err.Error(), Err: err}
@@ -125,6 +128,7 @@ func (s *Session) RunTurn(ctx context.Context, input ...UserInput) TurnResult {
 		return res
 	}
 	defer s.release()
+	defer func() { res.Notices = append(s.takeNotices(), res.Notices...) }()
 	if len(input) == 0 {
 		res.Err = &TurnError{Kind: TurnErrUsage, Message: "codex turn: no input"}
 		return res
@@ -137,7 +141,7 @@ func (s *Session) RunTurn(ctx context.Context, input ...UserInput) TurnResult {
 	if err != nil {
 		return s.startupFailed(ctx, c, err)
 	}
-	res = s.runTurn(ctx, c, input)
+	res = s.runTurn(ctx, c, "turn/start", s.turnStartParams(input))
 	if reused && res.TurnID == "" && res.ShouldRetire && errors.Is(res.Err, errGoneBeforeTurn) {
 		// Codex died between turns and we only noticed at turn/start:
 		// nothing of this turn happened, so start a new codex and try
@@ -146,15 +150,29 @@ func (s *Session) RunTurn(ctx context.Context, input ...UserInput) TurnResult {
 		if c, err = s.ensureStarted(ctx); err != nil {
 			return s.startupFailed(ctx, c, err)
 		}
-		res = s.runTurn(ctx, c, input)
+		res = s.runTurn(ctx, c, "turn/start", s.turnStartParams(input))
 	}
 	return res
+}
+
+// turnStartParams are turn/start's params but for threadId, which runTurn
+// sets.
+func (s *Session) turnStartParams(input []UserInput) map[string]any {
+	params := maps.Clone(s.cfg.TurnParams)
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["input"] = input
+	return params
 }
 
 // errGoneBeforeTurn marks a turn/start that failed because codex was gone.
 var errGoneBeforeTurn = errors.New("codex app-server gone before the turn started")
 
-func (s *Session) runTurn(ctx context.Context, c *Client, input []UserInput) TurnResult {
+// runTurn calls method (turn/start, or review/start and
+// thread/compact/start, which run a turn too) on the session's thread and
+// waits for the turn it starts.
+func (s *Session) runTurn(ctx context.Context, c *Client, method string, params map[string]any) TurnResult {
 	res := TurnResult{ThreadID: s.ThreadID()}
 
 	tctx, tcancel := context.WithCancel(context.Background())
@@ -174,22 +192,17 @@ func (s *Session) runTurn(ctx context.Context, c *Client, input []UserInput) Tur
 		tcancel()
 	}()
 
-	params := maps.Clone(s.cfg.TurnParams)
-	if params == nil {
-		params = map[string]any{}
-	}
 	params["threadId"] = res.ThreadID
-	params["input"] = input
 	var started struct {
 		Turn struct {
 			ID string `json:"id"`
 		} `json:"turn"`
 	}
 	callCtx, cancelCall := context.WithTimeout(ctx, s.turnStartTimeout)
-	err := c.Call(callCtx, "turn/start", params, &started)
+	err := s.callLoaded(callCtx, c, method, params, &started)
 	cancelCall()
 	if err != nil {
-		return s.turnStartFailed(ctx, c, t, res, err)
+		return s.turnStartFailed(ctx, c, t, res, method, err)
 	}
 	s.mu.Lock()
 	if t.id == "" || started.Turn.ID != "" {
@@ -230,6 +243,15 @@ type turnState struct {
 	pending      int
 	lastActivity time.Time
 	wake         chan struct{} // capacity 1: re-evaluate the watchdog
+
+	// Codex has been seen to leave out turn/completed after tool calls;
+	// the items then say the turn is over. answered: the model gave its
+	// answer after a tool (the watchdog then ends the turn rather than
+	// failing it); idleAt: codex reported the thread idle, which it does
+	// just before turn/completed, so the turn ends after a grace period
+	// even with no tool involved.
+	answered bool
+	idleAt   time.Time
 }
 
 func (t *turnState) finish() {

@@ -22,7 +22,7 @@ func (s *Session) wait(ctx context.Context, c *Client, t *turnState, res *TurnRe
 	// checkWatchdog re-arms the timer, or reports that it has fired.
 	checkWatchdog := func() bool {
 		s.mu.Lock()
-		due, on := t.watchdogDue(quiet)
+		due, on := t.watchdogDue(quiet, s.idleGrace)
 		s.mu.Unlock()
 		if !on {
 			return false
@@ -121,11 +121,28 @@ func (s *Session) wait(ctx context.Context, c *Client, t *turnState, res *TurnRe
 }
 
 // watchdogDue says whether the watchdog is running and when it fires.
-func (t *turnState) watchdogDue(quiet time.Duration) (time.Time, bool) {
-	if !t.armed || t.pending > 0 || t.proj.OpenToolItems() > 0 || t.done {
+func (t *turnState) watchdogDue(quiet, idleGrace time.Duration) (time.Time, bool) {
+	if t.pending > 0 || t.proj.OpenToolItems() > 0 || t.done {
+		return time.Time{}, false
+	}
+	if !t.idleAt.IsZero() {
+		due := t.idleAt.Add(idleGrace)
+		if t.armed {
+			due = earliest(due, t.lastActivity.Add(quiet))
+		}
+		return due, true
+	}
+	if !t.armed {
 		return time.Time{}, false
 	}
 	return t.lastActivity.Add(quiet), true
+}
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func seconds(d time.Duration) string {
@@ -144,7 +161,27 @@ func (s *Session) timedOut(c *Client, t *turnState, res *TurnResult, msg string)
 
 func (s *Session) silent(c *Client, t *turnState, res *TurnResult, quiet time.Duration) {
 	s.interrupt(c, res.ThreadID, res.TurnID)
+	s.mu.Lock()
+	answered, idle := t.answered, !t.idleAt.IsZero()
+	s.mu.Unlock()
 	s.collect(t, res)
+	if answered || idle {
+		// Codex finished the turn's work but left out turn/completed.
+		// The answer is all there, and codex is otherwise fine: end
+		// the turn here, say so, and keep codex and the thread.
+		why := "codex went quiet for " + seconds(quiet.Round(time.Millisecond)) + " after answering"
+		if idle {
+			why = "codex reported the thread idle " + seconds(s.idleGrace.Round(time.Millisecond)) + " ago"
+		}
+		msg := "codex never reported the end of the turn (no turn/completed; " + why + "); Hermes ended the turn itself."
+		if res.FinalText != "" {
+			res.Notices = append(res.Notices, msg)
+			return
+		}
+		res.Interrupted = true
+		res.Err = &TurnError{Kind: TurnErrSilent, Message: msg + " The turn has no answer."}
+		return
+	}
 	res.Interrupted = true
 	res.Err = &TurnError{
 		Kind:    TurnErrSilent,

@@ -17,8 +17,13 @@ import (
 )
 
 // MinVersion is the oldest codex CLI this package is known to work with: the
-// wire protocol was verified against 0.169.0 (codex-app-server.md).
+// wire protocol was verified against 0.169.0 (codex-app-server.md), and the
+// tests still run a turn on it.
 const MinVersion = "0.169.0"
+
+// TestedVersion is the codex CLI the tests pin (.ci/npm) and run
+// everything against.
+const TestedVersion = "0.171.0"
 
 // InstallHint is how users get (or update) the codex CLI.
 const InstallHint = "npm i -g @openai/codex"

@@ -269,8 +269,10 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 		err  error
 		done = make(chan struct{})
 	)
+	stopSteer := c.steerDuringTurn(conv)
 	go func() {
 		defer close(done)
+		defer stopSteer()
 		res, err = conv.Turn(tctx, text)
 	}()
 	select {
@@ -377,11 +379,14 @@ func (c *cli) interactive() int {
 		}
 		name, arg, _ := strings.Cut(line, " ")
 		arg = strings.TrimSpace(arg)
+		if c.codexCommand(conv, name, arg) {
+			continue
+		}
 		switch name {
 		case "/quit", "/exit", "/q":
 			return 0
 		case "/help", "/?":
-			c.out.write(helpText)
+			c.out.write(helpText + codexHelpText)
 		case "/new", "/reset":
 			c.closeConv(conv)
 			next, err := c.start()
@@ -511,6 +516,25 @@ type lineSource struct {
 	stop chan struct{}
 	once sync.Once
 	ch   chan string
+
+	mu sync.Mutex
+	// hook, when set, sees each line first and keeps those it handles
+	// (a /steer typed during a codex turn).
+	hook func(string) bool
+}
+
+// intercept sets (or, with nil, clears) the hook.
+func (l *lineSource) intercept(fn func(string) bool) {
+	l.mu.Lock()
+	l.hook = fn
+	l.mu.Unlock()
+}
+
+func (l *lineSource) hooked(line string) bool {
+	l.mu.Lock()
+	fn := l.hook
+	l.mu.Unlock()
+	return fn != nil && fn(line)
 }
 
 func (l *lineSource) c() <-chan string {
@@ -521,6 +545,9 @@ func (l *lineSource) c() <-chan string {
 			sc := bufio.NewScanner(l.r)
 			sc.Buffer(make([]byte, 64*1024), 1<<20)
 			for sc.Scan() {
+				if l.hooked(sc.Text()) {
+					continue
+				}
 				select {
 				case l.ch <- sc.Text():
 				case <-l.stop:

@@ -254,7 +254,7 @@ func (r *Runtime) RunTurn(ctx context.Context, userText string) (agentcore.Resul
 	tr := s.RunTurn(ctx, bridge.TextInput(userText))
 	res := r.result(userText, tr)
 	res.ToolIterations = tr.ToolIterations
-	res.Notes = approvalNotes(res.Messages)
+	res.Notes = append(approvalNotes(res.Messages), tr.Notices...)
 
 	r.mu.Lock()
 	r.iters += tr.ToolIterations

@@ -21,9 +21,29 @@ import (
 
 const InstallHint = "run `make test` (it installs .ci/npm and .ci/npm-noscripts)"
 
-// Binary returns the pinned codex binary, skipping the test when it is not
-// installed, or failing it under CI, where it must be.
+// The codex versions .ci/npm pins: Pinned is "@openai/codex", the one
+// every test runs; Previous is the "codex-0.169" alias, kept to prove that
+// the oldest version bridge supports still works.
+const (
+	Pinned   = "0.171.0"
+	Previous = "0.169.0"
+)
+
+// Binary returns the pinned codex binary (Pinned), skipping the test when it
+// is not installed, or failing it under CI, where it must be.
 func Binary(t testing.TB) string {
+	t.Helper()
+	return binary(t, filepath.Join(RepoRoot(t), ".ci", "npm", "node_modules"))
+}
+
+// PreviousBinary returns the codex binary of version Previous, installed
+// under the npm alias codex-0.169.
+func PreviousBinary(t testing.TB) string {
+	t.Helper()
+	return binary(t, filepath.Join(RepoRoot(t), ".ci", "npm", "node_modules", "codex-0.169", "node_modules"))
+}
+
+func binary(t testing.TB, modules string) string {
 	t.Helper()
 	var pkg, triple string
 	switch runtime.GOOS + "/" + runtime.GOARCH {
@@ -38,7 +58,7 @@ func Binary(t testing.TB) string {
 	default:
 		t.Skipf("no pinned codex build for %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-	bin := filepath.Join(RepoRoot(t), ".ci", "npm", "node_modules", "@openai", pkg, "vendor", triple, "bin", "codex")
+	bin := filepath.Join(modules, "@openai", pkg, "vendor", triple, "bin", "codex")
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("codex CLI missing (%v): %s", err, InstallHint)

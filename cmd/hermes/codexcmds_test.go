@@ -1,0 +1,135 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/agentcore/chatcli"
+	"github.com/hermes-go/hermes/internal/testkit/codextest"
+	"github.com/hermes-go/hermes/internal/testkit/fakeresponses"
+)
+
+// watchBuffer is an io.Writer whose text tests can wait on.
+type watchBuffer struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	wake chan struct{}
+}
+
+func newWatchBuffer() *watchBuffer { return &watchBuffer{wake: make(chan struct{}, 1)} }
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.b.Write(p)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (w *watchBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+func (w *watchBuffer) waitFor(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for !strings.Contains(w.String(), s) {
+		select {
+		case <-w.wake:
+		case <-deadline:
+			t.Fatalf("never saw %q in:\n%s", s, w.String())
+		}
+	}
+}
+
+// `hermes chat` on the codex runtime (the real codex, the fake model): a
+// /steer typed during an answer joins that turn, then /undo, /branch,
+// /review and /compress each do their app-server call.
+func TestChatCodexCommands(t *testing.T) {
+	bin := codextest.Binary(t)
+	fake := fakeresponses.New(t)
+	home := codextest.NewHome(t)
+	if err := os.WriteFile(filepath.Join(home.CodexHome, "config.toml"), []byte(fake.ConfigTOML()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hermesHome := t.TempDir()
+	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\nmemory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, kv := range home.Env(codextest.NewProxy(t).URL()) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	release := make(chan struct{})
+	fake.Enqueue(
+		fakeresponses.Reply{Items: []fakeresponses.Item{fakeresponses.Message("Working on it."), fakeresponses.Hold(release)}},
+		fakeresponses.Text("Steered: bye."),
+		fakeresponses.Text(`{"findings":[],"overall_correctness":"patch is correct","overall_explanation":"Review: all good.","overall_confidence_score":0.7}`),
+		fakeresponses.Text("SUMMARY: steering test."),
+	)
+	pr, pw := io.Pipe()
+	out, errb := newWatchBuffer(), newWatchBuffer()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"chat", "--hermes-home", hermesHome, "--no-history", "--codex-bin", bin, "--codex-home", home.CodexHome},
+			chatcli.IO{In: pr, Out: out, Err: errb}, testDeps(env))
+	}()
+	say := func(line string) {
+		if _, err := io.WriteString(pw, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say("start working")
+	out.waitFor(t, "Working on it.")
+	say("/steer also say bye")
+	errb.waitFor(t, "steered into the running turn")
+	close(release)
+	out.waitFor(t, "Steered: bye.")
+	say("/undo")
+	out.waitFor(t, "codex forgot the last turn")
+	say("/branch")
+	out.waitFor(t, "continuing in codex thread")
+	say("/review check the steering")
+	out.waitFor(t, "Review: all good.")
+	say("/compress")
+	out.waitFor(t, "codex compacted the conversation's context.")
+	say("/quit")
+	pw.Close()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("exit %d", code)
+		}
+	case <-ctx.Done():
+		t.Fatal("chat did not exit")
+	}
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, errb)
+	reqs := fake.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests, want 4", len(reqs))
+	}
+	if users := reqs[1].UserTexts(); !slices.ContainsFunc(users, func(s string) bool { return strings.Contains(s, "also say bye") }) {
+		t.Errorf("the steered text did not reach the model: %q", users)
+	}
+	if users := strings.Join(reqs[2].UserTexts(), "|"); !strings.Contains(users, "check the steering") {
+		t.Errorf("review request %q", users)
+	}
+}
