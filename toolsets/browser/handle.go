@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -463,7 +464,7 @@ func snapshotNotes(out snapOut, full bool, maxChars int) string {
 		notes = append(notes, "(no interactive elements; call browser_snapshot with full=true to read the page's text)")
 	}
 	if out.CrossOriginFrames > 0 {
-		notes = append(notes, fmt.Sprintf("[%d cross-origin iframe(s) not shown; navigate to the iframe's URL to use it]", out.CrossOriginFrames))
+		notes = append(notes, fmt.Sprintf("[%d cross-origin iframe(s) not shown; navigate to the URL its line shows to use it]", out.CrossOriginFrames))
 	}
 	if out.Offset > 0 && out.Offset < out.Lines {
 		notes = append(notes, fmt.Sprintf("[from line %d of %d; %d controls come before it]", out.Offset, out.Lines, out.Before))
@@ -535,7 +536,16 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 	// never completes (a hung subresource) still gets described.
 	navCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout*3/4)
 	before := c.t.state()
+	mark := c.t.scriptNavMark()
 	err = chromedp.Do(navCtx, chromedp.Navigate(dest))
+	aborted := err != nil && strings.Contains(err.Error(), "net::ERR_ABORTED")
+	if ctx.Err() == nil && (aborted || (err == nil && c.t.raced(mark, before.navSeq))) && !c.landedOn(ctx, dest) {
+		// The page we left asked for a navigation of its own (a timer
+		// setting location.href) that aborted or replaced ours: the model
+		// asked for dest, so dest wins. Once: dest's own redirects stand.
+		before = c.t.state()
+		err = chromedp.Do(navCtx, chromedp.Navigate(dest))
+	}
 	cancel()
 	warning := ""
 	if err != nil {
@@ -569,6 +579,18 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		return tooldef.Errorf("%s", msg), nil
 	}
 	title := pageTitle(info.TargetInfo)
+	if st, body := c.documentStatus(ctx); st >= 400 {
+		// The browser shows an error answer as a page; the model must not
+		// take it for the site.
+		msg := fmt.Sprintf("navigation to %s failed: the server answered HTTP %d %s", shownURL(loc), st, http.StatusText(st))
+		if st == http.StatusBadGateway && strings.HasPrefix(body, "upstream: ") {
+			// Our egress proxy could not reach the host: say why.
+			msg = fmt.Sprintf("navigation to %s failed: could not reach the host: %s", shownURL(loc), proxyCause(body))
+		} else if title != "" && title != info.TargetInfo.URL {
+			msg += fmt.Sprintf(" (page title %q; browser_snapshot reads the error page)", title)
+		}
+		return tooldef.Errorf("%s", msg), nil
+	}
 	extra := map[string]any{"url": shownURL(loc), "title": title}
 	if warning != "" {
 		extra["warning"] = warning
@@ -578,6 +600,64 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		return snapshotFailure(err)
 	}
 	return tooldef.OK(res), nil
+}
+
+// landedOn reports whether the tab's address is dest.
+func (c *call) landedOn(ctx context.Context, dest string) bool {
+	info, err := chromedp.CallBrowser(c.ts.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
+	return err == nil && info.TargetInfo != nil && strings.TrimSuffix(info.TargetInfo.URL, "/") == strings.TrimSuffix(dest, "/")
+}
+
+// documentStatus returns the HTTP status of the tab's document (0 when
+// unknown: about:blank, a cached page) and, for a 5xx, the start of its
+// text. It reads in our isolated world, so the page cannot fake it by
+// replacing performance in its own.
+func (c *call) documentStatus(ctx context.Context) (int, string) {
+	for range 2 {
+		w, _, err := c.t.ensureWorld(ctx, c.ts.refSeq)
+		if errors.Is(err, errWorldGone) {
+			continue
+		}
+		if err != nil {
+			return 0, ""
+		}
+		const expr = `(() => { const e = performance.getEntriesByType('navigation')[0];
+			const s = e && e.responseStatus || 0;
+			return JSON.stringify([s, s >= 500 && document.body ? document.body.innerText.slice(0, 400) : '']); })()`
+		res, err := evalIn(ctx, w, expr, true)
+		if errors.Is(err, errWorldGone) {
+			continue
+		}
+		if err != nil || res == nil {
+			return 0, ""
+		}
+		var s string
+		var out []any
+		if json.Unmarshal(res.Value, &s) != nil || json.Unmarshal([]byte(s), &out) != nil || len(out) != 2 {
+			return 0, ""
+		}
+		st, _ := out[0].(float64)
+		body, _ := out[1].(string)
+		return int(st), strings.TrimSpace(body)
+	}
+	return 0, ""
+}
+
+// proxyCause turns the egress proxy's "upstream: dial tcp …" answer into
+// the cause a person would name.
+func proxyCause(body string) string {
+	body = strings.TrimSpace(strings.TrimPrefix(body, "upstream: "))
+	switch {
+	case strings.Contains(body, "connection refused"):
+		return "connection refused (nothing listens on that port) — " + body
+	case strings.Contains(body, "no such host"), strings.Contains(body, "server misbehaving"):
+		return "DNS: no such host — " + body
+	case strings.Contains(body, "timeout"):
+		return "the connection timed out — " + body
+	case strings.Contains(body, "certificate"), strings.Contains(body, "tls"):
+		return "TLS failed — " + body
+	}
+	return body
 }
 
 // cleanNavError keeps the net::ERR_ text, which says what went wrong.

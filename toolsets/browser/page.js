@@ -383,7 +383,11 @@
           kids = walkKids(doc.documentElement, false);
         } else {
           skippedFrames++;
-          frameNote = ' (cross-origin)';
+          // Where it points, so the model can open it: origin and path
+          // only, since a query may carry the embedding page's secrets.
+          let where = '';
+          try { const u = new URL(el.src, location.href); if (/^https?:$/.test(u.protocol)) where = ', url: ' + u.origin + u.pathname; } catch (e) { where = ''; }
+          frameNote = ' (cross-origin' + where + ')';
         }
       } else if (el.localName === 'select') {
         kids = [];
