@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"slices"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -9,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,17 +56,17 @@ type tab struct {
 
 	mu        sync.Mutex
 	mainFrame cdp.FrameID
-	navSeq    uint64        // main-frame document changes
+	navSeq    uint64 // main-frame document changes
 	// scriptNavs holds, for each navigation a page's script requested in
 	// the main frame (newest last, a few), the navSeq of the document
 	// that asked: one asked by the document we are leaving races ours.
 	scriptNavs []uint64
-	histSeq   uint64        // navSeq + same-document history moves
-	loadSeq   uint64        // main-frame loads started
-	loading   bool          // a main-frame load is in progress
-	popups    uint64        // pages this tab's page opened
-	changed   chan struct{} // closed and replaced on every state change
-	dialog    *dialogInfo   // the JavaScript dialog the page shows, if any
+	histSeq    uint64        // navSeq + same-document history moves
+	loadSeq    uint64        // main-frame loads started
+	loading    bool          // a main-frame load is in progress
+	popups     uint64        // pages this tab's page opened
+	changed    chan struct{} // closed and replaced on every state change
+	dialog     *dialogInfo   // the JavaScript dialog the page shows, if any
 	// interrupt ends the running call when the page opens a dialog: until
 	// the dialog is answered the page runs nothing, so waiting would only
 	// run into the deadline.
