@@ -420,7 +420,7 @@ func (c *call) snapshotResult(ctx context.Context, o snapOpts, extra map[string]
 		if out.Error != "" {
 			return out, nil, nil
 		}
-		text := head + out.Snapshot
+		text := head + redactFrameURLs(out.Snapshot)
 		if notes := snapshotNotes(out, o.Full, maxChars); notes != "" {
 			if out.Snapshot != "" {
 				text += "\n"
@@ -450,6 +450,22 @@ func (c *call) snapshotResult(ctx context.Context, o snapOpts, extra map[string]
 		out.Snapshot = text
 		return out, res, nil
 	}
+}
+
+// frameURL finds the address page.js shows for a cross-origin iframe.
+var frameURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(cross-origin, url: ([^\s)]+)\)`) })
+
+// redactFrameURLs masks secrets in the addresses of cross-origin iframes
+// with the rules every URL we show follows: the embedding page chose the
+// path, and a path can carry a token as well as a query can.
+func redactFrameURLs(outline string) string {
+	if !strings.Contains(outline, "(cross-origin, url: ") {
+		return outline
+	}
+	return frameURL().ReplaceAllStringFunc(outline, func(m string) string {
+		u := frameURL().FindStringSubmatch(m)[1]
+		return "(cross-origin, url: " + strings.ReplaceAll(shownURL(u), ")", "%29") + ")"
+	})
 }
 
 // snapshotNotes says what the outline out left out and how to get it.
@@ -535,16 +551,24 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 	// Keep a quarter of the budget for the snapshot: a page whose load
 	// never completes (a hung subresource) still gets described.
 	navCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout*3/4)
-	before := c.t.state()
-	mark := c.t.scriptNavMark()
-	err = chromedp.Do(navCtx, chromedp.Navigate(dest))
-	aborted := err != nil && strings.Contains(err.Error(), "net::ERR_ABORTED")
-	if ctx.Err() == nil && (aborted || (err == nil && c.t.raced(mark, before.navSeq))) && !c.landedOn(ctx, dest) {
-		// The page we left asked for a navigation of its own (a timer
-		// setting location.href) that aborted or replaced ours: the model
-		// asked for dest, so dest wins. Once: dest's own redirects stand.
+	var before snap
+	for attempt := 0; ; attempt++ {
 		before = c.t.state()
+		mark := c.t.scriptNavMark()
 		err = chromedp.Do(navCtx, chromedp.Navigate(dest))
+		aborted := err != nil && strings.Contains(err.Error(), "net::ERR_ABORTED")
+		if navCtx.Err() != nil || attempt == maxNavRetries || !(aborted || (err == nil && c.t.raced(mark, before.navSeq))) {
+			break
+		}
+		// The page we left asked for a navigation of its own (a timer
+		// setting location.href) that aborted or replaced ours. Let it
+		// land, so it cannot land on top of the next try, then go to
+		// dest again: the model asked for dest. Only the page we left
+		// counts; dest's own redirects stand.
+		_ = c.t.waitFor(navCtx, func(s snap) bool { return !s.loading })
+		if !aborted && c.landedOn(ctx, dest) {
+			break
+		}
 	}
 	cancel()
 	warning := ""
@@ -601,6 +625,10 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 	}
 	return tooldef.OK(res), nil
 }
+
+// maxNavRetries bounds how often browser_navigate goes again to its URL
+// after the page it left navigated on its own instead.
+const maxNavRetries = 3
 
 // landedOn reports whether the tab's address is dest.
 func (c *call) landedOn(ctx context.Context, dest string) bool {

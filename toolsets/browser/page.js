@@ -384,9 +384,10 @@
         } else {
           skippedFrames++;
           // Where it points, so the model can open it: origin and path
-          // only, since a query may carry the embedding page's secrets.
+          // only, since a query may carry the embedding page's secrets;
+          // the Go side masks a token in the path (redactFrameURLs).
           let where = '';
-          try { const u = new URL(el.src, location.href); if (/^https?:$/.test(u.protocol)) where = ', url: ' + u.origin + u.pathname; } catch (e) { where = ''; }
+          try { const u = new URL(el.src, location.href); if (/^https?:$/.test(u.protocol)) where = ', url: ' + u.origin + u.pathname.replace(/[()\s]/g, encodeURIComponent); } catch (e) { where = ''; }
           frameNote = ' (cross-origin' + where + ')';
         }
       } else if (el.localName === 'select') {
