@@ -762,6 +762,18 @@ func (s *Session) click(ctx context.Context, c *call, raw json.RawMessage) (tool
 	if fail != nil || err != nil {
 		return deref(fail), err
 	}
+	// A click the element cannot receive would report success while the
+	// page's handler never ran: say why instead.
+	blocked, err := callOn[string](ctx, obj, `function() { return globalThis.__hermes.clickBlock(this); }`)
+	if err != nil {
+		if errors.Is(err, errStale) || isNodeGone(err) {
+			return staleResult(ref), nil
+		}
+		return tooldef.Result{}, err
+	}
+	if blocked != "" {
+		return tooldef.Errorf("@%s cannot be clicked: it is %s. Take a new snapshot (browser_snapshot) to see what can be operated now.", ref, blocked), nil
+	}
 	x, y, err := clickPoint(ctx, obj)
 	if err != nil {
 		if isNodeGone(err) {

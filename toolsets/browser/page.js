@@ -38,6 +38,12 @@
     'br', 'p', 'div', 'td', 'th', 'tr', 'li', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
     'section', 'article', 'table', 'ul', 'ol', 'pre', 'blockquote', 'header', 'footer', 'nav',
   ]);
+  // Roles a click handler or a pointer cursor turns into a control: the
+  // content roles, not the containers that only give context.
+  const PROMOTABLE = new Set([
+    'listitem', 'paragraph', 'cell', 'gridcell', 'columnheader', 'rowheader',
+    'img', 'figure', 'article', 'blockquote', 'group', 'term', 'definition',
+  ]);
   // Table parts that a page may use for layout rather than data.
   const LAYOUT_ROLES = new Set(['row', 'cell', 'columnheader', 'rowheader']);
   // A row lists at most this many controls on its own line; a row with
@@ -246,6 +252,45 @@
     return false;
   }
 
+  // modalOf is the open modal dialog of el's document, if any: while one
+  // is open, everything outside it is inert, with no attribute saying so.
+  function modalOf(doc) {
+    try { return doc.querySelector(':modal'); } catch (e) { return null; }
+  }
+
+  // unreachable says why a person could not see or operate el, or ''.
+  // Subtrees that render nothing (display:none, aria-hidden, inert) never
+  // get here; this is about the control itself.
+  function unreachable(el) {
+    const cs = getComputedStyle(el);
+    if (cs.visibility !== 'visible') return 'hidden (visibility: ' + cs.visibility + ')';
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) return 'hidden (it has no size)';
+    const w = el.ownerDocument.defaultView;
+    // Left of or above the page's origin: no scrolling brings it into view.
+    if (r.right + w.scrollX <= 0 || r.bottom + w.scrollY <= 0) return 'off-screen (placed outside the page)';
+    return '';
+  }
+
+  // hasVisibleLabel: a control styled away behind its label (a custom
+  // checkbox) is still operated through that label.
+  function hasVisibleLabel(el) {
+    return !!(el.labels && Array.from(el.labels).some((l) => !unreachable(l)));
+  }
+
+  // clickBlock says why a click on el would not reach it, or ''.
+  function clickBlock(el) {
+    if (el.matches(':disabled')) return 'disabled';
+    if (el.closest('[inert]')) return 'inert (the page blocks input to it)';
+    const modal = modalOf(el.ownerDocument);
+    if (modal && !modal.contains(el)) return 'behind a modal dialog (only the dialog takes input until it is closed)';
+    if (el.checkVisibility && !el.checkVisibility()) return 'hidden (display: none)';
+    const why = unreachable(el);
+    if (why && !hasVisibleLabel(el)) return why;
+    if (getComputedStyle(el).pointerEvents === 'none') return 'not clickable (pointer-events: none)';
+    return '';
+  }
+
   function states(el, role, full) {
     let s = '';
     const a = (n) => el.getAttribute(n);
@@ -356,9 +401,18 @@
     function walkEl(el, parentPointer) {
       if (SKIP_TAGS.has(el.localName)) return { entries: [] };
       if (isHiddenSubtree(el)) return { entries: [] };
+      const modal = modals.get(el.ownerDocument);
+      if (modal && !el.contains(modal) && !modal.contains(el)) return { entries: [] };
       let role = roleOf(el);
       const pointer = !!el.__hermesPointer;
-      if (!role && isClickable(el, parentPointer)) role = 'clickable';
+      // A page makes any element a control with a click handler or a
+      // pointer cursor: a list item or a paragraph as much as a div.
+      if ((!role || PROMOTABLE.has(role)) && isClickable(el, parentPointer)) role = 'clickable';
+      if (INTERACTIVE.has(role) && unreachable(el) && !hasVisibleLabel(el)) {
+        // Nobody can see or reach it: no ref to send the model after it.
+        // Its content may still show (visibility:visible inside hidden).
+        return { entries: refsOnly(walkKids(el, pointer || parentPointer)) };
+      }
       // A row or cell that holds a table is layout (whole pages sit in one
       // such cell): naming it from its content would repeat the page in
       // one line, so it is a plain container.
@@ -380,6 +434,7 @@
         try { doc = el.contentDocument; } catch (e) { doc = null; }
         if (doc && doc.documentElement) {
           markPointers(doc);
+          noteModal(doc);
           kids = walkKids(doc.documentElement, false);
         } else {
           skippedFrames++;
@@ -484,6 +539,10 @@
       }
     }
 
+    // The open modal dialog of each document walked, found once.
+    const modals = new Map();
+    const noteModal = (doc) => { if (!modals.has(doc)) modals.set(doc, modalOf(doc)); };
+    noteModal(document);
     let root = document.documentElement;
     if (opts.selector) {
       root = document.querySelector(opts.selector);
@@ -761,7 +820,7 @@
   }
 
   return (globalThis.__hermes = {
-    snapshot, resolve, describe, hitCheck, prepareType, clearField, selectOption,
+    snapshot, resolve, describe, hitCheck, clickBlock, prepareType, clearField, selectOption,
     scroll, images, annotate, removeAnnotations,
     hasRefs: () => last.length > 0,
   });
