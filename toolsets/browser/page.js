@@ -566,6 +566,7 @@
       }
     };
     flat(entries, 0, -1);
+    if (opts.collect) return opts.collect(L, { walkCut: walkCut, crossOriginFrames: skippedFrames, next: next });
     let total = 0;
     for (const l of L) total += l.ids.length;
 
@@ -620,6 +621,63 @@
       crossOriginFrames: skippedFrames,
       next: next,
     };
+  }
+
+  // find searches the whole outline (controls and text) for lines whose
+  // text contains opts.query (any case) and whose role is opts.role, and
+  // returns up to opts.max of them, each with the containers it sits in,
+  // within opts.budget bytes. Matching refs are issued as a snapshot
+  // issues them, so they can be acted on at once.
+  function find(opts) {
+    const want = norm(opts.query).toLowerCase();
+    const role = norm(opts.role).toLowerCase();
+    const max = opts.max > 0 ? opts.max : 10;
+    const budget = opts.budget > 0 ? opts.budget : 4000;
+    const LINE = 240;
+    const roleRE = role ? new RegExp('(^|: |, )' + role.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '( |:|$)') : null;
+    return snapshot({ full: true, selector: opts.selector, collect: (L, info) => {
+      const bare = (s) => s.replace(/^\s*- /, '');
+      const strip = (s) => bare(s).replace(/ \[ref=e\d+\]/g, '');
+      // The text a line is searched by: what it says, not its refs.
+      const hay = (s) => strip(s).toLowerCase();
+      const out = [];
+      let total = 0, size = 0, cut = 0;
+      last = [];
+      for (let i = 0; i < L.length; i++) {
+        const l = L[i];
+        const text = bare(l.s);
+        // A table row's line lists its controls after its text: a row
+        // holding a button is found when buttons are looked for.
+        if (roleRE && !roleRE.test(text)) continue;
+        const h = hay(l.s);
+        const at = want ? h.indexOf(want) : 0;
+        if (at < 0) continue;
+        total++;
+        if (out.length >= max) continue;
+        let line = text;
+        if (line.length > LINE) {
+          // A long text line: the part around the match, where the
+          // match is (refs stay: they are at the line's end on
+          // controls, whose lines are short).
+          const refs = (line.match(/ \[ref=e\d+\]/g) || []).join('');
+          const plain = strip(l.s);
+          const from = Math.max(0, at - 80);
+          line = (from > 0 ? '…' : '') + plain.slice(from, from + LINE - 20) + (from + LINE - 20 < plain.length ? '…' : '') + refs;
+        }
+        const ctx = [];
+        for (let p = l.p; p >= 0 && ctx.length < 2; p = L[p].p) ctx.unshift(clip(strip(L[p].s), 60));
+        const entry = '- ' + line + (ctx.length ? '  (in ' + ctx.join(' > ') + ')' : '');
+        const n = jsonLen(entry) + 2;
+        if (size + n > budget && out.length) { cut++; continue; }
+        size += n;
+        out.push(entry);
+        for (const id of l.ids) last.push(id);
+      }
+      return {
+        matches: out.join('\n'), shown: out.length, total: total, cut: cut,
+        walkCut: info.walkCut, crossOriginFrames: info.crossOriginFrames, next: info.next,
+      };
+    } });
   }
 
   function resolve(id) {
@@ -820,7 +878,7 @@
   }
 
   return (globalThis.__hermes = {
-    snapshot, resolve, describe, hitCheck, clickBlock, prepareType, clearField, selectOption,
+    snapshot, find, resolve, describe, hitCheck, clickBlock, prepareType, clearField, selectOption,
     scroll, images, annotate, removeAnnotations,
     hasRefs: () => last.length > 0,
   });

@@ -44,8 +44,8 @@ const snapshotSchema = `{
 }`
 
 const clickDesc = "Click an element by its ref from the latest snapshot (e.g. @e5). Sends a real mouse " +
-	"click at the element's centre after scrolling it into view; refuses when another element (a dialog, " +
-	"a cookie banner) covers it. Waits for a navigation the click starts; a new tab or window it opens " +
+	"click at the element's centre after scrolling it into view; refuses, saying why, when the element " +
+	"cannot take the click: disabled, hidden, or covered by another element (a dialog, a cookie banner). Waits for a navigation the click starts; a new tab or window it opens " +
 	"becomes the current page (the result says so). A dialog it opens is reported in the result."
 
 const clickSchema = `{
@@ -169,5 +169,24 @@ const visionSchema = `{
     "annotate": {"type": "boolean", "default": false, "description": "Overlay numbered [N] labels matching refs @eN."}
   },
   "required": ["question"],
+  "additionalProperties": false
+}`
+
+const findDesc = "Search the current page by text, accessible name or role, instead of reading a whole " +
+	"snapshot. Returns the matching lines of the page's outline (controls and text) with their refs (@eN, " +
+	"usable at once by browser_click and browser_type) and the containers each sits in (a form, a " +
+	"dialog, a table row). The query matches any part of a line, in any case; role keeps only lines of " +
+	"that role (button, link, textbox, checkbox, combobox, heading, row, text, ...), a table row counting " +
+	"for the controls it lists. At most max_results matches (default 10, at most 20) and about 4,000 " +
+	"bytes; the result says how many more there are."
+
+const findSchema = `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "maxLength": 1000, "description": "Text to look for in the page's visible text and its controls' names and values, e.g. 'sign in' or 'Total'. Optional when role is given."},
+    "role": {"type": "string", "maxLength": 40, "description": "Only lines of this role, e.g. 'button', 'link', 'textbox', 'checkbox', 'heading', 'row', 'text'."},
+    "selector": {"type": "string", "maxLength": 100000, "description": "Optional CSS selector: search only the first matching element's subtree."},
+    "max_results": {"type": "integer", "minimum": 1, "maximum": 20, "default": 10, "description": "How many matches to return (default 10, at most 20)."}
+  },
   "additionalProperties": false
 }`

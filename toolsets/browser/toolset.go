@@ -96,6 +96,7 @@ const (
 	ToolGetImages = catalog.BrowserGetImages
 	ToolConsole   = catalog.BrowserConsole
 	ToolVision    = catalog.BrowserVision
+	ToolFind      = catalog.BrowserFind
 )
 
 // Snapshot size limits, shared by the browser_snapshot schema (which
@@ -114,7 +115,7 @@ const NoVisionModel = "browser_vision needs a vision model: configure the vision
 // EnvVars returns the environment variables the toolset reads.
 func EnvVars() []string { return catalog.Get(ToolsetName).EnvVars }
 
-// Toolset returns the twelve browser tools, served by this session. Their
+// Toolset returns the browser tools, served by this session. Their
 // checks use the settings resolved at New; Chromium discovery runs on every
 // check, so installing a browser needs no restart.
 func (s *Session) Toolset() tooldef.Toolset {
@@ -147,6 +148,7 @@ func (s *Session) Toolset() tooldef.Toolset {
 		Tools: []tooldef.Tool{
 			tool(ToolNavigate, "Open a URL", navigateDesc, navigateSchema, move, s.navigate),
 			tool(ToolSnapshot, "Read the page", snapshotDesc, snapshotSchema, read, s.snapshot),
+			tool(ToolFind, "Find on the page", findDesc, findSchema, read, s.find),
 			tool(ToolClick, "Click an element", clickDesc, clickSchema, act, s.click),
 			tool(ToolType, "Type into a field", typeDesc, typeSchema, act, s.typeText),
 			tool(ToolPress, "Press a key", pressDesc, pressSchema, act, s.press),

@@ -124,6 +124,7 @@ const (
 	BrowserGetImages = "browser_get_images"
 	BrowserConsole   = "browser_console"
 	BrowserVision    = "browser_vision"
+	BrowserFind      = "browser_find"
 
 	VisionAnalyze = "vision_analyze"
 	ImageGenerate = "image_generate"
@@ -277,7 +278,7 @@ func All() []Toolset {
 			Default:     true,
 			EnvVars:     []string{EnvBrowserCDPURL, EnvChromePath},
 			Tools: []Tool{
-				browser(BrowserNavigate), browser(BrowserSnapshot), browser(BrowserClick), browser(BrowserType),
+				browser(BrowserNavigate), browser(BrowserSnapshot), browser(BrowserFind), browser(BrowserClick), browser(BrowserType),
 				browser(BrowserPress), browser(BrowserScroll), browser(BrowserBack), browser(BrowserTabs),
 				browser(BrowserDialog), browser(BrowserGetImages), browser(BrowserConsole),
 				// browser_vision looks through vision_analyze's model.
