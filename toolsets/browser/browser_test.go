@@ -408,7 +408,7 @@ func TestToolsetDeclaration(t *testing.T) {
 	s := browser.New(browser.Options{Home: t.TempDir(), CDPURL: "ws://127.0.0.1:1/devtools/browser/x"})
 	defer s.Close()
 	ts := s.Toolset()
-	want := []string{"browser_navigate", "browser_snapshot", "browser_find", "browser_click", "browser_type", "browser_press",
+	want := []string{"browser_navigate", "browser_snapshot", "browser_find", "browser_click", "browser_type", "browser_fill", "browser_press",
 		"browser_scroll", "browser_back", "browser_tabs", "browser_dialog", "browser_get_images", "browser_console", "browser_vision"}
 	if len(ts.Tools) != len(want) {
 		t.Fatalf("%d tools", len(ts.Tools))

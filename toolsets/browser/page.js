@@ -772,6 +772,53 @@
     return 'notext:' + (roleOf(el) || tag);
   }
 
+  // fillKind says how browser_fill sets el: text, select, checkbox,
+  // radio, or why it cannot ("disabled", "readonly", "other:<role>").
+  function fillKind(el) {
+    const tag = el.localName;
+    if (el.matches(':disabled')) return 'disabled';
+    if (tag === 'select') return 'select';
+    if (tag === 'input') {
+      const ty = (el.getAttribute('type') || 'text').toLowerCase();
+      if (ty === 'checkbox' || ty === 'radio') return ty;
+      if (['button', 'submit', 'reset', 'image', 'file', 'hidden', 'range', 'color'].includes(ty)) return 'other:' + (inputRole(el) || ty) + ' (' + ty + ')';
+    }
+    if (tag === 'input' || tag === 'textarea') return el.readOnly ? 'readonly' : 'text';
+    if (el.isContentEditable) return 'text';
+    const r = roleOf(el);
+    if (r === 'checkbox' || r === 'switch' || r === 'menuitemcheckbox') return 'ariacheckbox';
+    if (r === 'radio' || r === 'menuitemradio') return 'ariaradio';
+    return 'other:' + (r || tag);
+  }
+
+  function isChecked(el) {
+    return el.localName === 'input' ? el.checked : el.getAttribute('aria-checked') === 'true';
+  }
+
+  // setChecked clicks el when its state differs from want, as a person
+  // would (the page's handlers run), and says '' or why it did not take.
+  function setChecked(el, want) {
+    if (isChecked(el) === want) return '';
+    const radio = el.localName === 'input' ? el.type === 'radio' : /radio/.test(roleOf(el) || '');
+    if (radio && !want) return 'a radio button is cleared by choosing another in its group, not by itself';
+    el.scrollIntoView({ block: 'center', inline: 'nearest' });
+    el.click();
+    return isChecked(el) === want ? '' : 'the page kept it ' + (want ? 'unchecked' : 'checked') + ' after the click';
+  }
+
+  // fieldState is what el holds now, to report after filling it.
+  function fieldState(el) {
+    if (el.localName === 'select') {
+      const o = el.selectedOptions && el.selectedOptions[0];
+      return 'selected ' + quote(clip(o ? norm(o.label || o.textContent) : '', 60));
+    }
+    const k = fillKind(el);
+    if (k === 'checkbox' || k === 'radio' || k === 'ariacheckbox' || k === 'ariaradio') return isChecked(el) ? 'checked' : 'unchecked';
+    let v = typeof el.value === 'string' && el.localName !== 'div' ? el.value : (el.isContentEditable ? el.innerText : '');
+    if (el.type === 'password' && v) v = '••••';
+    return 'value ' + quote(clip(norm(v), 60));
+  }
+
   function clearField(el) {
     const proto = el.localName === 'textarea' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
     const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
@@ -878,7 +925,7 @@
   }
 
   return (globalThis.__hermes = {
-    snapshot, find, resolve, describe, hitCheck, clickBlock, prepareType, clearField, selectOption,
+    snapshot, find, resolve, describe, hitCheck, clickBlock, fillKind, setChecked, fieldState, prepareType, clearField, selectOption,
     scroll, images, annotate, removeAnnotations,
     hasRefs: () => last.length > 0,
   });

@@ -174,7 +174,7 @@ const visionSchema = `{
 
 const findDesc = "Search the current page by text, accessible name or role, instead of reading a whole " +
 	"snapshot. Returns the matching lines of the page's outline (controls and text) with their refs (@eN, " +
-	"usable at once by browser_click and browser_type) and the containers each sits in (a form, a " +
+	"usable at once by browser_click, browser_type and browser_fill) and the containers each sits in (a form, a " +
 	"dialog, a table row). The query matches any part of a line, in any case; role keeps only lines of " +
 	"that role (button, link, textbox, checkbox, combobox, heading, row, text, ...), a table row counting " +
 	"for the controls it lists. At most max_results matches (default 10, at most 20) and about 4,000 " +
@@ -188,5 +188,33 @@ const findSchema = `{
     "selector": {"type": "string", "maxLength": 100000, "description": "Optional CSS selector: search only the first matching element's subtree."},
     "max_results": {"type": "integer", "minimum": 1, "maximum": 20, "default": 10, "description": "How many matches to return (default 10, at most 20)."}
   },
+  "additionalProperties": false
+}`
+
+const fillDesc = "Fill several form fields in one call, by their refs from the latest snapshot or " +
+	"browser_find: text fields and textareas get the text (replacing what they held), a select gets the " +
+	"option whose label matches, a checkbox or radio is checked with true or cleared with false (by a " +
+	"click, so the page's handlers run). Fields are set in order; the result lists what each field holds " +
+	"afterwards. Every item is checked before anything changes; the first field that cannot be set ends " +
+	"the call with an error naming it and the fields already set. Submit with browser_click or browser_press."
+
+const fillSchema = `{
+  "type": "object",
+  "properties": {
+    "fields": {
+      "type": "array", "minItems": 1, "maxItems": 30,
+      "description": "The fields to set, in order (at most 30).",
+      "items": {
+        "type": "object",
+        "properties": {
+          "ref": {"type": "string", "maxLength": 64, "description": "The field's ref, e.g. '@e3'."},
+          "value": {"type": ["string", "boolean"], "maxLength": 100000, "description": "Text for a text field, an option's label for a select, true or false for a checkbox or radio."}
+        },
+        "required": ["ref", "value"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["fields"],
   "additionalProperties": false
 }`

@@ -125,6 +125,7 @@ const (
 	BrowserConsole   = "browser_console"
 	BrowserVision    = "browser_vision"
 	BrowserFind      = "browser_find"
+	BrowserFill      = "browser_fill"
 
 	VisionAnalyze = "vision_analyze"
 	ImageGenerate = "image_generate"
@@ -278,7 +279,7 @@ func All() []Toolset {
 			Default:     true,
 			EnvVars:     []string{EnvBrowserCDPURL, EnvChromePath},
 			Tools: []Tool{
-				browser(BrowserNavigate), browser(BrowserSnapshot), browser(BrowserFind), browser(BrowserClick), browser(BrowserType),
+				browser(BrowserNavigate), browser(BrowserSnapshot), browser(BrowserFind), browser(BrowserClick), browser(BrowserType), browser(BrowserFill),
 				browser(BrowserPress), browser(BrowserScroll), browser(BrowserBack), browser(BrowserTabs),
 				browser(BrowserDialog), browser(BrowserGetImages), browser(BrowserConsole),
 				// browser_vision looks through vision_analyze's model.
