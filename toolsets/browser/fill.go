@@ -138,7 +138,7 @@ func (s *Session) fill(ctx context.Context, c *call, raw json.RawMessage) (toold
 		done = append(done, "@"+ref+" "+state)
 	}
 	res := map[string]any{"success": true, "filled": done}
-	c.where(ctx).addTo(res)
+	c.reportAction(ctx, res)
 	return tooldef.OK(res), nil
 }
 

@@ -706,7 +706,7 @@ func (s *Session) back(ctx context.Context, c *call, _ json.RawMessage) (tooldef
 		return tooldef.Errorf("there is no previous page in this tab's history"), nil
 	}
 	res := map[string]any{"success": true}
-	c.where(ctx).addTo(res)
+	c.reportAction(ctx, res)
 	return tooldef.OK(res), nil
 }
 
@@ -810,6 +810,14 @@ func (c *call) afterAction(ctx context.Context, before snap, res map[string]any)
 		c.follow(ctx)
 	}
 	c.where(ctx).addTo(res)
+	c.addChanges(ctx, res)
+}
+
+// reportAction is afterAction for an action that starts no navigation of
+// its own (typing, scrolling).
+func (c *call) reportAction(ctx context.Context, res map[string]any) {
+	c.where(ctx).addTo(res)
+	c.addChanges(ctx, res)
 }
 
 func deref(r *tooldef.Result) tooldef.Result {
@@ -874,7 +882,7 @@ func (s *Session) typeText(ctx context.Context, c *call, raw json.RawMessage) (t
 		res["submitted"] = true
 		c.afterAction(ctx, before, res)
 	} else {
-		c.where(ctx).addTo(res)
+		c.reportAction(ctx, res)
 	}
 	return tooldef.OK(res), nil
 }
@@ -968,7 +976,7 @@ func (s *Session) scroll(ctx context.Context, c *call, raw json.RawMessage) (too
 	// asynchronously; give it a moment, as a reader would.
 	_ = chromedp.Do(ctx, chromedp.Sleep(100*time.Millisecond))
 	res := map[string]any{"success": true, "scrolled": dir}
-	c.where(ctx).addTo(res)
+	c.reportAction(ctx, res)
 	if !pos.Moved {
 		res["note"] = "the page did not move: already at the " + map[string]string{"up": "top", "down": "bottom"}[dir]
 	}

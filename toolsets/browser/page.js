@@ -567,6 +567,9 @@
     };
     flat(entries, 0, -1);
     if (opts.collect) return opts.collect(L, { walkCut: walkCut, crossOriginFrames: skippedFrames, next: next });
+    // What the model now has seen of the page, for changes() to compare
+    // the next action's page with: the interactive outline, whole.
+    lastView = (!full && !opts.selector) ? viewOf(L) : takeView();
     let total = 0;
     for (const l of L) total += l.ids.length;
 
@@ -622,6 +625,62 @@
       next: next,
     };
   }
+
+  // lastView is the interactive outline as of the model's latest look at
+  // this document (a snapshot or an action's changes): line text by key,
+  // a line's refs or, for a line without refs, its text.
+  let lastView = null;
+
+  function viewOf(L) {
+    const m = new Map(), order = [];
+    for (const l of L) {
+      const text = l.s.replace(/^\s*- /, '');
+      const key = l.ids.length ? l.ids.join(',') : 't:' + text;
+      if (!m.has(key)) { m.set(key, text); order.push(key); }
+    }
+    return { m: m, order: order, walkCut: false };
+  }
+
+  // takeView walks the interactive outline without touching what the
+  // latest snapshot listed (annotate draws those).
+  function takeView() {
+    const keep = last;
+    const v = snapshot({ full: false, collect: (L, info) => { const v = viewOf(L); v.walkCut = info.walkCut; return v; } });
+    last = keep;
+    return v;
+  }
+
+  // changes compares the interactive outline now with lastView and
+  // returns the lines added (+), changed (~, same ref) and removed (-,
+  // without their refs, which no longer act), in document order, within
+  // budget bytes; the rest is counted. The page now becomes lastView.
+  // none: no earlier view of this document to compare with.
+  function changes(budget) {
+    const now = takeView();
+    const before = lastView;
+    lastView = now;
+    if (!before) return { none: true, next: next };
+    const out = [];
+    let size = 0, more = 0, count = 0;
+    const push = (s) => {
+      count++;
+      const n = jsonLen(s) + 2;
+      if (size + n > budget) { more++; return; }
+      size += n;
+      out.push(s);
+    };
+    for (const k of now.order) {
+      const was = before.m.get(k), t = now.m.get(k);
+      if (was === undefined) push('+ ' + t);
+      else if (was !== t) push('~ ' + t);
+    }
+    for (const k of before.order) {
+      if (!now.m.has(k)) push('- ' + before.m.get(k).replace(/ \[ref=e\d+\]/g, ''));
+    }
+    return { text: out.join('\n'), count: count, more: more, walkCut: now.walkCut, next: next };
+  }
+
+  function forgetView() { lastView = null; }
 
   // find searches the whole outline (controls and text) for lines whose
   // text contains opts.query (any case) and whose role is opts.role, and
@@ -925,7 +984,7 @@
   }
 
   return (globalThis.__hermes = {
-    snapshot, find, resolve, describe, hitCheck, clickBlock, fillKind, setChecked, fieldState, prepareType, clearField, selectOption,
+    snapshot, find, changes, forgetView, resolve, describe, hitCheck, clickBlock, fillKind, setChecked, fieldState, prepareType, clearField, selectOption,
     scroll, images, annotate, removeAnnotations,
     hasRefs: () => last.length > 0,
   });

@@ -46,7 +46,10 @@ const snapshotSchema = `{
 const clickDesc = "Click an element by its ref from the latest snapshot (e.g. @e5). Sends a real mouse " +
 	"click at the element's centre after scrolling it into view; refuses, saying why, when the element " +
 	"cannot take the click: disabled, hidden, or covered by another element (a dialog, a cookie banner). Waits for a navigation the click starts; a new tab or window it opens " +
-	"becomes the current page (the result says so). A dialog it opens is reported in the result."
+	"becomes the current page (the result says so). A dialog it opens is reported in the result. Like " +
+	"every action's result (type, press, scroll, back, fill), it carries changes: the lines of the " +
+	"outline the action added (+), changed (~) or removed (-) since the latest snapshot or result, with " +
+	"refs usable at once, so a snapshot is needed only after a navigation."
 
 const clickSchema = `{
   "type": "object",
