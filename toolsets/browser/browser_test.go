@@ -74,11 +74,14 @@ func TestLoginFlow(t *testing.T) {
 	}
 }
 
+// port is the port of a base URL like http://127.0.0.1:PORT.
+func port(base string) string { return base[strings.LastIndex(base, ":")+1:] }
+
 func TestIframes(t *testing.T) {
 	base := site(t)
 	d := newDriver(t, browser.Options{})
 	snap := d.ok("browser_navigate", map[string]any{"url": base + "/frames.html"})["snapshot"].(string)
-	for _, want := range []string{`iframe "Inner form"`, `textbox "Inner name"`, `button "Inner button"`, `iframe "Other site" (cross-origin)`, "cross-origin iframe(s) not shown"} {
+	for _, want := range []string{`iframe "Inner form"`, `textbox "Inner name"`, `button "Inner button"`, `iframe "Other site" (cross-origin, url: http://localhost:` + port(base) + `/inner.html)`, "cross-origin iframe(s) not shown"} {
 		if !strings.Contains(snap, want) {
 			t.Errorf("snapshot lacks %s:\n%s", want, snap)
 		}
@@ -405,7 +408,7 @@ func TestToolsetDeclaration(t *testing.T) {
 	s := browser.New(browser.Options{Home: t.TempDir(), CDPURL: "ws://127.0.0.1:1/devtools/browser/x"})
 	defer s.Close()
 	ts := s.Toolset()
-	want := []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_press",
+	want := []string{"browser_navigate", "browser_snapshot", "browser_find", "browser_click", "browser_type", "browser_fill", "browser_press",
 		"browser_scroll", "browser_back", "browser_tabs", "browser_dialog", "browser_get_images", "browser_console", "browser_vision", "browser_cdp"}
 	if len(ts.Tools) != len(want) {
 		t.Fatalf("%d tools", len(ts.Tools))

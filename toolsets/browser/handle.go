@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -445,7 +446,7 @@ func (c *call) snapshotResult(ctx context.Context, o snapOpts, extra map[string]
 		if out.Error != "" {
 			return out, nil, nil
 		}
-		text := head + out.Snapshot
+		text := head + redactFrameURLs(out.Snapshot)
 		if notes := snapshotNotes(out, o.Full, maxChars); notes != "" {
 			if out.Snapshot != "" {
 				text += "\n"
@@ -477,6 +478,22 @@ func (c *call) snapshotResult(ctx context.Context, o snapOpts, extra map[string]
 	}
 }
 
+// frameURL finds the address page.js shows for a cross-origin iframe.
+var frameURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(cross-origin, url: ([^\s)]+)\)`) })
+
+// redactFrameURLs masks secrets in the addresses of cross-origin iframes
+// with the rules every URL we show follows: the embedding page chose the
+// path, and a path can carry a token as well as a query can.
+func redactFrameURLs(outline string) string {
+	if !strings.Contains(outline, "(cross-origin, url: ") {
+		return outline
+	}
+	return frameURL().ReplaceAllStringFunc(outline, func(m string) string {
+		u := frameURL().FindStringSubmatch(m)[1]
+		return "(cross-origin, url: " + strings.ReplaceAll(shownURL(u), ")", "%29") + ")"
+	})
+}
+
 // snapshotNotes says what the outline out left out and how to get it.
 func snapshotNotes(out snapOut, full bool, maxChars int) string {
 	var notes []string
@@ -489,7 +506,7 @@ func snapshotNotes(out snapOut, full bool, maxChars int) string {
 		notes = append(notes, "(no interactive elements; call browser_snapshot with full=true to read the page's text)")
 	}
 	if out.CrossOriginFrames > 0 {
-		notes = append(notes, fmt.Sprintf("[%d cross-origin iframe(s) not shown; navigate to the iframe's URL to use it]", out.CrossOriginFrames))
+		notes = append(notes, fmt.Sprintf("[%d cross-origin iframe(s) not shown; navigate to the URL its line shows to use it]", out.CrossOriginFrames))
 	}
 	if out.Offset > 0 && out.Offset < out.Lines {
 		notes = append(notes, fmt.Sprintf("[from line %d of %d; %d controls come before it]", out.Offset, out.Lines, out.Before))
@@ -560,8 +577,25 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 	// Keep a quarter of the budget for the snapshot: a page whose load
 	// never completes (a hung subresource) still gets described.
 	navCtx, cancel := context.WithTimeout(ctx, s.set.callTimeout*3/4)
-	before := c.t.state()
-	err = chromedp.Do(navCtx, chromedp.Navigate(dest))
+	var before snap
+	for attempt := 0; ; attempt++ {
+		before = c.t.state()
+		mark := c.t.scriptNavMark()
+		err = chromedp.Do(navCtx, chromedp.Navigate(dest))
+		aborted := err != nil && strings.Contains(err.Error(), "net::ERR_ABORTED")
+		if navCtx.Err() != nil || attempt == maxNavRetries || !(aborted || (err == nil && c.t.raced(mark, before.navSeq))) {
+			break
+		}
+		// The page we left asked for a navigation of its own (a timer
+		// setting location.href) that aborted or replaced ours. Let it
+		// land, so it cannot land on top of the next try, then go to
+		// dest again: the model asked for dest. Only the page we left
+		// counts; dest's own redirects stand.
+		_ = c.t.waitFor(navCtx, func(s snap) bool { return !s.loading })
+		if !aborted && c.landedOn(ctx, dest) {
+			break
+		}
+	}
 	cancel()
 	warning := ""
 	if err != nil {
@@ -595,6 +629,18 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		return tooldef.Errorf("%s", msg), nil
 	}
 	title := pageTitle(info.TargetInfo)
+	if st, body := c.documentStatus(ctx); st >= 400 {
+		// The browser shows an error answer as a page; the model must not
+		// take it for the site.
+		msg := fmt.Sprintf("navigation to %s failed: the server answered HTTP %d %s", shownURL(loc), st, http.StatusText(st))
+		if st == http.StatusBadGateway && strings.HasPrefix(body, "upstream: ") {
+			// Our egress proxy could not reach the host: say why.
+			msg = fmt.Sprintf("navigation to %s failed: could not reach the host: %s", shownURL(loc), proxyCause(body))
+		} else if title != "" && title != info.TargetInfo.URL {
+			msg += fmt.Sprintf(" (page title %q; browser_snapshot reads the error page)", title)
+		}
+		return tooldef.Errorf("%s", msg), nil
+	}
 	extra := map[string]any{"url": shownURL(loc), "title": title}
 	if warning != "" {
 		extra["warning"] = warning
@@ -604,6 +650,68 @@ func (s *Session) navigate(ctx context.Context, c *call, raw json.RawMessage) (t
 		return snapshotFailure(err)
 	}
 	return tooldef.OK(res), nil
+}
+
+// maxNavRetries bounds how often browser_navigate goes again to its URL
+// after the page it left navigated on its own instead.
+const maxNavRetries = 3
+
+// landedOn reports whether the tab's address is dest.
+func (c *call) landedOn(ctx context.Context, dest string) bool {
+	info, err := chromedp.CallBrowser(c.ts.onBrowser(ctx), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: c.t.id})
+	return err == nil && info.TargetInfo != nil && strings.TrimSuffix(info.TargetInfo.URL, "/") == strings.TrimSuffix(dest, "/")
+}
+
+// documentStatus returns the HTTP status of the tab's document (0 when
+// unknown: about:blank, a cached page) and, for a 5xx, the start of its
+// text. It reads in our isolated world, so the page cannot fake it by
+// replacing performance in its own.
+func (c *call) documentStatus(ctx context.Context) (int, string) {
+	for range 2 {
+		w, _, err := c.t.ensureWorld(ctx, c.ts.refSeq)
+		if errors.Is(err, errWorldGone) {
+			continue
+		}
+		if err != nil {
+			return 0, ""
+		}
+		const expr = `(() => { const e = performance.getEntriesByType('navigation')[0];
+			const s = e && e.responseStatus || 0;
+			return JSON.stringify([s, s >= 500 && document.body ? document.body.innerText.slice(0, 400) : '']); })()`
+		res, err := evalIn(ctx, w, expr, true)
+		if errors.Is(err, errWorldGone) {
+			continue
+		}
+		if err != nil || res == nil {
+			return 0, ""
+		}
+		var s string
+		var out []any
+		if json.Unmarshal(res.Value, &s) != nil || json.Unmarshal([]byte(s), &out) != nil || len(out) != 2 {
+			return 0, ""
+		}
+		st, _ := out[0].(float64)
+		body, _ := out[1].(string)
+		return int(st), strings.TrimSpace(body)
+	}
+	return 0, ""
+}
+
+// proxyCause turns the egress proxy's "upstream: dial tcp …" answer into
+// the cause a person would name.
+func proxyCause(body string) string {
+	body = strings.TrimSpace(strings.TrimPrefix(body, "upstream: "))
+	switch {
+	case strings.Contains(body, "connection refused"):
+		return "connection refused (nothing listens on that port) — " + body
+	case strings.Contains(body, "no such host"), strings.Contains(body, "server misbehaving"):
+		return "DNS: no such host — " + body
+	case strings.Contains(body, "timeout"):
+		return "the connection timed out — " + body
+	case strings.Contains(body, "certificate"), strings.Contains(body, "tls"):
+		return "TLS failed — " + body
+	}
+	return body
 }
 
 // cleanNavError keeps the net::ERR_ text, which says what went wrong.
@@ -624,7 +732,7 @@ func (s *Session) back(ctx context.Context, c *call, _ json.RawMessage) (tooldef
 		return tooldef.Errorf("there is no previous page in this tab's history"), nil
 	}
 	res := map[string]any{"success": true}
-	c.where(ctx).addTo(res)
+	c.reportAction(ctx, res)
 	return tooldef.OK(res), nil
 }
 
@@ -680,6 +788,18 @@ func (s *Session) click(ctx context.Context, c *call, raw json.RawMessage) (tool
 	if fail != nil || err != nil {
 		return deref(fail), err
 	}
+	// A click the element cannot receive would report success while the
+	// page's handler never ran: say why instead.
+	blocked, err := callOn[string](ctx, obj, `function() { return globalThis.__hermes.clickBlock(this); }`)
+	if err != nil {
+		if errors.Is(err, errStale) || isNodeGone(err) {
+			return staleResult(ref), nil
+		}
+		return tooldef.Result{}, err
+	}
+	if blocked != "" {
+		return tooldef.Errorf("@%s cannot be clicked: it is %s. Take a new snapshot (browser_snapshot) to see what can be operated now.", ref, blocked), nil
+	}
 	x, y, err := clickPoint(ctx, obj)
 	if err != nil {
 		if isNodeGone(err) {
@@ -716,6 +836,14 @@ func (c *call) afterAction(ctx context.Context, before snap, res map[string]any)
 		c.follow(ctx)
 	}
 	c.where(ctx).addTo(res)
+	c.addChanges(ctx, res)
+}
+
+// reportAction is afterAction for an action that starts no navigation of
+// its own (typing, scrolling).
+func (c *call) reportAction(ctx context.Context, res map[string]any) {
+	c.where(ctx).addTo(res)
+	c.addChanges(ctx, res)
 }
 
 func deref(r *tooldef.Result) tooldef.Result {
@@ -780,7 +908,7 @@ func (s *Session) typeText(ctx context.Context, c *call, raw json.RawMessage) (t
 		res["submitted"] = true
 		c.afterAction(ctx, before, res)
 	} else {
-		c.where(ctx).addTo(res)
+		c.reportAction(ctx, res)
 	}
 	return tooldef.OK(res), nil
 }
@@ -874,7 +1002,7 @@ func (s *Session) scroll(ctx context.Context, c *call, raw json.RawMessage) (too
 	// asynchronously; give it a moment, as a reader would.
 	_ = chromedp.Do(ctx, chromedp.Sleep(100*time.Millisecond))
 	res := map[string]any{"success": true, "scrolled": dir}
-	c.where(ctx).addTo(res)
+	c.reportAction(ctx, res)
 	if !pos.Moved {
 		res["note"] = "the page did not move: already at the " + map[string]string{"up": "top", "down": "bottom"}[dir]
 	}

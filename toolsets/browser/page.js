@@ -38,6 +38,12 @@
     'br', 'p', 'div', 'td', 'th', 'tr', 'li', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
     'section', 'article', 'table', 'ul', 'ol', 'pre', 'blockquote', 'header', 'footer', 'nav',
   ]);
+  // Roles a click handler or a pointer cursor turns into a control: the
+  // content roles, not the containers that only give context.
+  const PROMOTABLE = new Set([
+    'listitem', 'paragraph', 'cell', 'gridcell', 'columnheader', 'rowheader',
+    'img', 'figure', 'article', 'blockquote', 'group', 'term', 'definition',
+  ]);
   // Table parts that a page may use for layout rather than data.
   const LAYOUT_ROLES = new Set(['row', 'cell', 'columnheader', 'rowheader']);
   // A row lists at most this many controls on its own line; a row with
@@ -246,6 +252,45 @@
     return false;
   }
 
+  // modalOf is the open modal dialog of el's document, if any: while one
+  // is open, everything outside it is inert, with no attribute saying so.
+  function modalOf(doc) {
+    try { return doc.querySelector(':modal'); } catch (e) { return null; }
+  }
+
+  // unreachable says why a person could not see or operate el, or ''.
+  // Subtrees that render nothing (display:none, aria-hidden, inert) never
+  // get here; this is about the control itself.
+  function unreachable(el) {
+    const cs = getComputedStyle(el);
+    if (cs.visibility !== 'visible') return 'hidden (visibility: ' + cs.visibility + ')';
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) return 'hidden (it has no size)';
+    const w = el.ownerDocument.defaultView;
+    // Left of or above the page's origin: no scrolling brings it into view.
+    if (r.right + w.scrollX <= 0 || r.bottom + w.scrollY <= 0) return 'off-screen (placed outside the page)';
+    return '';
+  }
+
+  // hasVisibleLabel: a control styled away behind its label (a custom
+  // checkbox) is still operated through that label.
+  function hasVisibleLabel(el) {
+    return !!(el.labels && Array.from(el.labels).some((l) => !unreachable(l)));
+  }
+
+  // clickBlock says why a click on el would not reach it, or ''.
+  function clickBlock(el) {
+    if (el.matches(':disabled')) return 'disabled';
+    if (el.closest('[inert]')) return 'inert (the page blocks input to it)';
+    const modal = modalOf(el.ownerDocument);
+    if (modal && !modal.contains(el)) return 'behind a modal dialog (only the dialog takes input until it is closed)';
+    if (el.checkVisibility && !el.checkVisibility()) return 'hidden (display: none)';
+    const why = unreachable(el);
+    if (why && !hasVisibleLabel(el)) return why;
+    if (getComputedStyle(el).pointerEvents === 'none') return 'not clickable (pointer-events: none)';
+    return '';
+  }
+
   function states(el, role, full) {
     let s = '';
     const a = (n) => el.getAttribute(n);
@@ -356,9 +401,18 @@
     function walkEl(el, parentPointer) {
       if (SKIP_TAGS.has(el.localName)) return { entries: [] };
       if (isHiddenSubtree(el)) return { entries: [] };
+      const modal = modals.get(el.ownerDocument);
+      if (modal && !el.contains(modal) && !modal.contains(el)) return { entries: [] };
       let role = roleOf(el);
       const pointer = !!el.__hermesPointer;
-      if (!role && isClickable(el, parentPointer)) role = 'clickable';
+      // A page makes any element a control with a click handler or a
+      // pointer cursor: a list item or a paragraph as much as a div.
+      if ((!role || PROMOTABLE.has(role)) && isClickable(el, parentPointer)) role = 'clickable';
+      if (INTERACTIVE.has(role) && unreachable(el) && !hasVisibleLabel(el)) {
+        // Nobody can see or reach it: no ref to send the model after it.
+        // Its content may still show (visibility:visible inside hidden).
+        return { entries: refsOnly(walkKids(el, pointer || parentPointer)) };
+      }
       // A row or cell that holds a table is layout (whole pages sit in one
       // such cell): naming it from its content would repeat the page in
       // one line, so it is a plain container.
@@ -380,10 +434,16 @@
         try { doc = el.contentDocument; } catch (e) { doc = null; }
         if (doc && doc.documentElement) {
           markPointers(doc);
+          noteModal(doc);
           kids = walkKids(doc.documentElement, false);
         } else {
           skippedFrames++;
-          frameNote = ' (cross-origin)';
+          // Where it points, so the model can open it: origin and path
+          // only, since a query may carry the embedding page's secrets;
+          // the Go side masks a token in the path (redactFrameURLs).
+          let where = '';
+          try { const u = new URL(el.src, location.href); if (/^https?:$/.test(u.protocol)) where = ', url: ' + u.origin + u.pathname.replace(/[()\s]/g, encodeURIComponent); } catch (e) { where = ''; }
+          frameNote = ' (cross-origin' + where + ')';
         }
       } else if (el.localName === 'select') {
         kids = [];
@@ -479,6 +539,10 @@
       }
     }
 
+    // The open modal dialog of each document walked, found once.
+    const modals = new Map();
+    const noteModal = (doc) => { if (!modals.has(doc)) modals.set(doc, modalOf(doc)); };
+    noteModal(document);
     let root = document.documentElement;
     if (opts.selector) {
       root = document.querySelector(opts.selector);
@@ -502,6 +566,10 @@
       }
     };
     flat(entries, 0, -1);
+    if (opts.collect) return opts.collect(L, { walkCut: walkCut, crossOriginFrames: skippedFrames, next: next });
+    // What the model now has seen of the page, for changes() to compare
+    // the next action's page with: the interactive outline, whole.
+    lastView = (!full && !opts.selector) ? viewOf(L) : takeView();
     let total = 0;
     for (const l of L) total += l.ids.length;
 
@@ -556,6 +624,119 @@
       crossOriginFrames: skippedFrames,
       next: next,
     };
+  }
+
+  // lastView is the interactive outline as of the model's latest look at
+  // this document (a snapshot or an action's changes): line text by key,
+  // a line's refs or, for a line without refs, its text.
+  let lastView = null;
+
+  function viewOf(L) {
+    const m = new Map(), order = [];
+    for (const l of L) {
+      const text = l.s.replace(/^\s*- /, '');
+      const key = l.ids.length ? l.ids.join(',') : 't:' + text;
+      if (!m.has(key)) { m.set(key, text); order.push(key); }
+    }
+    return { m: m, order: order, walkCut: false };
+  }
+
+  // takeView walks the interactive outline without touching what the
+  // latest snapshot listed (annotate draws those).
+  function takeView() {
+    const keep = last;
+    const v = snapshot({ full: false, collect: (L, info) => { const v = viewOf(L); v.walkCut = info.walkCut; return v; } });
+    last = keep;
+    return v;
+  }
+
+  // changes compares the interactive outline now with lastView and
+  // returns the lines added (+), changed (~, same ref) and removed (-,
+  // without their refs, which no longer act), in document order, within
+  // budget bytes; the rest is counted. The page now becomes lastView.
+  // none: no earlier view of this document to compare with.
+  function changes(budget) {
+    const now = takeView();
+    const before = lastView;
+    lastView = now;
+    if (!before) return { none: true, next: next };
+    const out = [];
+    let size = 0, more = 0, count = 0;
+    const push = (s) => {
+      count++;
+      const n = jsonLen(s) + 2;
+      if (size + n > budget) { more++; return; }
+      size += n;
+      out.push(s);
+    };
+    for (const k of now.order) {
+      const was = before.m.get(k), t = now.m.get(k);
+      if (was === undefined) push('+ ' + t);
+      else if (was !== t) push('~ ' + t);
+    }
+    for (const k of before.order) {
+      if (!now.m.has(k)) push('- ' + before.m.get(k).replace(/ \[ref=e\d+\]/g, ''));
+    }
+    return { text: out.join('\n'), count: count, more: more, walkCut: now.walkCut, next: next };
+  }
+
+  function forgetView() { lastView = null; }
+
+  // find searches the whole outline (controls and text) for lines whose
+  // text contains opts.query (any case) and whose role is opts.role, and
+  // returns up to opts.max of them, each with the containers it sits in,
+  // within opts.budget bytes. Matching refs are issued as a snapshot
+  // issues them, so they can be acted on at once.
+  function find(opts) {
+    const want = norm(opts.query).toLowerCase();
+    const role = norm(opts.role).toLowerCase();
+    const max = opts.max > 0 ? opts.max : 10;
+    const budget = opts.budget > 0 ? opts.budget : 4000;
+    const LINE = 240;
+    const roleRE = role ? new RegExp('(^|: |, )' + role.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '( |:|$)') : null;
+    return snapshot({ full: true, selector: opts.selector, collect: (L, info) => {
+      const bare = (s) => s.replace(/^\s*- /, '');
+      const strip = (s) => bare(s).replace(/ \[ref=e\d+\]/g, '');
+      // The text a line is searched by: what it says, not its refs.
+      const hay = (s) => strip(s).toLowerCase();
+      const out = [];
+      let total = 0, size = 0, cut = 0;
+      last = [];
+      for (let i = 0; i < L.length; i++) {
+        const l = L[i];
+        const text = bare(l.s);
+        // A table row's line lists its controls after its text: a row
+        // holding a button is found when buttons are looked for.
+        if (roleRE && !roleRE.test(text)) continue;
+        const h = hay(l.s);
+        const at = want ? h.indexOf(want) : 0;
+        if (at < 0) continue;
+        total++;
+        if (out.length >= max) continue;
+        let line = text;
+        if (line.length > LINE) {
+          // A long text line: the part around the match, where the
+          // match is (refs stay: they are at the line's end on
+          // controls, whose lines are short).
+          const refs = (line.match(/ \[ref=e\d+\]/g) || []).join('');
+          const plain = strip(l.s);
+          const from = Math.max(0, at - 80);
+          line = (from > 0 ? '…' : '') + plain.slice(from, from + LINE - 20) + (from + LINE - 20 < plain.length ? '…' : '') + refs;
+        }
+        const ctx = [];
+        for (let p = l.p; p >= 0 && ctx.length < 2; p = L[p].p) ctx.unshift(clip(strip(L[p].s), 60));
+        const entry = '- ' + line + (ctx.length ? '  (in ' + ctx.join(' > ') + ')' : '');
+        const n = jsonLen(entry) + 2;
+        if (size + n > budget && out.length) { cut++; continue; }
+        size += n;
+        out.push(entry);
+        for (const id of l.ids) last.push(id);
+      }
+      return {
+        matches: out.join('\n'), shown: out.length, total: total, cut: cut,
+        walkCut: info.walkCut, crossOriginFrames: info.crossOriginFrames, next: info.next,
+      };
+    } });
   }
 
   function resolve(id) {
@@ -648,6 +829,53 @@
       return 'editable';
     }
     return 'notext:' + (roleOf(el) || tag);
+  }
+
+  // fillKind says how browser_fill sets el: text, select, checkbox,
+  // radio, or why it cannot ("disabled", "readonly", "other:<role>").
+  function fillKind(el) {
+    const tag = el.localName;
+    if (el.matches(':disabled')) return 'disabled';
+    if (tag === 'select') return 'select';
+    if (tag === 'input') {
+      const ty = (el.getAttribute('type') || 'text').toLowerCase();
+      if (ty === 'checkbox' || ty === 'radio') return ty;
+      if (['button', 'submit', 'reset', 'image', 'file', 'hidden', 'range', 'color'].includes(ty)) return 'other:' + (inputRole(el) || ty) + ' (' + ty + ')';
+    }
+    if (tag === 'input' || tag === 'textarea') return el.readOnly ? 'readonly' : 'text';
+    if (el.isContentEditable) return 'text';
+    const r = roleOf(el);
+    if (r === 'checkbox' || r === 'switch' || r === 'menuitemcheckbox') return 'ariacheckbox';
+    if (r === 'radio' || r === 'menuitemradio') return 'ariaradio';
+    return 'other:' + (r || tag);
+  }
+
+  function isChecked(el) {
+    return el.localName === 'input' ? el.checked : el.getAttribute('aria-checked') === 'true';
+  }
+
+  // setChecked clicks el when its state differs from want, as a person
+  // would (the page's handlers run), and says '' or why it did not take.
+  function setChecked(el, want) {
+    if (isChecked(el) === want) return '';
+    const radio = el.localName === 'input' ? el.type === 'radio' : /radio/.test(roleOf(el) || '');
+    if (radio && !want) return 'a radio button is cleared by choosing another in its group, not by itself';
+    el.scrollIntoView({ block: 'center', inline: 'nearest' });
+    el.click();
+    return isChecked(el) === want ? '' : 'the page kept it ' + (want ? 'unchecked' : 'checked') + ' after the click';
+  }
+
+  // fieldState is what el holds now, to report after filling it.
+  function fieldState(el) {
+    if (el.localName === 'select') {
+      const o = el.selectedOptions && el.selectedOptions[0];
+      return 'selected ' + quote(clip(o ? norm(o.label || o.textContent) : '', 60));
+    }
+    const k = fillKind(el);
+    if (k === 'checkbox' || k === 'radio' || k === 'ariacheckbox' || k === 'ariaradio') return isChecked(el) ? 'checked' : 'unchecked';
+    let v = typeof el.value === 'string' && el.localName !== 'div' ? el.value : (el.isContentEditable ? el.innerText : '');
+    if (el.type === 'password' && v) v = '••••';
+    return 'value ' + quote(clip(norm(v), 60));
   }
 
   function clearField(el) {
@@ -756,7 +984,7 @@
   }
 
   return (globalThis.__hermes = {
-    snapshot, resolve, describe, hitCheck, prepareType, clearField, selectOption,
+    snapshot, find, changes, forgetView, resolve, describe, hitCheck, clickBlock, fillKind, setChecked, fieldState, prepareType, clearField, selectOption,
     scroll, images, annotate, removeAnnotations,
     hasRefs: () => last.length > 0,
   });

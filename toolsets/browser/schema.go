@@ -44,9 +44,12 @@ const snapshotSchema = `{
 }`
 
 const clickDesc = "Click an element by its ref from the latest snapshot (e.g. @e5). Sends a real mouse " +
-	"click at the element's centre after scrolling it into view; refuses when another element (a dialog, " +
-	"a cookie banner) covers it. Waits for a navigation the click starts; a new tab or window it opens " +
-	"becomes the current page (the result says so). A dialog it opens is reported in the result."
+	"click at the element's centre after scrolling it into view; refuses, saying why, when the element " +
+	"cannot take the click: disabled, hidden, or covered by another element (a dialog, a cookie banner). Waits for a navigation the click starts; a new tab or window it opens " +
+	"becomes the current page (the result says so). A dialog it opens is reported in the result. Like " +
+	"every action's result (type, press, scroll, back, fill), it carries changes: the lines of the " +
+	"outline the action added (+), changed (~) or removed (-) since the latest snapshot or result, with " +
+	"refs usable at once, so a snapshot is needed only after a navigation."
 
 const clickSchema = `{
   "type": "object",
@@ -206,5 +209,52 @@ const cdpSchema = `{
     "timeout": {"type": "number", "default": 30, "description": "Timeout in seconds (default 30, max 300)."}
   },
   "required": ["method"],
+  "additionalProperties": false
+}`
+
+const findDesc = "Search the current page by text, accessible name or role, instead of reading a whole " +
+	"snapshot. Returns the matching lines of the page's outline (controls and text) with their refs (@eN, " +
+	"usable at once by browser_click, browser_type and browser_fill) and the containers each sits in (a form, a " +
+	"dialog, a table row). The query matches any part of a line, in any case; role keeps only lines of " +
+	"that role (button, link, textbox, checkbox, combobox, heading, row, text, ...), a table row counting " +
+	"for the controls it lists. At most max_results matches (default 10, at most 20) and about 4,000 " +
+	"bytes; the result says how many more there are."
+
+const findSchema = `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "maxLength": 1000, "description": "Text to look for in the page's visible text and its controls' names and values, e.g. 'sign in' or 'Total'. Optional when role is given."},
+    "role": {"type": "string", "maxLength": 40, "description": "Only lines of this role, e.g. 'button', 'link', 'textbox', 'checkbox', 'heading', 'row', 'text'."},
+    "selector": {"type": "string", "maxLength": 100000, "description": "Optional CSS selector: search only the first matching element's subtree."},
+    "max_results": {"type": "integer", "minimum": 1, "maximum": 20, "default": 10, "description": "How many matches to return (default 10, at most 20)."}
+  },
+  "additionalProperties": false
+}`
+
+const fillDesc = "Fill several form fields in one call, by their refs from the latest snapshot or " +
+	"browser_find: text fields and textareas get the text (replacing what they held), a select gets the " +
+	"option whose label matches, a checkbox or radio is checked with true or cleared with false (by a " +
+	"click, so the page's handlers run). Fields are set in order; the result lists what each field holds " +
+	"afterwards. Every item is checked before anything changes; the first field that cannot be set ends " +
+	"the call with an error naming it and the fields already set. Submit with browser_click or browser_press."
+
+const fillSchema = `{
+  "type": "object",
+  "properties": {
+    "fields": {
+      "type": "array", "minItems": 1, "maxItems": 30,
+      "description": "The fields to set, in order (at most 30).",
+      "items": {
+        "type": "object",
+        "properties": {
+          "ref": {"type": "string", "maxLength": 64, "description": "The field's ref, e.g. '@e3'."},
+          "value": {"type": ["string", "boolean"], "maxLength": 100000, "description": "Text for a text field, an option's label for a select, true or false for a checkbox or radio."}
+        },
+        "required": ["ref", "value"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["fields"],
   "additionalProperties": false
 }`

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,13 +56,17 @@ type tab struct {
 
 	mu        sync.Mutex
 	mainFrame cdp.FrameID
-	navSeq    uint64        // main-frame document changes
-	histSeq   uint64        // navSeq + same-document history moves
-	loadSeq   uint64        // main-frame loads started
-	loading   bool          // a main-frame load is in progress
-	popups    uint64        // pages this tab's page opened
-	changed   chan struct{} // closed and replaced on every state change
-	dialog    *dialogInfo   // the JavaScript dialog the page shows, if any
+	navSeq    uint64 // main-frame document changes
+	// scriptNavs holds, for each navigation a page's script requested in
+	// the main frame (newest last, a few), the navSeq of the document
+	// that asked: one asked by the document we are leaving races ours.
+	scriptNavs []uint64
+	histSeq    uint64        // navSeq + same-document history moves
+	loadSeq    uint64        // main-frame loads started
+	loading    bool          // a main-frame load is in progress
+	popups     uint64        // pages this tab's page opened
+	changed    chan struct{} // closed and replaced on every state change
+	dialog     *dialogInfo   // the JavaScript dialog the page shows, if any
 	// interrupt ends the running call when the page opens a dialog: until
 	// the dialog is answered the page runs nothing, so waiting would only
 	// run into the deadline.
@@ -217,6 +222,13 @@ func (t *tab) onEvent(ev any) {
 			}
 			changed = true
 		}
+	case *page.EventFrameRequestedNavigation:
+		if ev.FrameID == t.mainFrame || t.mainFrame == "" {
+			t.scriptNavs = append(t.scriptNavs, t.navSeq)
+			if len(t.scriptNavs) > 8 {
+				t.scriptNavs = t.scriptNavs[1:]
+			}
+		}
 	case *page.EventNavigatedWithinDocument:
 		if ev.FrameID == t.mainFrame {
 			t.histSeq++
@@ -311,6 +323,24 @@ func (t *tab) state() snap {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return snap{t.navSeq, t.histSeq, t.loadSeq, t.popups, t.loading, t.changed}
+}
+
+// scriptNavMark and raced: whether, since mark, the document of navSeq
+// nav asked for a navigation of its own.
+func (t *tab) scriptNavMark() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.scriptNavs)
+}
+
+func (t *tab) raced(mark int, nav uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// The ring drops old entries; read what is left after mark.
+	if mark > len(t.scriptNavs) {
+		mark = 0
+	}
+	return slices.Contains(t.scriptNavs[mark:], nav)
 }
 
 // waitFor waits until cond holds for the tab state, or ctx ends.

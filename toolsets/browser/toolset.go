@@ -97,6 +97,8 @@ const (
 	ToolConsole   = catalog.BrowserConsole
 	ToolVision    = catalog.BrowserVision
 	ToolCDP       = catalog.BrowserCDP
+	ToolFind      = catalog.BrowserFind
+	ToolFill      = catalog.BrowserFill
 )
 
 // Snapshot size limits, shared by the browser_snapshot schema (which
@@ -151,8 +153,10 @@ func (s *Session) Toolset() tooldef.Toolset {
 		Tools: []tooldef.Tool{
 			tool(ToolNavigate, "Open a URL", navigateDesc, navigateSchema, move, s.navigate),
 			tool(ToolSnapshot, "Read the page", snapshotDesc, snapshotSchema, read, s.snapshot),
+			tool(ToolFind, "Find on the page", findDesc, findSchema, read, s.find),
 			tool(ToolClick, "Click an element", clickDesc, clickSchema, act, s.click),
 			tool(ToolType, "Type into a field", typeDesc, typeSchema, act, s.typeText),
+			tool(ToolFill, "Fill form fields", fillDesc, fillSchema, act, s.fill),
 			tool(ToolPress, "Press a key", pressDesc, pressSchema, act, s.press),
 			tool(ToolScroll, "Scroll the page", scrollDesc, scrollSchema, move, s.scroll),
 			tool(ToolBack, "Go back", backDesc, emptySchema, move, s.back),

@@ -190,7 +190,7 @@ func TestReadConfig(t *testing.T) {
 // handler, an object schema and truthful hints.
 func TestDeclarations(t *testing.T) {
 	ts := New(Options{}).Toolset()
-	want := []string{ToolNavigate, ToolSnapshot, ToolClick, ToolType, ToolPress, ToolScroll, ToolBack,
+	want := []string{ToolNavigate, ToolSnapshot, ToolFind, ToolClick, ToolType, ToolFill, ToolPress, ToolScroll, ToolBack,
 		ToolTabs, ToolDialog, ToolGetImages, ToolConsole, ToolVision, ToolCDP}
 	if ts.Name != ToolsetName || !ts.Default || strings.Join(ts.EnvVars, ",") != EnvCDPURL+","+EnvChromePath {
 		t.Errorf("toolset %q default %v env %v", ts.Name, ts.Default, ts.EnvVars)
@@ -227,6 +227,26 @@ func TestDeclarations(t *testing.T) {
 	}
 	if err := json.Unmarshal(ts.Tools[1].InputSchema, &snap); err != nil {
 		t.Fatal(err)
+	}
+	var find struct {
+		Properties struct {
+			MaxResults struct {
+				Maximum int `json:"maximum"`
+			} `json:"max_results"`
+		} `json:"properties"`
+	}
+	var fill struct {
+		Properties struct {
+			Fields struct {
+				MaxItems int `json:"maxItems"`
+			} `json:"fields"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(ts.Tools[2].InputSchema, &find) != nil || find.Properties.MaxResults.Maximum != findMaxMatches {
+		t.Errorf("browser_find schema max_results %+v disagrees with %d", find.Properties.MaxResults, findMaxMatches)
+	}
+	if json.Unmarshal(ts.Tools[5].InputSchema, &fill) != nil || fill.Properties.Fields.MaxItems != maxFillFields {
+		t.Errorf("browser_fill schema fields %+v disagrees with %d", fill.Properties.Fields, maxFillFields)
 	}
 	if snap.Properties.MaxChars.Maximum != MaxSnapshotChars || !strings.Contains(snap.Properties.MaxChars.Description, "(default 8000)") || DefaultSnapshotChars != 8000 {
 		t.Errorf("browser_snapshot schema max_chars %+v disagrees with %d/%d", snap.Properties.MaxChars, DefaultSnapshotChars, MaxSnapshotChars)

@@ -125,6 +125,8 @@ const (
 	BrowserConsole   = "browser_console"
 	BrowserVision    = "browser_vision"
 	BrowserCDP       = "browser_cdp"
+	BrowserFind      = "browser_find"
+	BrowserFill      = "browser_fill"
 
 	VisionAnalyze = "vision_analyze"
 	ImageGenerate = "image_generate"
@@ -285,7 +287,7 @@ func All() []Toolset {
 			Default:     true,
 			EnvVars:     []string{EnvBrowserCDPURL, EnvChromePath},
 			Tools: []Tool{
-				browser(BrowserNavigate), browser(BrowserSnapshot), browser(BrowserClick), browser(BrowserType),
+				browser(BrowserNavigate), browser(BrowserSnapshot), browser(BrowserFind), browser(BrowserClick), browser(BrowserType), browser(BrowserFill),
 				browser(BrowserPress), browser(BrowserScroll), browser(BrowserBack), browser(BrowserTabs),
 				browser(BrowserDialog), browser(BrowserGetImages), browser(BrowserConsole),
 				// browser_vision looks through vision_analyze's model.

@@ -1,0 +1,62 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+)
+
+// changesBudget bounds the changes an action's result carries: enough for
+// a dialog that opened or a list that grew, small next to a snapshot.
+const changesBudget = 2000
+
+// addChanges puts into an action's result what changed in the page's
+// interactive outline since the model last looked at it (the latest
+// snapshot or action result): lines added (+), changed (~) and removed
+// (-), with refs, so the model need not take a snapshot to see what its
+// action did. After a navigation the result's url and title say where the
+// tab is; the new page has not been seen, so there is nothing to compare.
+func (c *call) addChanges(ctx context.Context, res map[string]any) {
+	if c.t.openDialog() != nil || ctx.Err() != nil {
+		// A dialog freezes the page: the result reports the dialog.
+		return
+	}
+	if nav, _ := res["navigated"].(bool); nav {
+		// A page restored from the back/forward cache keeps the view of
+		// an earlier visit, which the model no longer has in mind.
+		_, _ = worldCall[any](ctx, c.t, c.ts.refSeq, "forgetView")
+		res["changes"] = "the tab navigated to the url and title above; browser_snapshot reads the new page"
+		return
+	}
+	out, err := worldCall[struct {
+		None    bool   `json:"none"`
+		Text    string `json:"text"`
+		Count   int    `json:"count"`
+		More    int    `json:"more"`
+		WalkCut bool   `json:"walkCut"`
+		Next    int    `json:"next"`
+	}](ctx, c.t, c.ts.refSeq, "changes", changesBudget)
+	if err != nil {
+		// The action itself succeeded; a page that cannot be read now
+		// (a dialog opened, it is navigating) is said, not failed.
+		res["changes"] = "unknown: the page could not be read after the action; browser_snapshot shows it"
+		return
+	}
+	if out.Next > c.ts.refSeq {
+		c.ts.refSeq = out.Next
+	}
+	switch {
+	case out.None:
+		res["changes"] = "no earlier view of this page to compare with; browser_snapshot reads it"
+	case out.Count == 0:
+		res["changes"] = "none: the page's controls and headings are as the model last saw them"
+	default:
+		text := redactFrameURLs(out.Text)
+		if out.More > 0 {
+			text += fmt.Sprintf("\n[%d more changes; browser_snapshot shows the page]", out.More)
+		}
+		if out.WalkCut {
+			text += "\n[the page is too large to compare whole: only its first part was]"
+		}
+		res["changes"] = text
+	}
+}
