@@ -26,17 +26,6 @@ func (c *Conversation) CodexSteerRunning(ctx context.Context, text string) error
 	return c.codex.SteerRunning(ctx, text)
 }
 
-// CodexUndo makes codex forget the last turn. The transcript in state.db
-// keeps it (it is what was said), and files the turn changed stay changed.
-func (c *Conversation) CodexUndo(ctx context.Context) error {
-	if c.codex == nil {
-		return ErrNotCodex
-	}
-	c.turnMu.Lock()
-	defer c.turnMu.Unlock()
-	return c.codex.Undo(ctx)
-}
-
 // CodexBranch forks the codex thread and continues in the fork, which is
 // saved as the session's thread; it returns the fork's id.
 func (c *Conversation) CodexBranch(ctx context.Context) (string, error) {

@@ -34,6 +34,13 @@ func (c *Conversation) Retry(ctx context.Context) (string, error) {
 	if c.codex != nil {
 		return "", errors.New("/retry works on the native runtime; codex's thread cannot take a message back (send it again instead)")
 	}
+	return c.takeBackLocked(ctx)
+}
+
+// takeBackLocked takes the last user message and everything after it out
+// of the conversation and, rewound as Hermes rewinds, out of state.db's
+// transcript; it returns the message. turnMu is held.
+func (c *Conversation) takeBackLocked(ctx context.Context) (string, error) {
 	last := -1
 	for i, m := range c.history {
 		if m.Role == "user" {
@@ -50,6 +57,31 @@ func (c *Conversation) Retry(ctx context.Context) (string, error) {
 		}
 	}
 	c.history = c.history[:last:last]
+	return text, nil
+}
+
+// Undo takes back the last exchange, as the original's /undo does: the
+// last message and its answer leave the conversation and state.db's
+// transcript (the rows are kept, inactive). On codex the thread forgets
+// the turn too; files a turn changed stay changed. It returns the message
+// taken back ("" when state.db was not kept), or ErrNothingToRetry.
+func (c *Conversation) Undo(ctx context.Context) (string, error) {
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	if c.codex == nil {
+		return c.takeBackLocked(ctx)
+	}
+	if err := c.codex.Undo(ctx); err != nil {
+		return "", err
+	}
+	rw, ok := c.store.(rewinder)
+	if !ok || c.store == nil {
+		return "", nil
+	}
+	text, _, err := rw.RewindLastUser(context.WithoutCancel(ctx), c.meta.ID)
+	if err != nil {
+		return "", fmt.Errorf("codex forgot the last turn, but state.db still shows it: %w", err)
+	}
 	return text, nil
 }
 

@@ -323,6 +323,7 @@ const helpText = `Commands:
   /usage                  token usage of this conversation so far
   /compress [focus]       summarise the older part of the conversation now (auxiliary.compression)
   /retry                  take back the last message and its answer, and send it again
+  /undo                   take back the last message and its answer
   /model [name] [--provider name]
                           show the model, or switch this session to another one
   /goal [text|status|pause|resume|clear]

@@ -17,7 +17,7 @@ import (
 
 const codexHelpText = `Codex runtime only:
   /steer <text>           add text to the running turn (typed during an answer); with none running it is sent as a message
-  /undo                   make codex forget the last turn (files it changed stay changed)
+  /undo                   also makes codex forget the last turn (files it changed stay changed)
   /branch                 fork the codex thread and continue in the fork (the original stays as it was)
   /review [instructions]  have codex review the uncommitted changes (or follow the instructions)
   /compress               have codex compact the conversation's context
@@ -48,11 +48,7 @@ func (c *cli) codexCommand(conv *agent.Conversation, name, arg string) bool {
 			c.errw.write("↪ steered into the running turn\n")
 		}
 	case "/undo":
-		if err := conv.CodexUndo(c.ctx); err != nil {
-			fmt.Fprintf(c.errw, "hermes: /undo: %v\n", err)
-			return true
-		}
-		c.out.write("codex forgot the last turn (files it changed are unchanged).\n")
+		c.undo(conv)
 	case "/branch", "/fork":
 		id, err := conv.CodexBranch(c.ctx)
 		if err != nil {

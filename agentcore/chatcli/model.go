@@ -24,6 +24,28 @@ func (c *cli) retry(conv *agent.Conversation) {
 	c.converse(conv, text)
 }
 
+// undo is /undo: the last message and its answer are taken back, on
+// either runtime.
+func (c *cli) undo(conv *agent.Conversation) {
+	text, err := conv.Undo(c.ctx)
+	if errors.Is(err, agent.ErrNothingToRetry) {
+		c.out.write("Nothing to undo.\n")
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(c.errw, "hermes: /undo: %v\n", err)
+		return
+	}
+	msg := "↩ Took back the last exchange"
+	if text != "" {
+		msg += ": " + oneLine(text)
+	}
+	if conv.OnCodex() {
+		msg += " (codex forgot the turn; files it changed are unchanged)"
+	}
+	c.out.write(msg + "\n")
+}
+
 // model is /model [name] [--provider name]: shows the model, or moves the
 // rest of this session to another one.
 func (c *cli) model(conv *agent.Conversation, arg string) {

@@ -104,7 +104,7 @@ func TestChatCodexCommands(t *testing.T) {
 	close(release)
 	out.waitFor(t, "Steered: bye.")
 	say("/undo")
-	out.waitFor(t, "codex forgot the last turn")
+	out.waitFor(t, "codex forgot the turn")
 	say("/branch")
 	out.waitFor(t, "continuing in codex thread")
 	say("/review check the steering")

@@ -61,6 +61,47 @@ func TestRetry(t *testing.T) {
 	statetest.Check(t, path, statetest.Expect{Version: 30})
 }
 
+// /undo takes the last exchange back, in the conversation and, rewound
+// as Hermes rewinds, in state.db, and sends nothing; with nothing left to
+// take back it says so.
+func TestUndo(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "Paris."}, fakechat.Reply{Text: "Lyon."}, fakechat.Reply{Text: "Nice."})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	path := filepath.Join(home, "state.db")
+	statetest.OriginalV30(t, path)
+	stdin := "Capital of France?\nSecond city?\n/undo\nA southern city?\n/undo\n/undo\n/undo\n/quit\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{"↩ Took back the last exchange: Second city?", "↩ Took back the last exchange: A southern city?",
+		"↩ Took back the last exchange: Capital of France?", "Nothing to undo."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3 (/undo sends nothing)", len(reqs))
+	}
+	if got, want := transcript(reqs[2]), "user:Capital of France?|assistant:Paris.|user:A southern city?"; got != want {
+		t.Errorf("request after /undo %q, want %q", got, want)
+	}
+	id := regexp.MustCompile(`session (\S+)\n`).FindStringSubmatch(out)[1]
+	db := statetest.OpenRaw(t, path)
+	var active, rewound, msgCount, rewinds int
+	if err := db.QueryRow(`SELECT (SELECT COUNT(*) FROM messages WHERE session_id = s.id AND active = 1),
+		(SELECT COUNT(*) FROM messages WHERE session_id = s.id AND active = 0),
+		message_count, rewind_count FROM sessions s WHERE id = ?`, id).Scan(&active, &rewound, &msgCount, &rewinds); err != nil {
+		t.Fatal(err)
+	}
+	if active != 0 || rewound != 6 || msgCount != 0 || rewinds != 3 {
+		t.Errorf("active %d rewound %d message_count %d rewind_count %d; want 0, 6, 0, 3", active, rewound, msgCount, rewinds)
+	}
+	statetest.Check(t, path, statetest.Expect{Version: 30})
+}
+
 // /model moves the rest of the session to another model, history kept;
 // /model alone shows it; --provider takes that provider's endpoint.
 func TestModelSwitch(t *testing.T) {
