@@ -32,7 +32,8 @@ func needsFor(home string, getenv func(string) string) ([]toolNeed, error) {
 // doctor shows it); one that a variable or a program found by lookPath
 // meets waits for nothing; one that no variable can meet (a program only,
 // or the kanban dispatcher's variables, which the dispatcher sets, never
-// the user) is not one to ask the user for.
+// the user) is not one to ask the user for, and nor is an opt-in (a
+// browser to attach to for browser_cdp).
 func toolNeeds(home string, getenv func(string) string, lookPath func(string) (string, error)) ([]toolNeed, error) {
 	cfg, err := hermeshome.LoadConfig(home)
 	if err != nil {
@@ -80,7 +81,7 @@ func waitsFor(tl catalog.Tool, getenv func(string) string, lookPath func(string)
 		if n.Configured(configured) || n.Met(getenv, lookPath) {
 			continue
 		}
-		if n.Dispatcher {
+		if n.Dispatcher || n.OptIn {
 			return nil
 		}
 		return n.Env

@@ -62,6 +62,9 @@ type Need struct {
 	// Dispatcher marks variables the kanban dispatcher sets in a worker's
 	// environment, never the user.
 	Dispatcher bool
+	// OptIn marks a choice rather than a missing key (attaching to a
+	// browser the user runs): reports that ask for keys leave it out.
+	OptIn bool
 }
 
 // Met reports whether the environment meets the need: one of its
@@ -201,7 +204,7 @@ func ChromiumNeed() Need {
 // (BROWSER_CDP_URL, browser.cdp_url), never the Chromium hermes-tools
 // launches behind its egress proxy.
 func CDPNeed() Need {
-	return Need{Env: []string{EnvBrowserCDPURL}, Config: []string{"browser.cdp_url"}}
+	return Need{Env: []string{EnvBrowserCDPURL}, Config: []string{"browser.cdp_url"}, OptIn: true}
 }
 
 // VisionNeed is what vision_analyze and browser_vision wait for: a key
