@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-go/hermes/internal/envref"
 	"github.com/hermes-go/hermes/internal/hermeshome"
 	"github.com/hermes-go/hermes/toolsets/browser"
+	"github.com/hermes-go/hermes/toolsets/cron"
 	"github.com/hermes-go/hermes/toolsets/imagegen"
 	"github.com/hermes-go/hermes/toolsets/internal/mediaapi"
 	"github.com/hermes-go/hermes/toolsets/kanban"
@@ -126,6 +127,7 @@ func inventory() []func(*building) tooldef.Toolset {
 		func(b *building) tooldef.Toolset {
 			return xsearch.Toolset(xsearch.Options{Home: b.env.Home, Getenv: b.getenv})
 		},
+		func(b *building) tooldef.Toolset { return cron.Toolset(cron.Options{Home: b.env.Home}) },
 	}
 }
 

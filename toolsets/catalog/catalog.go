@@ -108,6 +108,7 @@ const (
 	XSearch       = "x_search"
 	Video         = "video"
 	VideoGen      = "video_gen"
+	Cron          = "cronjob"
 )
 
 // Tool names.
@@ -160,6 +161,8 @@ const (
 	// TodoTool is todo_list, the original's name since v2026.9.7 (it was
 	// todo, which its agent still accepts as an unlisted alias).
 	TodoTool = "todo_list"
+	// CronTool is cronjob_manage, the original's name (it was cronjob).
+	CronTool = "cronjob_manage"
 
 	XSearchTool = "x_search"
 
@@ -248,7 +251,8 @@ func kanbanOrchestrator() Need {
 // only the toolsets give an MCP client); todo is off, as codex, Claude Code
 // and most other clients bring a plan tool of their own and a second one
 // splits the plan in two; x_search is off, as in Hermes, and hides its tool
-// until XAI_API_KEY is set.
+// until XAI_API_KEY is set; cronjob is off, as its jobs fire only while
+// Hermes' own gateway runs, which an MCP client cannot tell.
 func All() []Toolset {
 	chromium, vision := ChromiumNeed(), VisionNeed()
 	browser := func(name string) Tool { return Tool{Name: name, Needs: []Need{chromium}} }
@@ -416,6 +420,12 @@ func All() []Toolset {
 			Default:     false,
 			EnvVars:     []string{"XAI_API_KEY", "XAI_BASE_URL"},
 			Tools:       []Tool{{Name: XSearchTool, Needs: []Need{{Env: []string{"XAI_API_KEY"}}}}},
+		},
+		{
+			Name:        Cron,
+			Description: "Create, list, update, pause, resume and remove Hermes' scheduled jobs (cron/jobs.json); Hermes' gateway runs them.",
+			Default:     false,
+			Tools:       []Tool{{Name: CronTool}},
 		},
 	}
 }
