@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/pystr"
 )
 
 // Transcript JSON is written the way the Python Hermes writes it
@@ -107,36 +108,8 @@ func pyEncode(b *strings.Builder, v any) {
 	}
 }
 
-func pyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-}
+// pyString writes s as json.dumps(..., ensure_ascii=False) does.
+func pyString(b *strings.Builder, s string) { pystr.WriteJSONString(b, s, false) }
 
 // truncateRunes keeps the first n characters of s, as Python's s[:n] does.
 func truncateRunes(s string, n int) string {

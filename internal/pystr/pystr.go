@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -192,4 +193,48 @@ func caseIgnorable(r rune) bool {
 		return true
 	}
 	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}
+
+// WriteJSONString writes s as a JSON string the way Python's json module
+// does (the original writes its files with it): with ensure_ascii every
+// character outside space..~ becomes \uXXXX (lowercase hex, surrogate
+// pairs above the BMP); without it only quotes, backslashes and control
+// characters are escaped.
+func WriteJSONString(b *strings.Builder, s string, ascii bool) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			switch {
+			case r < 0x20:
+				fmt.Fprintf(b, `\u%04x`, r)
+			case !ascii || r <= '~':
+				if r == utf8.RuneError {
+					b.WriteRune(utf8.RuneError)
+				} else {
+					b.WriteRune(r)
+				}
+			case r > 0xFFFF:
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(b, `\u%04x\u%04x`, r1, r2)
+			default:
+				fmt.Fprintf(b, `\u%04x`, r)
+			}
+		}
+	}
+	b.WriteByte('"')
 }

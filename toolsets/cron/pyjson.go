@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/pystr"
 )
 
 // object is a JSON object that remembers its key order. The original
@@ -145,7 +145,7 @@ func pyEncode(b *strings.Builder, v any, level int, ascii bool) {
 	case int:
 		fmt.Fprintf(b, "%d", x)
 	case string:
-		pyString(b, x, ascii)
+		pystr.WriteJSONString(b, x, ascii)
 	case []string:
 		list := make([]any, len(x))
 		for i, s := range x {
@@ -178,7 +178,7 @@ func pyEncode(b *strings.Builder, v any, level int, ascii bool) {
 				b.WriteByte(',')
 			}
 			newline(level + 1)
-			pyString(b, k, ascii)
+			pystr.WriteJSONString(b, k, ascii)
 			if level >= 0 {
 				b.WriteString(": ")
 			} else {
@@ -198,47 +198,4 @@ func next(level int) int {
 		return level
 	}
 	return level + 1
-}
-
-// pyString writes s as Python's json module does: with ensure_ascii every
-// character outside space..~ becomes \uXXXX (lowercase hex, surrogate
-// pairs above the BMP); without it only quotes, backslashes and control
-// characters are escaped.
-func pyString(b *strings.Builder, s string, ascii bool) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20:
-				fmt.Fprintf(b, `\u%04x`, r)
-			case !ascii || r <= '~':
-				if r == utf8.RuneError {
-					b.WriteRune(utf8.RuneError)
-				} else {
-					b.WriteRune(r)
-				}
-			case r > 0xFFFF:
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(b, `\u%04x\u%04x`, r1, r2)
-			default:
-				fmt.Fprintf(b, `\u%04x`, r)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
