@@ -177,7 +177,7 @@ func parseChat(args []string, stderr io.Writer) (o chatcli.ChatOptions, showVers
 		// The Python Hermes' commands get the one line that helps, not
 		// the usage of commands the user did not ask about.
 		if len(args) > 0 && pythonHermesCommands[args[0]] {
-			return o, false, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which manages the kanban boards, the skills hub, profiles and config keys: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
+			return o, false, fmt.Errorf("%q is a command of the Python Hermes (hermes-agent), which manages the kanban boards, the skills hub, profiles, config keys and scheduled jobs: run it with that hermes (the one hermes-agent installed, e.g. ~/.local/bin/hermes %s)", args[0], args[0])
 		}
 		usage(stderr)
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -213,7 +213,7 @@ func reasoningEffort(level string) (string, error) {
 // pythonHermesCommands are the Python Hermes' commands that messages of
 // the tools send users to (kanban boards, the skills hub, profiles, `hermes config set`): they are
 // answered with where to run them rather than "unknown command".
-var pythonHermesCommands = map[string]bool{"kanban": true, "skills": true, "profile": true, "config": true}
+var pythonHermesCommands = map[string]bool{"kanban": true, "skills": true, "profile": true, "config": true, "cron": true}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `hermes is the Hermes agent's terminal chat.
