@@ -250,6 +250,30 @@ func toolsetsArgs(list string, worker bool) (args []string, none bool) {
 	return []string{"--toolsets", strings.Join(keep, ",")}, false
 }
 
+// interruptible runs run, letting Ctrl+C cancel it, and waits for it to
+// return either way.
+func (c *cli) interruptible(run func(context.Context) (agentcore.Result, error)) (agentcore.Result, error) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	var (
+		res  agentcore.Result
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		res, err = run(ctx)
+	}()
+	select {
+	case <-done:
+	case <-c.sys.Interrupts:
+		cancel()
+		c.errw.write("\n⏹ interrupted\n")
+		<-done
+	}
+	return res, err
+}
+
 func (c *cli) closeConv(conv *agent.Conversation) {
 	if err := conv.Close(); err != nil {
 		fmt.Fprintf(c.errw, "hermes: %v\n", err)
@@ -262,26 +286,11 @@ func (c *cli) turn(conv *agent.Conversation, text string) (agentcore.Result, boo
 	c.mu.Lock()
 	c.streamed = false
 	c.mu.Unlock()
-	tctx, cancel := context.WithCancel(c.ctx)
-	defer cancel()
-	var (
-		res  agentcore.Result
-		err  error
-		done = make(chan struct{})
-	)
 	stopSteer := c.steerDuringTurn(conv)
-	go func() {
-		defer close(done)
+	res, err := c.interruptible(func(ctx context.Context) (agentcore.Result, error) {
 		defer stopSteer()
-		res, err = conv.Turn(tctx, text)
-	}()
-	select {
-	case <-done:
-	case <-c.sys.Interrupts:
-		cancel()
-		c.errw.write("\n⏹ interrupted\n")
-		<-done
-	}
+		return conv.Turn(ctx, text)
+	})
 	c.mu.Lock()
 	streamed := c.streamed
 	c.mu.Unlock()

@@ -85,24 +85,7 @@ func (c *cli) codexTurn(run func(context.Context) (agentcore.Result, error)) (ag
 	c.mu.Lock()
 	c.streamed = false
 	c.mu.Unlock()
-	ctx, cancel := context.WithCancel(c.ctx)
-	defer cancel()
-	var (
-		res  agentcore.Result
-		err  error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		res, err = run(ctx)
-	}()
-	select {
-	case <-done:
-	case <-c.sys.Interrupts:
-		cancel()
-		c.errw.write("\n⏹ interrupted\n")
-		<-done
-	}
+	res, err := c.interruptible(run)
 	if err != nil {
 		fmt.Fprintf(c.errw, "hermes: %v\n", err)
 		return res, err
