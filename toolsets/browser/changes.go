@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"maps"
 )
 
 // changesBudget bounds the changes an action's result carries: enough for
@@ -13,18 +14,24 @@ const changesBudget = 2000
 // interactive outline since the model last looked at it (the latest
 // snapshot or action result): lines added (+), changed (~) and removed
 // (-), with refs, so the model need not take a snapshot to see what its
-// action did. After a navigation the result's url and title say where the
-// tab is; the new page has not been seen, so there is nothing to compare.
+// action did. After a navigation it carries the new page's outline.
 func (c *call) addChanges(ctx context.Context, res map[string]any) {
 	if c.t.openDialog() != nil || ctx.Err() != nil {
 		// A dialog freezes the page: the result reports the dialog.
 		return
 	}
 	if nav, _ := res["navigated"].(bool); nav {
-		// A page restored from the back/forward cache keeps the view of
-		// an earlier visit, which the model no longer has in mind.
-		_, _ = worldCall[any](ctx, c.t, c.ts.refSeq, "forgetView")
-		res["changes"] = "the tab navigated to the url and title above; browser_snapshot reads the new page"
+		// A new page has nothing to compare with: the result carries its
+		// outline, as browser_navigate's does, so the model goes on
+		// without a snapshot call. (A page restored from the back/forward
+		// cache is described afresh too: the snapshot replaces the view
+		// of the earlier visit.)
+		_, full, err := c.snapshotResult(ctx, snapOpts{bare: true}, res)
+		if err != nil || full == nil {
+			res["changes"] = "the tab navigated to the url and title above; browser_snapshot reads the new page"
+			return
+		}
+		maps.Copy(res, full)
 		return
 	}
 	out, err := worldCall[struct {

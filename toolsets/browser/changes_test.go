@@ -40,8 +40,36 @@ func TestActionResultCarriesChanges(t *testing.T) {
 		t.Errorf("changes after adding 200 buttons: %d bytes:\n%s", len(ch), ch)
 	}
 
+	// Text is a change too: a status line and a new comment, which no
+	// interactive outline lists; a second identical comment is new again.
+	// A textarea's text is its value, never a text line of its own.
+	for i, want := range [][]string{
+		{"+ status: Posted 2", "+ text: Nice post"},
+		{"- status: Posted 2", "+ status: Posted 3", "+ text: Nice post"},
+	} {
+		ch, _ := d.ok("browser_click", map[string]any{"ref": ref(t, snap, `"Post"`)})["changes"].(string)
+		for _, w := range want {
+			if !strings.Contains(ch, w) {
+				t.Errorf("post %d: changes lack %q:\n%s", i+1, w, ch)
+			}
+		}
+		if strings.Contains(ch, "Earlier comment") || strings.Contains(ch, "Draft text") {
+			t.Errorf("post %d: changes repeat unchanged text:\n%s", i+1, ch)
+		}
+	}
+
+	// A navigation's result is the new page's outline, whose refs act at
+	// once: no snapshot call in between.
 	m = d.ok("browser_click", map[string]any{"ref": ref(t, snap, "Leave")})
-	if ch, _ := m["changes"].(string); m["navigated"] != true || !strings.Contains(ch, "navigated") {
-		t.Errorf("changes after a navigation = %v", m)
+	out, _ := m["snapshot"].(string)
+	if m["navigated"] != true || !strings.Contains(out, `button "Refresh data" [ref=`) || strings.HasPrefix(out, "url:") {
+		t.Fatalf("the result of a click that navigated = %v", m)
+	}
+	d.ok("browser_click", map[string]any{"ref": ref(t, out, "Refresh data")})
+	waitTitle(d, "Clicked")
+	// Back is an action like any other: the page it returns to is described.
+	back := d.ok("browser_back", nil)
+	if out, _ := back["snapshot"].(string); back["navigated"] != true || !strings.Contains(out, `button "Item 3" [ref=`) {
+		t.Errorf("the result of going back = %v", back)
 	}
 }

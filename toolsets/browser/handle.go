@@ -335,6 +335,9 @@ type snapOpts struct {
 	Selector string `json:"selector"`
 	MaxChars int    `json:"max_chars"`
 	Offset   int    `json:"offset"`
+	// bare leaves out the url/title header: for an action's result,
+	// which says where the tab is in fields of its own.
+	bare bool
 }
 
 // noteRoom is the part of max_chars first kept for the notes that say
@@ -410,7 +413,10 @@ func (c *call) snapshotResult(ctx context.Context, o snapOpts, extra map[string]
 		maxChars = DefaultSnapshotChars
 	}
 	maxChars = min(maxChars, MaxSnapshotChars)
-	head := c.where(ctx).header()
+	head := ""
+	if !o.bare {
+		head = c.where(ctx).header()
+	}
 	build := func(out snapOut, text string) (map[string]any, int, error) {
 		res := make(map[string]any, len(extra)+4)
 		for k, v := range extra {

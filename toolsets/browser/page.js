@@ -52,6 +52,9 @@
   // Text runs of the full outline are wrapped into lines of about this
   // many characters.
   const TEXT_LINE = 500;
+  // Roles whose text a page changes to report something (a status line,
+  // an error): the view an action's changes come from names them.
+  const LIVE = new Set(['status', 'alert', 'log', 'marquee', 'timer']);
   const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title']);
   const LANDMARK_SCOPE = new Set(['article', 'aside', 'main', 'nav', 'section']);
 
@@ -345,6 +348,10 @@
   // caller can say exactly what is missing and how to get it.
   function snapshot(opts) {
     const full = !!opts.full;
+    // texts: the interactive outline plus the page's text runs, the view
+    // an action's changes are computed from (a new comment or status line
+    // is a change the model must see, though no snapshot lists it).
+    const texts = full || !!opts.texts;
     const budget = opts.budget > 0 ? opts.budget : 8000;
     const offset = opts.offset > 0 ? opts.offset : 0;
     // The walk itself stops at this much outline, so a monstrous page
@@ -380,7 +387,7 @@
       const flush = () => {
         const t = norm(text);
         text = '';
-        if (t && full) {
+        if (t && texts) {
           used += t.length + 8;
           for (const part of wrap(t)) out.push({ t: 'text: ' + part, c: [], ids: [], k: 'text' });
         }
@@ -445,7 +452,8 @@
           try { const u = new URL(el.src, location.href); if (/^https?:$/.test(u.protocol)) where = ', url: ' + u.origin + u.pathname.replace(/[()\s]/g, encodeURIComponent); } catch (e) { where = ''; }
           frameNote = ' (cross-origin' + where + ')';
         }
-      } else if (el.localName === 'select') {
+      } else if (el.localName === 'select' || el.localName === 'textarea') {
+        // Their text is a value, said in [value=...] as the field holds it now.
         kids = [];
       } else if (role && NAME_FROM_CONTENT.has(role)) {
         // The name already carries the text; keep only the controls
@@ -464,21 +472,21 @@
         name = nameOf(el, role, full && !interactive ? Infinity : 300);
         if (interactive || !full) name = clip(name, 100);
       }
+      if (!role && texts) {
+        // Generic containers are transparent; an inline one holding only
+        // text joins the parent's text run.
+        const textOnly = kids.every((k) => !k.c.length && k.k === 'text');
+        if (textOnly && kids.length && el.localName !== 'iframe' && getComputedStyle(el).display.startsWith('inline')) {
+          return { entries: [], inlineText: kids.map((k) => k.t.slice(6)).join(' ') };
+        }
+      }
       let show;
       if (full) {
         show = !!role;
-        if (!role) {
-          // Generic containers are transparent; an inline one holding only
-          // text joins the parent's text run.
-          const textOnly = kids.every((k) => !k.c.length && k.k === 'text');
-          if (textOnly && kids.length && el.localName !== 'iframe' && getComputedStyle(el).display.startsWith('inline')) {
-            return { entries: [], inlineText: kids.map((k) => k.t.slice(6)).join(' ') };
-          }
-          return { entries: kids };
-        }
+        if (!role) return { entries: kids };
       } else {
         show = interactive || (isRow && kids.length > 0) ||
-          (CONTEXT.has(role) && (kids.length > 0 || role === 'heading' || role === 'iframe'));
+          ((CONTEXT.has(role) || (texts && LIVE.has(role))) && (kids.length > 0 || role === 'heading' || role === 'iframe'));
         if (role === 'heading') kids = [];
       }
       if (!show) return { entries: kids };
@@ -502,7 +510,7 @@
         for (const k of kids) for (const i of k.ids) ids.push(i);
         kids = [];
       }
-      if (full && kids.length === 1 && kids[0].k === 'text' && !kids[0].c.length) {
+      if (texts && kids.length === 1 && kids[0].k === 'text' && !kids[0].c.length) {
         line += ': ' + kids[0].t.slice(6);
         kids = [];
       }
@@ -569,7 +577,7 @@
     if (opts.collect) return opts.collect(L, { walkCut: walkCut, crossOriginFrames: skippedFrames, next: next });
     // What the model now has seen of the page, for changes() to compare
     // the next action's page with: the interactive outline, whole.
-    lastView = (!full && !opts.selector) ? viewOf(L) : takeView();
+    lastView = takeView();
     let total = 0;
     for (const l of L) total += l.ids.length;
 
@@ -626,31 +634,39 @@
     };
   }
 
-  // lastView is the interactive outline as of the model's latest look at
-  // this document (a snapshot or an action's changes): line text by key,
-  // a line's refs or, for a line without refs, its text.
+  // lastView is the page as of the model's latest look at this document
+  // (a snapshot or an action's changes): the interactive outline and the
+  // text runs, line text by key: a line's refs or, for a line without
+  // refs, its text and which occurrence of that text it is (a second
+  // identical comment is a new line).
   let lastView = null;
 
   function viewOf(L) {
-    const m = new Map(), order = [];
+    const m = new Map(), order = [], seen = new Map();
     for (const l of L) {
       const text = l.s.replace(/^\s*- /, '');
-      const key = l.ids.length ? l.ids.join(',') : 't:' + text;
+      let key;
+      if (l.ids.length) key = l.ids.join(',');
+      else {
+        const n = (seen.get(text) || 0) + 1;
+        seen.set(text, n);
+        key = 't' + n + ':' + text;
+      }
       if (!m.has(key)) { m.set(key, text); order.push(key); }
     }
     return { m: m, order: order, walkCut: false };
   }
 
-  // takeView walks the interactive outline without touching what the
-  // latest snapshot listed (annotate draws those).
+  // takeView walks the page as a view without touching what the latest
+  // snapshot listed (annotate draws those).
   function takeView() {
     const keep = last;
-    const v = snapshot({ full: false, collect: (L, info) => { const v = viewOf(L); v.walkCut = info.walkCut; return v; } });
+    const v = snapshot({ full: false, texts: true, collect: (L, info) => { const v = viewOf(L); v.walkCut = info.walkCut; return v; } });
     last = keep;
     return v;
   }
 
-  // changes compares the interactive outline now with lastView and
+  // changes compares the view now (controls, headings and text) with lastView and
   // returns the lines added (+), changed (~, same ref) and removed (-,
   // without their refs, which no longer act), in document order, within
   // budget bytes; the rest is counted. The page now becomes lastView.

@@ -47,9 +47,10 @@ const clickDesc = "Click an element by its ref from the latest snapshot (e.g. @e
 	"click at the element's centre after scrolling it into view; refuses, saying why, when the element " +
 	"cannot take the click: disabled, hidden, or covered by another element (a dialog, a cookie banner). Waits for a navigation the click starts; a new tab or window it opens " +
 	"becomes the current page (the result says so). A dialog it opens is reported in the result. Like " +
-	"every action's result (type, press, scroll, back, fill), it carries changes: the lines of the " +
-	"outline the action added (+), changed (~) or removed (-) since the latest snapshot or result, with " +
-	"refs usable at once, so a snapshot is needed only after a navigation."
+	"every action's result (type, press, scroll, back, fill, dialog), it carries changes: the lines of the " +
+	"outline and the text (a status line, a new comment) the action added (+), changed (~) or removed (-) " +
+	"since the latest snapshot or result, with refs usable at once; after a navigation it carries the new " +
+	"page's snapshot instead. No snapshot call is needed to go on."
 
 const clickSchema = `{
   "type": "object",
