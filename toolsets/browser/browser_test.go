@@ -219,7 +219,7 @@ func TestBigPage(t *testing.T) {
 	start = time.Now()
 	full := d.ok("browser_snapshot", map[string]any{"full": true})
 	snapTime := time.Since(start)
-	if len(full["snapshot"].(string)) > 8000 {
+	if len(full["snapshot"].(string)) > browser.DefaultFullSnapshotChars {
 		t.Errorf("full snapshot is %d bytes", len(full["snapshot"].(string)))
 	}
 	// Generous bounds for a loaded 2-core CI box; typical is ~0.3 s / 0.1 s.

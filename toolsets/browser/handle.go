@@ -411,6 +411,9 @@ func (c *call) snapshotResult(ctx context.Context, o snapOpts, extra map[string]
 	maxChars := o.MaxChars
 	if maxChars <= 0 {
 		maxChars = DefaultSnapshotChars
+		if o.Full {
+			maxChars = DefaultFullSnapshotChars
+		}
 	}
 	maxChars = min(maxChars, MaxSnapshotChars)
 	head := ""

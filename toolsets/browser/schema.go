@@ -28,7 +28,7 @@ const snapshotDesc = "Read the current page as an accessibility outline. It star
 	"cut at 100 characters and a select lists its first 25 options. Content inside tables, lists, same-origin " +
 	"iframes and open shadow DOM is included; closed shadow roots cannot be read and are not shown. Refs " +
 	"stay valid until the page navigates or the element disappears; then take a new snapshot. The result " +
-	"fits max_chars (default 8000): a longer outline is cut at a line, and the result says how many " +
+	"fits max_chars (default 8000; 40,000 with full=true, so an article reads in one call): a longer outline is cut at a line, and the result says how many " +
 	"controls and lines follow and the offset that continues where it stopped (following the offsets " +
 	"shows every line once); selector narrows it to one part."
 
@@ -37,7 +37,7 @@ const snapshotSchema = `{
   "properties": {
     "full": {"type": "boolean", "default": false, "description": "true: the whole page with its text; false (default): interactive elements and headings only."},
     "selector": {"type": "string", "maxLength": 100000, "description": "Optional CSS selector; only the first matching element's subtree is described (e.g. 'main', 'form#login', '#results')."},
-    "max_chars": {"type": "integer", "minimum": 500, "maximum": 200000, "description": "Optional size cap in bytes of the whole result text (default 8000). Counts everything returned: the JSON, its escapes, the url/title header and the notes. A longer outline is cut at a line, with a note saying what follows and the offset to continue from; a single line too long for the cap is shown whole, and the note says so."},
+    "max_chars": {"type": "integer", "minimum": 500, "maximum": 200000, "description": "Optional size cap in bytes of the whole result text (default 8000, or 40000 with full=true). Counts everything returned: the JSON, its escapes, the url/title header and the notes. A longer outline is cut at a line, with a note saying what follows and the offset to continue from; a single line too long for the cap is shown whole, and the note says so."},
     "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Start at this line of the outline: the offset a cut snapshot's note gives, to continue where it stopped (same full and selector)."}
   },
   "additionalProperties": false

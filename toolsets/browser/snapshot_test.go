@@ -140,8 +140,12 @@ func TestSnapshotBudget(t *testing.T) {
 		}
 		def, size := d.okSized("browser_snapshot", map[string]any{"full": full})
 		s = def["snapshot"].(string)
-		if size > browser.DefaultSnapshotChars || size < browser.DefaultSnapshotChars*9/10 {
-			t.Errorf("full=%v: default result text is %d bytes, want just under %d", full, size, browser.DefaultSnapshotChars)
+		limit := browser.DefaultSnapshotChars
+		if full {
+			limit = browser.DefaultFullSnapshotChars
+		}
+		if size > limit || size < limit*9/10 {
+			t.Errorf("full=%v: default result text is %d bytes, want just under %d", full, size, limit)
 		}
 		shown := len(refsIn(s))
 		note := fmt.Sprintf("%d of the page's 2000 controls shown (closed shadow roots not counted), %d more controls", shown, 2000-shown)
@@ -236,5 +240,25 @@ func TestSnapshotBudget(t *testing.T) {
 	whole := d.ok("browser_snapshot", map[string]any{"full": true, "max_chars": browser.MaxSnapshotChars})["snapshot"].(string)
 	if words := len(strings.Fields(whole)); words < 5000 || strings.Contains(whole, "left out") {
 		t.Errorf("the whole article: %d words, want the 5000 of the page and no note", words)
+	}
+}
+
+// A page's text reads in one call: the full outline of a 5,000-word
+// article fits browser_snapshot's default for full=true, and only a text
+// longer than that is paged.
+func TestFullSnapshotReadsAnArticleInOneCall(t *testing.T) {
+	base := site(t)
+	d := newDriver(t, browser.Options{})
+	for _, tc := range []struct {
+		words int
+		paged bool
+	}{{5000, false}, {12000, true}} {
+		d.ok("browser_navigate", map[string]any{"url": fmt.Sprintf("%s/longread.html?words=%d", base, tc.words)})
+		m, size := d.okSized("browser_snapshot", map[string]any{"full": true})
+		s := m["snapshot"].(string)
+		_, paged := m["next_offset"]
+		if paged != tc.paged || strings.Contains(s, "END.") == tc.paged || size > browser.DefaultFullSnapshotChars {
+			t.Errorf("%d words: paged=%v (want %v), %d bytes, ends:\n%s", tc.words, paged, tc.paged, size, s[max(0, len(s)-300):])
+		}
 	}
 }

@@ -104,10 +104,13 @@ const (
 // Snapshot size limits, shared by the browser_snapshot schema (which
 // advertises them) and the implementation (which applies them). 8000 is the
 // Python Hermes' threshold; a caller may ask for more, up to
-// MaxSnapshotChars.
+// MaxSnapshotChars. The full outline is asked for to read a page's text,
+// so its default holds a long article (5,000 words is about 32,000 bytes)
+// in one call: paging is for what is truly long.
 const (
-	DefaultSnapshotChars = 8000
-	MaxSnapshotChars     = 200000
+	DefaultSnapshotChars     = 8000
+	DefaultFullSnapshotChars = 40000
+	MaxSnapshotChars         = 200000
 )
 
 // NoVisionModel is the reason browser_vision is hidden when Options has no

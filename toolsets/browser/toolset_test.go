@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"context"
 	"encoding/json"
 	"os"
@@ -248,7 +249,7 @@ func TestDeclarations(t *testing.T) {
 	if json.Unmarshal(ts.Tools[5].InputSchema, &fill) != nil || fill.Properties.Fields.MaxItems != maxFillFields {
 		t.Errorf("browser_fill schema fields %+v disagrees with %d", fill.Properties.Fields, maxFillFields)
 	}
-	if snap.Properties.MaxChars.Maximum != MaxSnapshotChars || !strings.Contains(snap.Properties.MaxChars.Description, "(default 8000)") || DefaultSnapshotChars != 8000 {
+	if snap.Properties.MaxChars.Maximum != MaxSnapshotChars || !strings.Contains(snap.Properties.MaxChars.Description, fmt.Sprintf("(default %d, or %d with full=true)", DefaultSnapshotChars, DefaultFullSnapshotChars)) {
 		t.Errorf("browser_snapshot schema max_chars %+v disagrees with %d/%d", snap.Properties.MaxChars, DefaultSnapshotChars, MaxSnapshotChars)
 	}
 }
