@@ -41,6 +41,9 @@ func (c *call) addChanges(ctx context.Context, res map[string]any) {
 		More    int    `json:"more"`
 		WalkCut bool   `json:"walkCut"`
 		Next    int    `json:"next"`
+		// Resume is the interactive outline's line of the first changed
+		// control left out, or -1.
+		Resume int `json:"resume"`
 	}](ctx, c.t, c.ts.refSeq, "changes", changesBudget)
 	if err != nil {
 		// The action itself succeeded; a page that cannot be read now
@@ -58,8 +61,11 @@ func (c *call) addChanges(ctx context.Context, res map[string]any) {
 		res["changes"] = "none: the page's controls and headings are as the model last saw them"
 	default:
 		text := redactFrameURLs(out.Text)
-		if out.More > 0 {
-			text += fmt.Sprintf("\n[%d more changes; browser_snapshot shows the page]", out.More)
+		switch {
+		case out.More > 0 && out.Resume >= 0:
+			text += fmt.Sprintf("\n[%d more changes; browser_snapshot with offset=%d lists the page from the first changed control not shown]", out.More, out.Resume)
+		case out.More > 0:
+			text += fmt.Sprintf("\n[%d more changes; browser_snapshot full=true shows the page]", out.More)
 		}
 		if out.WalkCut {
 			text += "\n[the page is too large to compare whole: only its first part was]"

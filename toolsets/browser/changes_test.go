@@ -1,6 +1,9 @@
 package browser_test
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,6 +41,19 @@ func TestActionResultCarriesChanges(t *testing.T) {
 	ch, _ = m["changes"].(string)
 	if len(ch) > 2200 || !strings.Contains(ch, "more changes") || !strings.Contains(ch, "Bulk item number 0") {
 		t.Errorf("changes after adding 200 buttons: %d bytes:\n%s", len(ch), ch)
+	}
+	// The rest continues in a snapshot from the offset the note gives: its
+	// first line is the first new button the changes left out.
+	shown := strings.Count(ch, "+ button \"Bulk item number ")
+	at := regexp.MustCompile(`browser_snapshot with offset=(\d+)`).FindStringSubmatch(ch)
+	if at == nil {
+		t.Fatalf("changes cut without a continuation:\n%s", ch)
+	}
+	off, _ := strconv.Atoi(at[1])
+	rest := d.ok("browser_snapshot", map[string]any{"offset": off})["snapshot"].(string)
+	lines := strings.Split(rest, "\n")
+	if want := fmt.Sprintf(`- button "Bulk item number %d" [ref=`, shown); len(lines) < 3 || !strings.HasPrefix(lines[2], want) {
+		t.Errorf("%d bulk items shown; the snapshot from offset=%d starts:\n%s\nwant a line %s", shown, off, strings.Join(lines[:min(len(lines), 4)], "\n"), want)
 	}
 
 	// Text is a change too: a status line and a new comment, which no

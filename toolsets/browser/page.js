@@ -677,23 +677,35 @@
     lastView = now;
     if (!before) return { none: true, next: next };
     const out = [];
-    let size = 0, more = 0, count = 0;
-    const push = (s) => {
+    let size = 0, more = 0, count = 0, firstLeft = '';
+    const push = (s, key) => {
       count++;
       const n = jsonLen(s) + 2;
-      if (size + n > budget) { more++; return; }
+      if (size + n > budget) {
+        more++;
+        if (!firstLeft && key[0] === 'e') firstLeft = key.split(',')[0];
+        return;
+      }
       size += n;
       out.push(s);
     };
     for (const k of now.order) {
       const was = before.m.get(k), t = now.m.get(k);
-      if (was === undefined) push('+ ' + t);
-      else if (was !== t) push('~ ' + t);
+      if (was === undefined) push('+ ' + t, k);
+      else if (was !== t) push('~ ' + t, k);
     }
     for (const k of before.order) {
-      if (!now.m.has(k)) push('- ' + before.m.get(k).replace(/ \[ref=e\d+\]/g, ''));
+      if (!now.m.has(k)) push('- ' + before.m.get(k).replace(/ \[ref=e\d+\]/g, ''), '');
     }
-    return { text: out.join('\n'), count: count, more: more, walkCut: now.walkCut, next: next };
+    // Where the interactive outline shows the first control left out, so
+    // the result can name the snapshot offset that continues from there.
+    let resume = -1;
+    if (firstLeft) {
+      const keep = last;
+      resume = snapshot({ full: false, collect: (L) => L.findIndex((l) => l.ids.includes(firstLeft)) });
+      last = keep;
+    }
+    return { text: out.join('\n'), count: count, more: more, resume: resume, walkCut: now.walkCut, next: next };
   }
 
   function forgetView() { lastView = null; }

@@ -253,11 +253,11 @@ func TestFullSnapshotReadsAnArticleInOneCall(t *testing.T) {
 		words int
 		paged bool
 	}{{5000, false}, {12000, true}} {
-		d.ok("browser_navigate", map[string]any{"url": fmt.Sprintf("%s/longread.html?words=%d", base, tc.words)})
+		d.ok("browser_navigate", map[string]any{"url": fmt.Sprintf("%s/article?words=%d", base, tc.words)})
 		m, size := d.okSized("browser_snapshot", map[string]any{"full": true})
 		s := m["snapshot"].(string)
 		_, paged := m["next_offset"]
-		if paged != tc.paged || strings.Contains(s, "END.") == tc.paged || size > browser.DefaultFullSnapshotChars {
+		if paged != tc.paged || strings.Contains(s, `button "Subscribe"`) == tc.paged || size > browser.DefaultFullSnapshotChars {
 			t.Errorf("%d words: paged=%v (want %v), %d bytes, ends:\n%s", tc.words, paged, tc.paged, size, s[max(0, len(s)-300):])
 		}
 	}
