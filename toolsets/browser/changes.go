@@ -10,9 +10,9 @@ import (
 // a dialog that opened or a list that grew, small next to a snapshot.
 const changesBudget = 2000
 
-// addChanges puts into an action's result what changed in the page's
-// interactive outline since the model last looked at it (the latest
-// snapshot or action result): lines added (+), changed (~) and removed
+// addChanges puts into an action's result what changed on the page since
+// the model last looked at it (the latest snapshot or action result): the
+// controls, headings and text lines added (+), changed (~) and removed
 // (-), with refs, so the model need not take a snapshot to see what its
 // action did. After a navigation it carries the new page's outline.
 func (c *call) addChanges(ctx context.Context, res map[string]any) {
@@ -58,7 +58,7 @@ func (c *call) addChanges(ctx context.Context, res map[string]any) {
 	case out.None:
 		res["changes"] = "no earlier view of this page to compare with; browser_snapshot reads it"
 	case out.Count == 0:
-		res["changes"] = "none: the page's controls and headings are as the model last saw them"
+		res["changes"] = "none: the page's controls, headings and text are as the model last saw them"
 	default:
 		text := redactFrameURLs(out.Text)
 		switch {

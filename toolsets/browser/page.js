@@ -576,7 +576,8 @@
     flat(entries, 0, -1);
     if (opts.collect) return opts.collect(L, { walkCut: walkCut, crossOriginFrames: skippedFrames, next: next });
     // What the model now has seen of the page, for changes() to compare
-    // the next action's page with: the interactive outline, whole.
+    // the next action's page with: the whole view (controls and text),
+    // whatever part of it this snapshot showed.
     lastView = takeView();
     let total = 0;
     for (const l of L) total += l.ids.length;
@@ -666,8 +667,8 @@
     return v;
   }
 
-  // changes compares the view now (controls, headings and text) with lastView and
-  // returns the lines added (+), changed (~, same ref) and removed (-,
+  // changes compares the view now (controls, headings and text) with
+  // lastView and returns the lines added (+), changed (~, same ref) and removed (-,
   // without their refs, which no longer act), in document order, within
   // budget bytes; the rest is counted. The page now becomes lastView.
   // none: no earlier view of this document to compare with.
@@ -707,8 +708,6 @@
     }
     return { text: out.join('\n'), count: count, more: more, resume: resume, walkCut: now.walkCut, next: next };
   }
-
-  function forgetView() { lastView = null; }
 
   // find searches the whole outline (controls and text) for lines whose
   // text contains opts.query (any case) and whose role is opts.role, and
@@ -1012,7 +1011,7 @@
   }
 
   return (globalThis.__hermes = {
-    snapshot, find, changes, forgetView, resolve, describe, hitCheck, clickBlock, fillKind, setChecked, fieldState, prepareType, clearField, selectOption,
+    snapshot, find, changes, resolve, describe, hitCheck, clickBlock, fillKind, setChecked, fieldState, prepareType, clearField, selectOption,
     scroll, images, annotate, removeAnnotations,
     hasRefs: () => last.length > 0,
   });
