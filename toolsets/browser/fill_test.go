@@ -55,6 +55,14 @@ func TestFill(t *testing.T) {
 	if eval(d, "notes.value") != "ring twice" {
 		t.Errorf("a field after the failure was changed")
 	}
+	// aria-disabled is disabled as a person sees it, though the browser
+	// would type into it.
+	if msg := d.fail("browser_fill", map[string]any{"fields": []map[string]any{{"ref": r(`textbox "Voucher"`), "value": "x"}}}); !strings.Contains(msg, "is disabled") || eval(d, "voucher.value") != "" {
+		t.Errorf("fill an aria-disabled field: %q, value now %v", msg, eval(d, "voucher.value"))
+	}
+	if msg := d.fail("browser_type", map[string]any{"ref": r(`textbox "Voucher"`), "text": "x"}); !strings.Contains(msg, "disabled") || eval(d, "voucher.value") != "" {
+		t.Errorf("type into an aria-disabled field: %q, value now %v", msg, eval(d, "voucher.value"))
+	}
 	if msg := d.fail("browser_fill", map[string]any{"fields": []map[string]any{{"ref": r(`button "Order"`), "value": "x"}}}); !strings.Contains(msg, "browser_click") {
 		t.Errorf("fill a button: %q", msg)
 	}

@@ -284,6 +284,9 @@
   // clickBlock says why a click on el would not reach it, or ''.
   function clickBlock(el) {
     if (el.matches(':disabled')) return 'disabled';
+    // aria-disabled covers the element and everything inside it; the page
+    // shows it disabled and its handlers are written to ignore it.
+    if (el.closest('[aria-disabled="true"]')) return 'disabled (aria-disabled)';
     if (el.closest('[inert]')) return 'inert (the page blocks input to it)';
     const modal = modalOf(el.ownerDocument);
     if (modal && !modal.contains(el)) return 'behind a modal dialog (only the dialog takes input until it is closed)';
@@ -840,7 +843,7 @@
     if (tag === 'input' || tag === 'textarea') {
       const ty = (el.getAttribute('type') || 'text').toLowerCase();
       if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'range', 'color', 'hidden'].includes(ty)) return 'notext:' + ty;
-      if (el.disabled) return 'disabled';
+      if (el.disabled || el.closest('[aria-disabled="true"]')) return 'disabled';
       if (el.readOnly) return 'readonly';
       el.focus();
       try { el.select(); } catch (e) { /* some types have no selection API */ }
@@ -862,7 +865,7 @@
   // radio, or why it cannot ("disabled", "readonly", "other:<role>").
   function fillKind(el) {
     const tag = el.localName;
-    if (el.matches(':disabled')) return 'disabled';
+    if (el.matches(':disabled') || el.closest('[aria-disabled="true"]')) return 'disabled';
     if (tag === 'select') return 'select';
     if (tag === 'input') {
       const ty = (el.getAttribute('type') || 'text').toLowerCase();

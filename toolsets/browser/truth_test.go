@@ -57,6 +57,7 @@ func TestClickThatCannotLandIsError(t *testing.T) {
 		name, ref, want string
 	}{
 		{"disabled", ref(t, snap, "Disabled button"), "disabled"},
+		{"aria-disabled", ref(t, snap, "Aria disabled button"), "disabled (aria-disabled)"},
 		{"covered", ref(t, snap, "Covered button"), "covered by"},
 		{"hidden", shown, "hidden"},
 	} {
