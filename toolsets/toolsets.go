@@ -127,7 +127,9 @@ func inventory() []func(*building) tooldef.Toolset {
 		func(b *building) tooldef.Toolset {
 			return xsearch.Toolset(xsearch.Options{Home: b.env.Home, Getenv: b.getenv})
 		},
-		func(b *building) tooldef.Toolset { return cron.Toolset(cron.Options{Home: b.env.Home}) },
+		func(b *building) tooldef.Toolset {
+			return cron.Toolset(cron.Options{Home: b.env.Home, Getenv: b.getenv, Logger: b.env.Logger})
+		},
 	}
 }
 

@@ -31,10 +31,18 @@ func home(t *testing.T) string {
 	return h
 }
 
+// call runs the tool at fixedNow with the Hermes timezone UTC, whatever
+// the machine's zone.
 func call(t *testing.T, h string, arguments string) (map[string]any, bool) {
 	t.Helper()
+	return callEnv(t, h, map[string]string{"HERMES_TIMEZONE": "UTC"}, arguments)
+}
+
+func callEnv(t *testing.T, h string, env map[string]string, arguments string) (map[string]any, bool) {
+	t.Helper()
 	n := 0
-	ts := Toolset(Options{Home: h, Now: func() time.Time { return fixedNow }, NewID: func() string { n++; return "feedc0ffee0" + string(rune('0'+n)) }})
+	ts := Toolset(Options{Home: h, Now: func() time.Time { return fixedNow }, NewID: func() string { n++; return "feedc0ffee0" + string(rune('0'+n)) },
+		Getenv: func(k string) string { return env[k] }})
 	res, err := ts.Tools[0].Handler(context.Background(), json.RawMessage(arguments))
 	if err != nil {
 		t.Fatalf("%s: %v", arguments, err)
@@ -259,5 +267,50 @@ func TestAmbiguousName(t *testing.T) {
 	got, isErr := call(t, h, `{"action":"pause","job_id":"TWIN"}`)
 	if !isErr || !strings.Contains(got["error"].(string), "ambiguous") || len(got["matches"].([]any)) != 2 {
 		t.Errorf("ambiguous: %v", got)
+	}
+}
+
+// Job times are in the Hermes timezone as the original resolves it:
+// HERMES_TIMEZONE, then config.yaml's timezone, then the server's zone
+// (also for a name that is no zone). Checked in jobs.json itself.
+func TestJobsAreScheduledInTheHermesTimezone(t *testing.T) {
+	tests := []struct {
+		name, config string
+		env          map[string]string
+		loc          *time.Location
+		next, runAt  string
+	}{
+		{"config", "timezone: Asia/Kolkata\n", nil, nil, "2026-11-29T09:00:00+05:30", "2026-12-01T09:00:00+05:30"},
+		{"env wins", "timezone: Asia/Kolkata\n", map[string]string{"HERMES_TIMEZONE": " America/New_York "}, nil, "2026-11-28T09:00:00-05:00", "2026-12-01T09:00:00-05:00"},
+		{"unknown zone", "timezone: Mars/Olympus_Mons\n", nil, time.Local, "", ""},
+		{"not a string", "timezone: [1]\n", nil, time.Local, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := home(t)
+			if err := os.WriteFile(filepath.Join(h, "config.yaml"), []byte(tt.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, isErr := callEnv(t, h, tt.env, `{"action":"create","schedule":"0 9 * * *","prompt":"daily"}`); isErr {
+				t.Fatal("create failed")
+			}
+			if _, isErr := callEnv(t, h, tt.env, `{"action":"create","schedule":"2026-12-01T09:00","prompt":"once"}`); isErr {
+				t.Fatal("create failed")
+			}
+			jobs := readJobs(t, h)
+			daily, once := jobs[len(jobs)-2], jobs[len(jobs)-1]
+			runAt := once["schedule"].(map[string]any)["run_at"]
+			if tt.loc != nil {
+				// The server's zone, whatever this machine's is.
+				want := isoformat(fixedNow.In(tt.loc))
+				if daily["created_at"] != want {
+					t.Errorf("created_at %v, want %v", daily["created_at"], want)
+				}
+				return
+			}
+			if daily["next_run_at"] != tt.next || runAt != tt.runAt {
+				t.Errorf("next_run_at %v (want %v), run_at %v (want %v)", daily["next_run_at"], tt.next, runAt, tt.runAt)
+			}
+		})
 	}
 }

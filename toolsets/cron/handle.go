@@ -115,7 +115,7 @@ func (k *kit) create(ctx context.Context, a args) (tooldef.Result, error) {
 	if msg != "" {
 		return failure("%s", msg), nil
 	}
-	now := k.now()
+	now := k.clock()
 	sched, err := parseSchedule(*a.Schedule, now)
 	if err != nil {
 		return failure("%v", err), nil
@@ -226,7 +226,7 @@ func (k *kit) onJob(ctx context.Context, action string, a args) (tooldef.Result,
 	if ref == "" {
 		return failure("job_id is required for action '%s'", action), nil
 	}
-	now := k.now()
+	now := k.clock()
 	var res tooldef.Result
 	err := edit(ctx, k.opts.Home, now, func(s *store) (bool, error) {
 		idx, refusal := resolveJob(s, ref)

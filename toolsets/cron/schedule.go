@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +16,12 @@ import (
 const oneshotGrace = 120 * time.Second
 
 // durationRE is parse_duration's pattern in cron/jobs.py, applied to the
-// lower-cased, stripped text.
-var durationRE = regexp.MustCompile(`^(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$`)
+// lower-cased, stripped text; a bare unit ("hour") counts one.
+var durationRE = regexp.MustCompile(`^(\d*)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$`)
 
-// cronFieldRE is what parse_schedule takes for a cron field.
-var cronFieldRE = regexp.MustCompile(`^[\d*\-,/]+$`)
+// cronFieldRE is what parse_schedule takes for a cron field: letters too,
+// for named months and weekdays (JAN-DEC, MON-FRI).
+var cronFieldRE = regexp.MustCompile(`^[A-Za-z\d*\-,/]+$`)
 
 // isoDateRE is parse_schedule's "looks like a date" test.
 var isoDateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
@@ -29,11 +31,15 @@ func parseDuration(s string) (int, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	m := durationRE.FindStringSubmatch(s)
 	if m == nil {
-		return 0, fmt.Errorf("Invalid duration: '%s'. Use format like '30m', '2h', or '1d'", s)
+		return 0, fmt.Errorf("Invalid duration: '%s'. Use format like '30m', '2h', '1d', or a bare unit like 'hour' (defaults to 1).", s)
 	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil || n > 10_000_000 {
-		return 0, fmt.Errorf("Invalid duration: '%s'. The number is too large", s)
+	n := 1
+	if m[1] != "" {
+		var err error
+		n, err = strconv.Atoi(m[1])
+		if err != nil || n > 10_000_000 {
+			return 0, fmt.Errorf("Invalid duration: '%s'. The number is too large", s)
+		}
 	}
 	switch m[2][0] {
 	case 'h':
@@ -44,19 +50,121 @@ func parseDuration(s string) (int, error) {
 	return n, nil
 }
 
+// Day words of the original's natural schedules ("every monday 9am",
+// "weekdays at 9am"), as cron weekday fields (0 is Sunday).
+var (
+	weekdayDOW = map[string]string{
+		"sunday": "0", "sun": "0", "monday": "1", "mon": "1",
+		"tuesday": "2", "tue": "2", "tues": "2", "wednesday": "3", "wed": "3", "weds": "3",
+		"thursday": "4", "thu": "4", "thur": "4", "thurs": "4", "friday": "5", "fri": "5",
+		"saturday": "6", "sat": "6",
+	}
+	dayspecDOW = map[string]string{
+		"day": "*", "daily": "*", "everyday": "*",
+		"weekday": "1-5", "weekdays": "1-5", "weekend": "0,6", "weekends": "0,6",
+	}
+	clockRE = regexp.MustCompile(`^(\d{1,2})(?::(\d{2}))?(am|pm)?$`)
+)
+
+// clockTime reads "9am", "9:30pm", "14:00", "7", "noon" or "midnight" as
+// the original's _parse_clock_time does: hour and minute, or ok false.
+func clockTime(text string) (hour, minute int, ok bool) {
+	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(text)), " ", "")
+	switch t {
+	case "":
+		return 0, 0, false
+	case "noon", "midday":
+		return 12, 0, true
+	case "midnight":
+		return 0, 0, true
+	}
+	m := clockRE.FindStringSubmatch(t)
+	if m == nil {
+		return 0, 0, false
+	}
+	hour, _ = strconv.Atoi(m[1])
+	if m[2] != "" {
+		minute, _ = strconv.Atoi(m[2])
+	}
+	if m[3] != "" {
+		if hour < 1 || hour > 12 {
+			return 0, 0, false
+		}
+		hour %= 12
+		if m[3] == "pm" {
+			hour += 12
+		}
+	}
+	if hour > 23 || minute > 59 {
+		return 0, 0, false
+	}
+	return hour, minute, true
+}
+
+// naturalCron turns "<days> [at] <time>" ("monday 9am", "weekdays at
+// 9am", "monday, wednesday at 9am") into a cron expression, as the
+// original's _natural_every_to_cron; ok false leaves the text to the
+// other forms.
+func naturalCron(rest string) (string, bool) {
+	tokens := strings.Fields(strings.ReplaceAll(strings.ToLower(rest), ",", " "))
+	if len(tokens) == 0 {
+		return "", false
+	}
+	dow, idx := dayspecDOW[tokens[0]], 1
+	if dow == "" {
+		var days []string
+		idx = len(tokens)
+		for i, tok := range tokens {
+			if tok == "and" {
+				continue
+			}
+			d, ok := weekdayDOW[tok]
+			if !ok {
+				idx = i
+				break
+			}
+			if !slices.Contains(days, d) {
+				days = append(days, d)
+			}
+		}
+		if len(days) == 0 {
+			return "", false
+		}
+		dow = strings.Join(days, ",")
+	}
+	timeTokens := tokens[idx:]
+	if len(timeTokens) > 0 && timeTokens[0] == "at" {
+		timeTokens = timeTokens[1:]
+	}
+	if len(timeTokens) == 0 {
+		return "", false
+	}
+	hour, minute, ok := clockTime(strings.Join(timeTokens, " "))
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%d %d * * %s", minute, hour, dow), true
+}
+
 // parseSchedule is the original's parse_schedule: the schedule object a
 // job stores ({"kind": "interval"|"cron"|"once", ...,"display"}), with the
-// same keys in the same order.
+// same keys in the same order. A bare duration ("30m") recurs; "in 30m"
+// fires once. now is in the Hermes timezone, which a timestamp without
+// an offset is read in.
 func parseSchedule(schedule string, now time.Time) (*object, error) {
 	s := strings.TrimSpace(schedule)
 	original := s
 	lower := strings.ToLower(s)
 	o := newObject()
-	if strings.HasPrefix(lower, "every ") {
-		minutes, err := parseDuration(s[6:])
-		if err != nil {
-			return nil, err
-		}
+	isEvery := strings.HasPrefix(lower, "every ")
+	rest := lower
+	if isEvery {
+		rest = strings.TrimSpace(s[6:])
+	}
+	if expr, ok := naturalCron(rest); ok {
+		return cronSchedule(expr, original, "schedule")
+	}
+	interval := func(minutes int) (*object, error) {
 		if minutes <= 0 {
 			return nil, fmt.Errorf("Invalid schedule '%s': an interval must be at least one minute", original)
 		}
@@ -65,17 +173,18 @@ func parseSchedule(schedule string, now time.Time) (*object, error) {
 		o.set("display", fmt.Sprintf("every %dm", minutes))
 		return o, nil
 	}
+	if isEvery {
+		minutes, err := parseDuration(rest)
+		if err != nil {
+			return nil, err
+		}
+		return interval(minutes)
+	}
 	if parts := strings.Fields(s); len(parts) >= 5 && allMatch(parts[:5]) {
 		if len(parts) != 5 {
 			return nil, fmt.Errorf("Invalid cron expression '%s': this server takes the five fields minute hour day month weekday", s)
 		}
-		if _, err := parseCron(s); err != nil {
-			return nil, fmt.Errorf("Invalid cron expression '%s': %w", s, err)
-		}
-		o.set("kind", "cron")
-		o.set("expr", s)
-		o.set("display", s)
-		return o, nil
+		return cronSchedule(s, s, "cron expression")
 	}
 	if strings.Contains(s, "T") || isoDateRE.MatchString(s) {
 		t, err := parseISO(strings.ReplaceAll(s, "Z", "+00:00"), now.Location())
@@ -87,17 +196,38 @@ func parseSchedule(schedule string, now time.Time) (*object, error) {
 		o.set("display", "once at "+t.Format("2006-01-02 15:04"))
 		return o, nil
 	}
-	if minutes, err := parseDuration(s); err == nil {
+	if strings.HasPrefix(lower, "in ") {
+		d := strings.TrimSpace(s[3:])
+		minutes, err := parseDuration(d)
+		if err != nil {
+			return nil, fmt.Errorf("Invalid duration '%s' after 'in '. Use e.g. 'in 30m', 'in 2h'.", d)
+		}
 		o.set("kind", "once")
 		o.set("run_at", isoformat(now.Add(time.Duration(minutes)*time.Minute)))
-		o.set("display", "once in "+original)
+		o.set("display", "once in "+d)
 		return o, nil
 	}
+	if minutes, err := parseDuration(s); err == nil {
+		return interval(minutes)
+	}
 	return nil, fmt.Errorf("Invalid schedule '%s'. Use:\n"+
-		"  - Duration: '30m', '2h', '1d' (one-shot)\n"+
-		"  - Interval: 'every 30m', 'every 2h' (recurring)\n"+
+		"  - Interval: '30m', 'every 30m', 'every 2h' (recurring)\n"+
+		"  - One-shot delay: 'in 30m', 'in 2h' (fires once)\n"+
+		"  - Weekly/daily: 'every monday 9am', 'weekdays at 9am' (recurring)\n"+
 		"  - Cron: '0 9 * * *' (cron expression)\n"+
 		"  - Timestamp: '2026-02-03T14:00:00' (one-shot at time)", original)
+}
+
+// cronSchedule checks a cron expression and builds its stored schedule.
+func cronSchedule(expr, display, label string) (*object, error) {
+	if _, err := parseCron(expr); err != nil {
+		return nil, fmt.Errorf("Invalid %s '%s': %w", label, display, err)
+	}
+	o := newObject()
+	o.set("kind", "cron")
+	o.set("expr", expr)
+	o.set("display", display)
+	return o, nil
 }
 
 func allMatch(fields []string) bool {
@@ -204,15 +334,16 @@ func parseCron(expr string) (*cronExpr, error) {
 		lo, hi   int
 		dst      *uint64
 		starFlag *bool
+		names    []string
 	}{
-		{"minute", 0, 59, &c.minute, nil},
-		{"hour", 0, 23, &c.hour, nil},
-		{"day of month", 1, 31, &c.dom, &c.domStar},
-		{"month", 1, 12, &c.month, nil},
-		{"day of week", 0, 7, &c.dow, &c.dowStar},
+		{"minute", 0, 59, &c.minute, nil, nil},
+		{"hour", 0, 23, &c.hour, nil, nil},
+		{"day of month", 1, 31, &c.dom, &c.domStar, nil},
+		{"month", 1, 12, &c.month, nil, monthNames},
+		{"day of week", 0, 7, &c.dow, &c.dowStar, dayNames},
 	}
 	for i, b := range bounds {
-		if *b.dst, err = cronField(f[i], b.lo, b.hi); err != nil {
+		if *b.dst, err = cronField(f[i], b.lo, b.hi, b.names); err != nil {
 			return nil, fmt.Errorf("%s field '%s': %w", b.name, f[i], err)
 		}
 		if b.starFlag != nil {
@@ -228,7 +359,23 @@ func parseCron(expr string) (*cronExpr, error) {
 	return &c, nil
 }
 
-func cronField(s string, lo, hi int) (uint64, error) {
+// The names croniter takes for months (from 1) and weekdays (from 0),
+// in any case.
+var (
+	monthNames = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+	dayNames   = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
+)
+
+// cronValue is one value of a field: a number, or one of names (the
+// first being lo).
+func cronValue(s string, lo int, names []string) (int, error) {
+	if i := slices.Index(names, strings.ToLower(s)); i >= 0 {
+		return lo + i, nil
+	}
+	return strconv.Atoi(s)
+}
+
+func cronField(s string, lo, hi int, names []string) (uint64, error) {
 	var bits uint64
 	for _, item := range strings.Split(s, ",") {
 		rng, stepText, hasStep := strings.Cut(item, "/")
@@ -246,13 +393,13 @@ func cronField(s string, lo, hi int) (uint64, error) {
 		case strings.Contains(rng, "-"):
 			a, b, _ := strings.Cut(rng, "-")
 			var err1, err2 error
-			from, err1 = strconv.Atoi(a)
-			to, err2 = strconv.Atoi(b)
+			from, err1 = cronValue(a, lo, names)
+			to, err2 = cronValue(b, lo, names)
 			if err1 != nil || err2 != nil || from > to {
 				return 0, fmt.Errorf("bad range '%s'", rng)
 			}
 		default:
-			n, err := strconv.Atoi(rng)
+			n, err := cronValue(rng, lo, names)
 			if err != nil {
 				return 0, fmt.Errorf("bad value '%s'", rng)
 			}

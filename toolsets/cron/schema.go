@@ -21,7 +21,7 @@ const inputSchema = `{
     "prompt": {"type": "string", "maxLength": 100000, "description": "For create/update: the full self-contained prompt (paired with any skills as the task instruction)."},
     "schedule": {
       "type": "string", "maxLength": 256,
-      "description": "REQUIRED for create. Forms: (1) recurring interval — 'every 30m', 'every 2h', 'every 1d'; (2) one-shot after a duration — '30m', '2h', '1d'; (3) cron syntax — '0 9 * * *' (minute hour day month weekday); (4) absolute one-shot — ISO timestamp '2026-06-01T09:00:00' (local time unless it has an offset)."
+      "description": "REQUIRED for create. Forms: (1) recurring interval — '30m', 'every 2h', 'every hour' (every 30 minutes / 2 hours / hour, forever by default); (2) one-shot after a duration — 'in 30m', 'in 2h' (fires once that far from now: use it for 'remind me in N minutes' rather than computing a timestamp); (3) natural day and time — 'every monday 9am', 'weekdays at 9am', 'every day at 9am' (recurring); (4) cron syntax — '0 9 * * *' (minute hour day month weekday; JAN-DEC and SUN-SAT names allowed); (5) absolute one-shot — ISO timestamp '2026-06-01T09:00:00'. Times are in the Hermes timezone (HERMES_TIMEZONE or config.yaml timezone, else the server's) unless a timestamp has an offset."
     },
     "name": {"type": "string", "maxLength": 256, "description": "Optional human-friendly name"},
     "repeat": {"type": "integer", "minimum": -1000000, "maximum": 1000000, "description": "Optional repeat count. Omit for defaults (once for one-shot, forever for recurring); 0 or less means forever."},

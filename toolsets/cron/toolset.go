@@ -11,6 +11,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hermes-go/hermes/toolsets/catalog"
@@ -21,11 +23,16 @@ import (
 type Options struct {
 	// Home is HERMES_HOME; the jobs live in Home/cron/jobs.json.
 	Home string
-	// Now stamps jobs; nil means time.Now (local time, as the original
-	// uses when no timezone is configured).
+	// Now stamps jobs; nil means time.Now. Its result is read in the
+	// Hermes timezone (HERMES_TIMEZONE, config.yaml's timezone, else the
+	// server's zone).
 	Now func() time.Time
 	// NewID makes job ids; nil means the original's uuid4().hex[:12].
 	NewID func() string
+	// Getenv reads HERMES_TIMEZONE; nil means os.Getenv.
+	Getenv func(string) string
+	// Logger receives diagnostics (an unknown timezone); nil discards them.
+	Logger *slog.Logger
 }
 
 // ToolsetName is what users type in --toolsets.
@@ -35,19 +42,27 @@ const ToolsetName = catalog.Cron
 const ToolName = catalog.CronTool
 
 type kit struct {
-	opts  Options
-	now   func() time.Time
-	newID func() string
+	opts   Options
+	now    func() time.Time
+	newID  func() string
+	getenv func(string) string
+	logger *slog.Logger
 }
 
 // Toolset returns the cron toolset.
 func Toolset(opts Options) tooldef.Toolset {
-	k := &kit{opts: opts, now: opts.Now, newID: opts.NewID}
+	k := &kit{opts: opts, now: opts.Now, newID: opts.NewID, getenv: opts.Getenv, logger: opts.Logger}
 	if k.now == nil {
 		k.now = time.Now
 	}
 	if k.newID == nil {
 		k.newID = randomID
+	}
+	if k.getenv == nil {
+		k.getenv = os.Getenv
+	}
+	if k.logger == nil {
+		k.logger = discardLogger()
 	}
 	return declare(k.handle)
 }
