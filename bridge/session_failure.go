@@ -40,6 +40,11 @@ type TurnError struct {
 	Message string
 	// Err is the underlying error, if any.
 	Err error
+	// Code is codex's codexErrorInfo for a turn it failed
+	// ("internalServerError", "httpConnectionFailed", ...), and
+	// HTTPStatus the model API's status when codex reports one.
+	Code       string
+	HTTPStatus int
 }
 
 func (e *TurnError) Error() string { return e.Message }
@@ -151,6 +156,37 @@ func (s *Session) clientGone(c *Client, res TurnResult, cause error) TurnResult 
 	return res
 }
 
+// errorInfo is a codex TurnError object's codexErrorInfo: its code (a
+// string, or the single key of an object) and the httpStatusCode an
+// object carries.
+func errorInfo(raw json.RawMessage) (code string, status int) {
+	if jsonNull(raw) {
+		return "", 0
+	}
+	var e struct {
+		Info json.RawMessage `json:"codexErrorInfo"`
+	}
+	if json.Unmarshal(raw, &e) != nil || jsonNull(e.Info) {
+		return "", 0
+	}
+	if json.Unmarshal(e.Info, &code) == nil {
+		return code, 0
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(e.Info, &obj) == nil {
+		for k, v := range obj {
+			code = k
+			var detail struct {
+				Status int `json:"httpStatusCode"`
+			}
+			if json.Unmarshal(v, &detail) == nil {
+				status = detail.Status
+			}
+		}
+	}
+	return code, status
+}
+
 // responsesError formats a codex TurnError object as "<code>: <message>",
 // the code being codexErrorInfo (a string, or the single key of an object).
 func responsesError(raw json.RawMessage) string {
@@ -158,21 +194,12 @@ func responsesError(raw json.RawMessage) string {
 		return ""
 	}
 	var e struct {
-		Message string          `json:"message"`
-		Info    json.RawMessage `json:"codexErrorInfo"`
+		Message string `json:"message"`
 	}
 	if json.Unmarshal(raw, &e) != nil {
 		return strings.TrimSpace(string(raw))
 	}
-	var code string
-	if json.Unmarshal(e.Info, &code) != nil {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(e.Info, &obj) == nil {
-			for k := range obj {
-				code = k
-			}
-		}
-	}
+	code, _ := errorInfo(raw)
 	switch {
 	case code != "" && e.Message != "":
 		return code + ": " + e.Message

@@ -327,6 +327,10 @@ func (s *Session) settle(c *Client, t *turnState, res *TurnResult) {
 		if detail != "" {
 			msg += ": " + redact.String(detail)
 		}
-		res.Err = &TurnError{Kind: TurnErrFailed, Message: withStderr(c, msg, errStderrLines)}
+		te := &TurnError{Kind: TurnErrFailed, Message: withStderr(c, msg, errStderrLines)}
+		if te.Code, te.HTTPStatus = errorInfo(turnErr); te.Code == "" {
+			te.Code, te.HTTPStatus = errorInfo(lastErr)
+		}
+		res.Err = te
 	}
 }

@@ -322,6 +322,7 @@ func (r *Runtime) result(userText string, tr bridge.TurnResult) agentcore.Result
 			msg += "\n" + FallbackHint
 		}
 		res.Error = msg
+		res.ErrorKind = classifyTurnError(tr.Err)
 		if res.FinalResponse == "" {
 			res.FinalResponse = "Codex app-server turn failed: " + msg
 		}

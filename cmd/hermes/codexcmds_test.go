@@ -4,10 +4,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -131,5 +133,49 @@ func TestChatCodexCommands(t *testing.T) {
 	}
 	if users := strings.Join(reqs[2].UserTexts(), "|"); !strings.Contains(users, "check the steering") {
 		t.Errorf("review request %q", users)
+	}
+}
+
+// A kanban worker on the codex runtime exits as one on the native runtime
+// does when the model API fails: 75 (requeue, no failure counted) for a
+// rate limit, an overload or a server error, 78 (block now) for rejected
+// credentials or an unknown model, 1 for anything else. The real codex meets the model API's status and reports
+// it in its own terms; the worker reads those.
+func TestCodexWorkerProviderFailures(t *testing.T) {
+	bin := codextest.Binary(t)
+	proxy := codextest.NewProxy(t)
+	for _, tt := range []struct {
+		status int
+		want   int
+	}{{429, chatcli.ExitWorkerTransient}, {503, chatcli.ExitWorkerTransient}, {500, chatcli.ExitWorkerTransient}, {402, chatcli.ExitWorkerTransient},
+		{401, chatcli.ExitWorkerTerminal}, {404, chatcli.ExitWorkerTerminal}, {400, chatcli.ExitFailure}} {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			fake := fakeresponses.New(t)
+			home := codextest.NewHome(t)
+			if err := os.WriteFile(filepath.Join(home.CodexHome, "config.toml"), []byte(fake.ConfigTOML()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			hermesHome := t.TempDir()
+			cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n"
+			if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"HERMES_KANBAN_TASK": "t_0001"}
+			for _, kv := range home.Env(proxy.URL()) {
+				k, v, _ := strings.Cut(kv, "=")
+				env[k] = v
+			}
+			fake.Handle(func(*fakeresponses.Request) fakeresponses.Reply {
+				return fakeresponses.Reply{Status: tt.status, ErrorMessage: "scripted failure"}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			defer cancel()
+			out, errb := newWatchBuffer(), newWatchBuffer()
+			code := run(ctx, []string{"chat", "--hermes-home", hermesHome, "--codex-bin", bin, "--codex-home", home.CodexHome, "-q", "Write the report."},
+				chatcli.IO{In: strings.NewReader(""), Out: out, Err: errb}, testDeps(env))
+			if code != tt.want || !strings.Contains(errb.String(), fmt.Sprintf("[kanban-worker-exit] rc=%d", tt.want)) {
+				t.Errorf("exit %d, want %d with the trailer; stderr:\n%s", code, tt.want, errb)
+			}
+		})
 	}
 }
