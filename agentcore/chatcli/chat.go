@@ -333,8 +333,9 @@ const helpText = `Commands:
   /compress [focus]       summarise the older part of the conversation now (auxiliary.compression)
   /retry                  take back the last message and its answer, and send it again
   /undo                   take back the last message and its answer
-  /model [name] [--provider name]
+  /model [name] [--provider name] [--global]
                           show the model, or switch this session to another one
+                          (--global: and save it in config.yaml for every session)
   /goal [text|status|pause|resume|clear]
                           set a standing goal worked on across turns until a judge
                           model (auxiliary.goal_judge) says it is done

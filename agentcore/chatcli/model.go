@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/agentcore/agent"
+	"github.com/hermes-go/hermes/agentcore/runtimecfg"
 )
 
 // retry is /retry: the last message is taken back with its answer and
@@ -46,10 +47,12 @@ func (c *cli) undo(conv *agent.Conversation) {
 	c.out.write(msg + "\n")
 }
 
-// model is /model [name] [--provider name]: shows the model, or moves the
-// rest of this session to another one.
+// model is /model [name] [--provider name] [--global]: shows the model,
+// or moves the rest of this session to another one; --global also makes
+// it config.yaml's model.default (and model.provider), for every session.
 func (c *cli) model(conv *agent.Conversation, arg string) {
 	var name, provider string
+	var global bool
 	fields := strings.Fields(arg)
 	for i := 0; i < len(fields); i++ {
 		switch f := fields[i]; {
@@ -59,21 +62,38 @@ func (c *cli) model(conv *agent.Conversation, arg string) {
 		case strings.HasPrefix(f, "--provider="):
 			provider = strings.TrimPrefix(f, "--provider=")
 		case f == "--global":
-			fmt.Fprintln(c.errw, "hermes: /model --global is not supported here; set model.default (and model.provider) in config.yaml for every session")
-			return
+			global = true
 		case strings.HasPrefix(f, "--"):
-			fmt.Fprintf(c.errw, "hermes: /model: unknown option %s (usage: /model [name] [--provider name])\n", f)
+			fmt.Fprintf(c.errw, "hermes: /model: unknown option %s (usage: /model [name] [--provider name] [--global])\n", f)
 			return
 		case name == "":
 			name = f
 		default:
-			fmt.Fprintf(c.errw, "hermes: /model: one model name, not %q (usage: /model [name] [--provider name])\n", arg)
+			fmt.Fprintf(c.errw, "hermes: /model: one model name, not %q (usage: /model [name] [--provider name] [--global])\n", arg)
 			return
 		}
 	}
 	if name == "" && provider == "" {
+		if global {
+			fmt.Fprintln(c.errw, "hermes: /model --global needs a model name (usage: /model NAME [--provider name] --global)")
+			return
+		}
 		m := conv.Meta()
 		c.out.write(fmt.Sprintf("Model: %s (provider %s) on the %s runtime\n", m.Model, m.Provider, m.Runtime))
+		return
+	}
+	if global && conv.OnCodex() {
+		// Codex takes its model when a thread starts: saved, it applies
+		// from the next conversation.
+		if name == "" {
+			fmt.Fprintln(c.errw, "hermes: /model --global needs a model name (usage: /model NAME [--provider name] --global)")
+			return
+		}
+		if err := runtimecfg.SaveModel(c.ctx, c.home, name, provider); err != nil {
+			fmt.Fprintf(c.errw, "hermes: /model: %v\n", err)
+			return
+		}
+		c.out.write(fmt.Sprintf("Saved %s as model.default in config.yaml; the codex runtime uses it from the next conversation (/new).\n", name))
 		return
 	}
 	m, err := conv.SwitchModel(name, provider)
@@ -81,5 +101,19 @@ func (c *cli) model(conv *agent.Conversation, arg string) {
 		fmt.Fprintf(c.errw, "hermes: /model: %v\n", err)
 		return
 	}
-	c.out.write(fmt.Sprintf("Model switched to %s (provider %s) for this session.\n", m.Model, m.Provider))
+	if !global {
+		c.out.write(fmt.Sprintf("Model switched to %s (provider %s) for this session.\n", m.Model, m.Provider))
+		return
+	}
+	// The provider is saved only when asked for: one inferred from the
+	// environment stays implicit in the file.
+	saved := ""
+	if provider != "" {
+		saved = m.Provider
+	}
+	if err := runtimecfg.SaveModel(c.ctx, c.home, m.Model, saved); err != nil {
+		fmt.Fprintf(c.errw, "hermes: /model: switched for this session, but not saved: %v\n", err)
+		return
+	}
+	c.out.write(fmt.Sprintf("Model switched to %s (provider %s), and saved in config.yaml for every session.\n", m.Model, m.Provider))
 }

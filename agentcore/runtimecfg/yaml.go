@@ -11,9 +11,9 @@ package runtimecfg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -107,31 +107,60 @@ func Current(doc []byte) (string, error) {
 // other byte kept. A missing model section is added at the end; a model
 // given as a plain string becomes a mapping with that string as default.
 func SetRuntime(doc []byte, value string) ([]byte, error) {
+	return SetModelKey(doc, "openai_runtime", value, "/codex-runtime")
+}
+
+// SetModelKey returns doc with model.<key> set to value, every other byte
+// kept, as SetRuntime does; again names the command the user reruns once
+// a broken file is fixed. Setting default on a model given as a plain
+// string replaces the string.
+func SetModelKey(doc []byte, key, value, again string) ([]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(doc, &root); err != nil {
-		return nil, fmt.Errorf("%w (fix the YAML, then run /codex-runtime again)", syntaxError(doc, err))
+		return nil, fmt.Errorf("%w (fix the YAML, then run %s again)", syntaxError(doc, err), again)
 	}
-	want, err := expected(doc, value)
+	e := modelEdit{key: key, value: value, again: again}
+	want, err := e.expected(doc)
 	if err != nil {
 		return nil, err
 	}
-	out, ok := splice(doc, &root, value)
+	out, ok := e.splice(doc, &root)
 	if ok && sameAs(out, want) {
 		return out, nil
 	}
-	out, err = reencode(&root, value)
+	out, err = e.reencode(&root)
 	if err != nil {
 		return nil, err
 	}
 	if !sameAs(out, want) {
-		return nil, errors.New("config.yaml: could not set model.openai_runtime without changing anything else; edit the file by hand (model:\\n  openai_runtime: " + value + ")")
+		return nil, fmt.Errorf("config.yaml: could not set model.%s without changing anything else; edit the file by hand (model:\\n  %s: %s)", key, key, plainScalar(value))
 	}
 	return out, nil
 }
 
+// modelEdit is one model.<key> = value edit of config.yaml.
+type modelEdit struct{ key, value, again string }
+
+// yaml11Words are plain scalars PyYAML (YAML 1.1, as the Python Hermes
+// reads config.yaml) takes for something other than a string.
+var yaml11Words = regexp.MustCompile(`^(?i:y|yes|n|no|true|false|on|off|null|~)$`)
+
+// safePlain is what may be written unquoted and read back as the same
+// string by both YAML readers.
+var safePlain = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9._/@+-]*$`)
+
+// plainScalar writes value as a YAML scalar both readers take for that
+// string: plain when it is unambiguous, double-quoted otherwise.
+func plainScalar(value string) string {
+	if safePlain.MatchString(value) && !yaml11Words.MatchString(value) {
+		return value
+	}
+	return strconv.Quote(value)
+}
+
 // expected is the decoded document SetRuntime must produce: the check
 // that a splice changed exactly the one value.
-func expected(doc []byte, value string) (any, error) {
+func (e modelEdit) expected(doc []byte) (any, error) {
 	var v any
 	if err := yaml.Unmarshal(doc, &v); err != nil {
 		return nil, syntaxError(doc, err)
@@ -141,17 +170,21 @@ func expected(doc []byte, value string) (any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, errors.New("config.yaml is not a mapping of settings; fix it (or move it aside) and run /codex-runtime again")
+		return nil, fmt.Errorf("config.yaml is not a mapping of settings; fix it (or move it aside) and run %s again", e.again)
 	}
 	switch mv := m["model"].(type) {
 	case map[string]any:
-		mv["openai_runtime"] = value
+		mv[e.key] = e.value
 	case nil:
-		m["model"] = map[string]any{"openai_runtime": value}
+		m["model"] = map[string]any{e.key: e.value}
 	case string:
-		m["model"] = map[string]any{"default": mv, "openai_runtime": value}
+		if e.key == "default" {
+			m["model"] = e.value
+		} else {
+			m["model"] = map[string]any{"default": mv, e.key: e.value}
+		}
 	default:
-		return nil, fmt.Errorf("config.yaml: model is a %T, not a mapping or a model name; fix it and run /codex-runtime again", mv)
+		return nil, fmt.Errorf("config.yaml: model is a %T, not a mapping or a model name; fix it and run %s again", mv, e.again)
 	}
 	return m, nil
 }
@@ -249,13 +282,14 @@ func quoteLike(n *yaml.Node, value string) string {
 	case n != nil && n.Style == yaml.DoubleQuotedStyle:
 		return strconv.Quote(value)
 	case n != nil && n.Style == yaml.SingleQuotedStyle:
-		return "'" + value + "'"
+		return "'" + strings.ReplaceAll(value, "'", "''") + "'"
 	}
-	return value
+	return plainScalar(value)
 }
 
 // splice edits the text; ok is false when the shape is not one it handles.
-func splice(doc []byte, root *yaml.Node, value string) ([]byte, bool) {
+func (e modelEdit) splice(doc []byte, root *yaml.Node) ([]byte, bool) {
+	key, value := e.key, e.value
 	top, ok := mappingRoot(root)
 	if !ok {
 		return nil, false
@@ -271,16 +305,16 @@ func splice(doc []byte, root *yaml.Node, value string) ([]byte, bool) {
 		if len(out) > 0 && out[len(out)-1] != '\n' {
 			out = append(out, '\n')
 		}
-		return append(out, "model:\n  openai_runtime: "+value+"\n"...), true
+		return append(out, "model:\n  "+key+": "+plainScalar(value)+"\n"...), true
 	}
 	if mk.Column != 1 {
 		return nil, false
 	}
 	switch {
 	case mv.Kind == yaml.MappingNode && mv.Style&yaml.FlowStyle != 0:
-		return spliceFlow(doc, ls, mk, mv, value)
+		return e.spliceFlow(doc, ls, mk, mv)
 	case mv.Kind == yaml.MappingNode && mv.Style&yaml.FlowStyle == 0 && len(mv.Content) > 0:
-		if k, v := lookup(mv, "openai_runtime"); k != nil {
+		if k, v := lookup(mv, key); k != nil {
 			if v.Kind != yaml.ScalarNode || v.Line != k.Line {
 				return nil, false
 			}
@@ -303,11 +337,11 @@ func splice(doc []byte, root *yaml.Node, value string) ([]byte, bool) {
 		if len(prefix) > 0 && prefix[len(prefix)-1] != '\n' {
 			nl = []byte("\n")
 		}
-		return slicesConcat(prefix, nl, []byte(indent+"openai_runtime: "+value+"\n"), doc[off:]), true
+		return slicesConcat(prefix, nl, []byte(indent+key+": "+plainScalar(value)+"\n"), doc[off:]), true
 	case mv.Kind == yaml.ScalarNode && mv.Tag == "!!null" && mv.Value == "":
 		// `model:` with nothing after it (maybe a comment).
 		end := offset(ls, mk.Line, 1) + len(strings.TrimRight(ls[mk.Line-1], "\n"))
-		return slicesConcat(doc[:end], []byte("\n  openai_runtime: "+value), doc[end:]), true
+		return slicesConcat(doc[:end], []byte("\n  "+key+": "+plainScalar(value)), doc[end:]), true
 	case mv.Kind == yaml.ScalarNode && mv.Line == mk.Line && mv.Tag == "!!str":
 		// `model: gpt-5  # comment` → a mapping with the name as default;
 		// the comment stays on the model: line.
@@ -316,6 +350,10 @@ func splice(doc []byte, root *yaml.Node, value string) ([]byte, bool) {
 		if !ok {
 			return nil, false
 		}
+		if key == "default" {
+			// The string is the default: replace it.
+			return slicesConcat(doc[:start], []byte(quoteLike(mv, value)), doc[end:]), true
+		}
 		keyEnd := offset(ls, mk.Line, mk.Column) + len("model:")
 		rest := doc[end:]
 		eol := bytes.IndexByte(rest, '\n')
@@ -323,7 +361,7 @@ func splice(doc []byte, root *yaml.Node, value string) ([]byte, bool) {
 			eol = len(rest)
 		}
 		comment := strings.TrimRight(string(rest[:eol]), "\r")
-		return slicesConcat(doc[:keyEnd], []byte(comment+"\n  default: "+string(doc[start:end])+"\n  openai_runtime: "+value), rest[eol:]), true
+		return slicesConcat(doc[:keyEnd], []byte(comment+"\n  default: "+string(doc[start:end])+"\n  "+key+": "+plainScalar(value)), rest[eol:]), true
 	}
 	return nil, false
 }
@@ -357,14 +395,14 @@ func slicesConcat(parts ...[]byte) []byte {
 
 // reencode edits the node tree and encodes it: comments and key order
 // survive, blank lines and original indentation may not.
-func reencode(root *yaml.Node, value string) ([]byte, error) {
+func (e modelEdit) reencode(root *yaml.Node) ([]byte, error) {
 	if root.Kind == 0 {
 		root.Kind = yaml.DocumentNode
 		root.Content = []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}
 	}
 	top, ok := mappingRoot(root)
 	if !ok || top == nil {
-		return nil, errors.New("config.yaml is not a mapping of settings; fix it (or move it aside) and run /codex-runtime again")
+		return nil, fmt.Errorf("config.yaml is not a mapping of settings; fix it (or move it aside) and run %s again", e.again)
 	}
 	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 	mk, mv := lookup(top, "model")
@@ -372,6 +410,9 @@ func reencode(root *yaml.Node, value string) ([]byte, error) {
 	case mk == nil:
 		mv = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		top.Content = append(top.Content, str("model"), mv)
+	case mv.Kind == yaml.ScalarNode && e.key == "default" && mv.Tag != "!!null":
+		mv.Tag, mv.Value, mv.Style = "!!str", e.value, 0
+		mv = nil
 	case mv.Kind == yaml.ScalarNode:
 		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: mv.LineComment}
 		if mv.Tag != "!!null" {
@@ -385,12 +426,14 @@ func reencode(root *yaml.Node, value string) ([]byte, error) {
 		}
 		mv = m
 	case mv.Kind != yaml.MappingNode:
-		return nil, errors.New("config.yaml: model is neither a mapping nor a model name; fix it and run /codex-runtime again")
+		return nil, fmt.Errorf("config.yaml: model is neither a mapping nor a model name; fix it and run %s again", e.again)
 	}
-	if _, v := lookup(mv, "openai_runtime"); v != nil {
-		v.Kind, v.Tag, v.Value = yaml.ScalarNode, "!!str", value
-	} else {
-		mv.Content = append(mv.Content, str("openai_runtime"), str(value))
+	if mv != nil { // nil: the model string itself was set
+		if _, v := lookup(mv, e.key); v != nil {
+			v.Kind, v.Tag, v.Value, v.Style = yaml.ScalarNode, "!!str", e.value, 0
+		} else {
+			mv.Content = append(mv.Content, str(e.key), str(e.value))
+		}
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -413,10 +456,11 @@ func syntaxError(doc []byte, err error) error {
 	return fmt.Errorf("parse config.yaml: %w", err)
 }
 
-// spliceFlow sets openai_runtime in a one-line flow mapping
+// spliceFlow sets the key in a one-line flow mapping
 // (`model: {provider: openai, default: x}`): the value is replaced, or
 // the key added before the closing brace; nothing else is touched.
-func spliceFlow(doc []byte, ls []string, mk, mv *yaml.Node, value string) ([]byte, bool) {
+func (e modelEdit) spliceFlow(doc []byte, ls []string, mk, mv *yaml.Node) ([]byte, bool) {
+	key, value := e.key, e.value
 	if mv.Line != mk.Line {
 		return nil, false
 	}
@@ -425,14 +469,14 @@ func spliceFlow(doc []byte, ls []string, mk, mv *yaml.Node, value string) ([]byt
 			return nil, false
 		}
 	}
-	if k, v := lookup(mv, "openai_runtime"); k != nil {
+	if k, v := lookup(mv, key); k != nil {
 		if v.Style != yaml.DoubleQuotedStyle && v.Style != yaml.SingleQuotedStyle {
 			start := offset(ls, v.Line, v.Column)
 			end := start + len(v.Value)
 			if string(doc[start:end]) != v.Value {
 				return nil, false
 			}
-			return slicesConcat(doc[:start], []byte(value), doc[end:]), true
+			return slicesConcat(doc[:start], []byte(plainScalar(value)), doc[end:]), true
 		}
 		start := offset(ls, v.Line, v.Column)
 		end, ok := scalarEnd(doc, start, v)
@@ -471,9 +515,9 @@ scan:
 	for at > open+1 && (doc[at-1] == ' ' || doc[at-1] == '\t') {
 		at--
 	}
-	ins := ", openai_runtime: " + value
+	ins := ", " + key + ": " + plainScalar(value)
 	if len(mv.Content) == 0 {
-		ins = "openai_runtime: " + value
+		ins = key + ": " + plainScalar(value)
 	}
 	return slicesConcat(doc[:at], []byte(ins), doc[at:]), true
 }

@@ -113,6 +113,13 @@ func TestChatCodexCommands(t *testing.T) {
 	out.waitFor(t, "Review: all good.")
 	say("/compress")
 	out.waitFor(t, "codex compacted the conversation's context.")
+	// Codex takes its model when a thread starts: --global saves it for
+	// the next conversation.
+	say("/model next-model --global")
+	out.waitFor(t, "Saved next-model as model.default in config.yaml")
+	if saved, _ := os.ReadFile(filepath.Join(hermesHome, "config.yaml")); !strings.Contains(string(saved), "  default: next-model\n  provider: openai\n  openai_runtime: codex_app_server\n") {
+		t.Errorf("config.yaml after /model --global:\n%s", saved)
+	}
 	say("/quit")
 	pw.Close()
 	select {

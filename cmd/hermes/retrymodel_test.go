@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -135,5 +136,38 @@ func TestModelSwitch(t *testing.T) {
 	oreqs := other.Requests()
 	if len(oreqs) != 1 || oreqs[0].Body["model"] != "local-model" || !strings.Contains(transcript(oreqs[0]), "assistant:two|user:third") {
 		t.Errorf("custom provider request: %d %v", len(oreqs), oreqs)
+	}
+}
+
+// /model NAME --global switches now and makes NAME config.yaml's
+// model.default: the next conversation (/new re-reads the file) starts on
+// it, and the file keeps every other byte, comments included.
+func TestModelSwitchGlobal(t *testing.T) {
+	fake := fakechat.New(fakechat.Reply{Text: "one"}, fakechat.Reply{Text: "two"})
+	defer fake.Close()
+	home := newHome(t, fake, "")
+	path := filepath.Join(home, "config.yaml")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin := "/model saved-model --global\nfirst\n/new\nsecond\n/model --global\n/quit\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK || !strings.Contains(out, "Model switched to saved-model (provider openai), and saved in config.yaml for every session.") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "--global needs a model name") {
+		t.Errorf("/model --global without a name: stderr %q", errOut)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 || reqs[0].Body["model"] != "saved-model" || reqs[1].Body["model"] != "saved-model" {
+		t.Fatalf("models asked for: %v", reqs)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(string(before), "default: test-model", "default: saved-model", 1); string(after) != want {
+		t.Errorf("config.yaml =\n%s\nwant\n%s", after, want)
 	}
 }
