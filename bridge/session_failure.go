@@ -157,7 +157,7 @@ func (s *Session) clientGone(c *Client, res TurnResult, cause error) TurnResult 
 }
 
 // errorInfo is a codex TurnError object's codexErrorInfo: its code (a
-// string, or the single key of an object) and the httpStatusCode an
+// string, or the key of a one-key object) and the httpStatusCode such an
 // object carries.
 func errorInfo(raw json.RawMessage) (code string, status int) {
 	if jsonNull(raw) {
@@ -173,7 +173,7 @@ func errorInfo(raw json.RawMessage) (code string, status int) {
 		return code, 0
 	}
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(e.Info, &obj) == nil {
+	if json.Unmarshal(e.Info, &obj) == nil && len(obj) == 1 {
 		for k, v := range obj {
 			code = k
 			var detail struct {

@@ -308,12 +308,16 @@ func (s *Session) settle(c *Client, t *turnState, res *TurnResult) {
 	case status == "interrupted":
 		res.Interrupted = true
 	default:
-		detail := responsesError(turnErr)
+		src := turnErr
+		detail := responsesError(src)
 		if detail == "" {
-			detail = responsesError(lastErr)
+			src = lastErr
+			detail = responsesError(src)
 		}
+		// The code comes from the error the message does.
+		code, httpStatus := errorInfo(src)
 		if looksLikeAuthFailure(detail, strings.Join(stderrLines(c, authStderrLines), "\n")) {
-			res.Err = &TurnError{Kind: TurnErrAuth, Message: AuthHint}
+			res.Err = &TurnError{Kind: TurnErrAuth, Message: AuthHint, Code: code, HTTPStatus: httpStatus}
 			res.ShouldRetire = true
 			s.retire(c)
 			return
@@ -327,10 +331,6 @@ func (s *Session) settle(c *Client, t *turnState, res *TurnResult) {
 		if detail != "" {
 			msg += ": " + redact.String(detail)
 		}
-		te := &TurnError{Kind: TurnErrFailed, Message: withStderr(c, msg, errStderrLines)}
-		if te.Code, te.HTTPStatus = errorInfo(turnErr); te.Code == "" {
-			te.Code, te.HTTPStatus = errorInfo(lastErr)
-		}
-		res.Err = te
+		res.Err = &TurnError{Kind: TurnErrFailed, Message: withStderr(c, msg, errStderrLines), Code: code, HTTPStatus: httpStatus}
 	}
 }

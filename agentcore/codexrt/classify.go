@@ -23,7 +23,11 @@ func classifyTurnError(err error) string {
 	}
 	switch te.Kind {
 	case bridge.TurnErrAuth:
-		return agentcore.ErrorTerminal
+		// The login guess reads codex's stderr too; codex's own code, when
+		// it names another failure, decides.
+		if te.Code == "" || te.Code == "unauthorized" {
+			return agentcore.ErrorTerminal
+		}
 	case bridge.TurnErrLimit:
 		return agentcore.ErrorTransient
 	case bridge.TurnErrFailed:
@@ -33,16 +37,15 @@ func classifyTurnError(err error) string {
 	switch te.Code {
 	case "unauthorized":
 		return agentcore.ErrorTerminal
-	case "usageLimitExceeded", "serverOverloaded", "internalServerError",
-		"responseStreamConnectionFailed", "responseStreamDisconnected", "responseTooManyFailedAttempts":
+	case "usageLimitExceeded", "serverOverloaded", "internalServerError":
 		return agentcore.ErrorTransient
-	case "httpConnectionFailed":
+	case "httpConnectionFailed", "responseStreamConnectionFailed", "responseStreamDisconnected", "responseTooManyFailedAttempts":
 		switch code := te.HTTPStatus; {
 		case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound:
 			return agentcore.ErrorTerminal
 		case code == 0 || code == http.StatusTooManyRequests || code == http.StatusPaymentRequired ||
 			code == http.StatusRequestTimeout || code >= 500:
-			// No status: the connection itself failed.
+			// No status: the connection or the stream itself failed.
 			return agentcore.ErrorTransient
 		}
 	}

@@ -24,6 +24,12 @@ func TestClassifyTurnError(t *testing.T) {
 		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "httpConnectionFailed"}, agentcore.ErrorTransient},
 		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "httpConnectionFailed", HTTPStatus: 403}, agentcore.ErrorTerminal},
 		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "httpConnectionFailed", HTTPStatus: 422}, ""},
+		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "responseStreamConnectionFailed", HTTPStatus: 403}, agentcore.ErrorTerminal},
+		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "responseTooManyFailedAttempts", HTTPStatus: 400}, ""},
+		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "responseTooManyFailedAttempts", HTTPStatus: 429}, agentcore.ErrorTransient},
+		// A login guess from stderr does not outrank codex's own code.
+		{&bridge.TurnError{Kind: bridge.TurnErrAuth, Code: "internalServerError"}, agentcore.ErrorTransient},
+		{&bridge.TurnError{Kind: bridge.TurnErrAuth, Code: "badRequest"}, ""},
 		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "contextWindowExceeded"}, ""},
 		{&bridge.TurnError{Kind: bridge.TurnErrFailed, Code: "other"}, ""},
 		{&bridge.TurnError{Kind: bridge.TurnErrTimeout}, ""},

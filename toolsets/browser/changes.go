@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
+	"strings"
 )
 
 // changesBudget bounds the changes an action's result carries: enough for
@@ -26,6 +28,14 @@ func (c *call) addChanges(ctx context.Context, res map[string]any) {
 		// without a snapshot call. (A page restored from the back/forward
 		// cache is described afresh too: the snapshot replaces the view
 		// of the earlier visit.)
+		if st, body := c.documentStatus(ctx); st >= 400 {
+			// As browser_navigate says it: an error answer shown as a
+			// page is not the site.
+			res["navigation_error"] = fmt.Sprintf("the server answered HTTP %d %s; the outline is its error page", st, http.StatusText(st))
+			if st == http.StatusBadGateway && strings.HasPrefix(body, "upstream: ") {
+				res["navigation_error"] = "could not reach the host: " + proxyCause(body)
+			}
+		}
 		_, full, err := c.snapshotResult(ctx, snapOpts{bare: true}, res)
 		if err != nil || full == nil {
 			res["changes"] = "the tab navigated to the url and title above; browser_snapshot reads the new page"
@@ -44,6 +54,8 @@ func (c *call) addChanges(ctx context.Context, res map[string]any) {
 		// Resume is the interactive outline's line of the first changed
 		// control left out, or -1.
 		Resume int `json:"resume"`
+		// TextLeft: text lines were among the changes left out.
+		TextLeft bool `json:"textLeft"`
 	}](ctx, c.t, c.ts.refSeq, "changes", changesBudget)
 	if err != nil {
 		// The action itself succeeded; a page that cannot be read now
@@ -63,7 +75,11 @@ func (c *call) addChanges(ctx context.Context, res map[string]any) {
 		text := redactFrameURLs(out.Text)
 		switch {
 		case out.More > 0 && out.Resume >= 0:
-			text += fmt.Sprintf("\n[%d more changes; browser_snapshot with offset=%d lists the page from the first changed control not shown]", out.More, out.Resume)
+			text += fmt.Sprintf("\n[%d more changes; browser_snapshot with offset=%d lists the page from the first changed control not shown", out.More, out.Resume)
+			if out.TextLeft {
+				text += "; full=true shows its text"
+			}
+			text += "]"
 		case out.More > 0:
 			text += fmt.Sprintf("\n[%d more changes; browser_snapshot full=true shows the page]", out.More)
 		}

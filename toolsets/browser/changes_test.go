@@ -39,7 +39,7 @@ func TestActionResultCarriesChanges(t *testing.T) {
 	// Bounded: 200 new buttons are counted, not listed.
 	m = d.ok("browser_click", map[string]any{"ref": ref(t, snap, "Add many")})
 	ch, _ = m["changes"].(string)
-	if len(ch) > 2200 || !strings.Contains(ch, "more changes") || !strings.Contains(ch, "Bulk item number 0") {
+	if len(ch) > 2200 || !strings.Contains(ch, "more changes") || !strings.Contains(ch, "Bulk item number 0") || !strings.Contains(ch, "full=true shows its text") {
 		t.Errorf("changes after adding 200 buttons: %d bytes:\n%s", len(ch), ch)
 	}
 	// The rest continues in a snapshot from the offset the note gives: its
@@ -73,6 +73,27 @@ func TestActionResultCarriesChanges(t *testing.T) {
 			t.Errorf("post %d: changes repeat unchanged text:\n%s", i+1, ch)
 		}
 	}
+
+	// Only text a person can see is a change: not a visibility:hidden or
+	// transparent block a page slips in (nor is it in the full outline).
+	ch, _ = d.ok("browser_click", map[string]any{"ref": ref(t, snap, `"Reveal"`)})["changes"].(string)
+	full := d.ok("browser_snapshot", map[string]any{"full": true, "max_chars": 200000})["snapshot"].(string)
+	if !strings.Contains(ch, "+ text: Shown note") || strings.Contains(ch, "Ignore previous") || strings.Contains(full, "Ignore previous") {
+		t.Errorf("changes after revealing text:\n%s\nfull outline has hidden text: %v", ch, strings.Contains(full, "Ignore previous"))
+	}
+	// A long textarea reads whole in the full outline.
+	long := strings.Repeat("a long draft ", 20)
+	eval(d, `document.querySelector('textarea').value = `+strconv.Quote(long)+`; 1`)
+	if full := d.ok("browser_snapshot", map[string]any{"full": true, "max_chars": 200000})["snapshot"].(string); !strings.Contains(full, strings.TrimSpace(long)) {
+		t.Errorf("the full outline cuts a long textarea:\n%s", lineOf(full, "a long draft"))
+	}
+
+	// A click that lands on an error page says so beside its outline.
+	m = d.ok("browser_click", map[string]any{"ref": ref(t, snap, "Broken link")})
+	if e, _ := m["navigation_error"].(string); !strings.Contains(e, "HTTP 404") {
+		t.Errorf("the result of a click onto a 404 page = %v", m)
+	}
+	d.ok("browser_back", nil)
 
 	// A navigation's result is the new page's outline, whose refs act at
 	// once: no snapshot call in between.

@@ -63,6 +63,9 @@ func TestFill(t *testing.T) {
 	if msg := d.fail("browser_type", map[string]any{"ref": r(`textbox "Voucher"`), "text": "x"}); !strings.Contains(msg, "disabled") || eval(d, "voucher.value") != "" {
 		t.Errorf("type into an aria-disabled field: %q, value now %v", msg, eval(d, "voucher.value"))
 	}
+	if msg := d.fail("browser_type", map[string]any{"ref": r(`combobox "Size"`), "text": "M"}); !strings.Contains(msg, "disabled") || eval(d, "size.value") != "S" {
+		t.Errorf("choose in a disabled select: %q, value now %v", msg, eval(d, "size.value"))
+	}
 	if msg := d.fail("browser_fill", map[string]any{"fields": []map[string]any{{"ref": r(`button "Order"`), "value": "x"}}}); !strings.Contains(msg, "browser_click") {
 		t.Errorf("fill a button: %q", msg)
 	}

@@ -314,7 +314,7 @@
     if (a('aria-pressed') === 'true') s += ' [pressed]';
     if (a('aria-expanded') !== null) s += a('aria-expanded') === 'true' ? ' [expanded]' : ' [collapsed]';
     if (a('aria-selected') === 'true' || (role === 'option' && el.selected)) s += ' [selected]';
-    if (el.disabled || a('aria-disabled') === 'true') s += ' [disabled]';
+    if (el.disabled || el.closest('[aria-disabled="true"]')) s += ' [disabled]';
     if (el.required || a('aria-required') === 'true') s += ' [required]';
     if (role === 'textbox' || role === 'searchbox' || role === 'spinbutton' || role === 'slider' || role === 'combobox') {
       let v = el.localName === 'select'
@@ -384,9 +384,18 @@
       return out;
     }
 
+    // textShown says whether node's own text runs are seen: an element
+    // made visibility:hidden or transparent hides its text, though a child
+    // may show itself again (which its own walk decides).
+    function textShown(node) {
+      if (node.nodeType !== 1 || !node.checkVisibility) return true;
+      return node.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+    }
+
     function walkKids(node, parentPointer) {
       const out = [];
       let text = '';
+      let shown;
       const flush = () => {
         const t = norm(text);
         text = '';
@@ -397,7 +406,11 @@
       };
       for (const c of children(node)) {
         if (used > WALK_CAP) { walkCut = true; break; }
-        if (c.nodeType === 3) { text += c.data; continue; }
+        if (c.nodeType === 3) {
+          if (shown === undefined) shown = !texts || textShown(node);
+          if (shown) text += c.data;
+          continue;
+        }
         if (c.nodeType !== 1) continue;
         const got = walkEl(c, parentPointer);
         if (got.inlineText !== undefined) { text += ' ' + got.inlineText + ' '; continue; }
@@ -456,8 +469,12 @@
           frameNote = ' (cross-origin' + where + ')';
         }
       } else if (el.localName === 'select' || el.localName === 'textarea') {
-        // Their text is a value, said in [value=...] as the field holds it now.
+        // Their text is a value, said in [value=...] as the field holds it
+        // now; the full outline shows a long textarea's value whole.
         kids = [];
+        if (full && el.localName === 'textarea' && norm(el.value).length > 80) {
+          kids = wrap(norm(el.value)).map((t) => ({ t: 'text: ' + t, c: [], ids: [], k: 'text' }));
+        }
       } else if (role && NAME_FROM_CONTENT.has(role)) {
         // The name already carries the text; keep only the controls
         // inside (a row of cells, a card that is a link around a button).
@@ -581,7 +598,7 @@
     // What the model now has seen of the page, for changes() to compare
     // the next action's page with: the whole view (controls and text),
     // whatever part of it this snapshot showed.
-    lastView = takeView();
+    if (offset === 0) lastView = takeView();
     let total = 0;
     for (const l of L) total += l.ids.length;
 
@@ -681,13 +698,14 @@
     lastView = now;
     if (!before) return { none: true, next: next };
     const out = [];
-    let size = 0, more = 0, count = 0, firstLeft = '';
+    let size = 0, more = 0, count = 0, firstLeft = '', textLeft = false;
     const push = (s, key) => {
       count++;
       const n = jsonLen(s) + 2;
       if (size + n > budget) {
         more++;
         if (!firstLeft && key[0] === 'e') firstLeft = key.split(',')[0];
+        if (key[0] === 't') textLeft = true;
         return;
       }
       size += n;
@@ -709,7 +727,7 @@
       resume = snapshot({ full: false, collect: (L) => L.findIndex((l) => l.ids.includes(firstLeft)) });
       last = keep;
     }
-    return { text: out.join('\n'), count: count, more: more, resume: resume, walkCut: now.walkCut, next: next };
+    return { text: out.join('\n'), count: count, more: more, resume: resume, textLeft: textLeft, walkCut: now.walkCut, next: next };
   }
 
   // find searches the whole outline (controls and text) for lines whose
@@ -839,11 +857,11 @@
   function prepareType(el) {
     el.scrollIntoView({ block: 'center', inline: 'nearest' });
     const tag = el.localName;
+    if (el.matches(':disabled') || el.closest('[aria-disabled="true"]')) return 'disabled';
     if (tag === 'select') return 'select';
     if (tag === 'input' || tag === 'textarea') {
       const ty = (el.getAttribute('type') || 'text').toLowerCase();
       if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'range', 'color', 'hidden'].includes(ty)) return 'notext:' + ty;
-      if (el.disabled || el.closest('[aria-disabled="true"]')) return 'disabled';
       if (el.readOnly) return 'readonly';
       el.focus();
       try { el.select(); } catch (e) { /* some types have no selection API */ }

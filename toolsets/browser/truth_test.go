@@ -53,11 +53,16 @@ func TestClickThatCannotLandIsError(t *testing.T) {
 	shown := ref(t, snap, "Shown button")
 	// Hidden after the snapshot listed it.
 	eval(d, `document.getElementById('shown').style.visibility = 'hidden'; 1`)
+	// What the snapshot says agrees with what a click does.
+	if l := lineOf(snap, "Inside aria disabled"); !strings.Contains(l, "[disabled]") {
+		t.Errorf("a button inside an aria-disabled container is listed as usable: %s", l)
+	}
 	for _, tc := range []struct {
 		name, ref, want string
 	}{
 		{"disabled", ref(t, snap, "Disabled button"), "disabled"},
 		{"aria-disabled", ref(t, snap, "Aria disabled button"), "disabled (aria-disabled)"},
+		{"inside aria-disabled", ref(t, snap, "Inside aria disabled"), "disabled (aria-disabled)"},
 		{"covered", ref(t, snap, "Covered button"), "covered by"},
 		{"hidden", shown, "hidden"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,9 +41,18 @@ func call(t *testing.T, h string, arguments string) (map[string]any, bool) {
 
 func callEnv(t *testing.T, h string, env map[string]string, arguments string) (map[string]any, bool) {
 	t.Helper()
+	return callLog(t, h, env, nil, arguments)
+}
+
+func callLog(t *testing.T, h string, env map[string]string, log *bytes.Buffer, arguments string) (map[string]any, bool) {
+	t.Helper()
 	n := 0
-	ts := Toolset(Options{Home: h, Now: func() time.Time { return fixedNow }, NewID: func() string { n++; return "feedc0ffee0" + string(rune('0'+n)) },
-		Getenv: func(k string) string { return env[k] }})
+	opts := Options{Home: h, Now: func() time.Time { return fixedNow }, NewID: func() string { n++; return "feedc0ffee0" + string(rune('0'+n)) },
+		Getenv: func(k string) string { return env[k] }}
+	if log != nil {
+		opts.Logger = slog.New(slog.NewTextHandler(log, nil))
+	}
+	ts := Toolset(opts)
 	res, err := ts.Tools[0].Handler(context.Background(), json.RawMessage(arguments))
 	if err != nil {
 		t.Fatalf("%s: %v", arguments, err)
@@ -291,8 +301,13 @@ func TestJobsAreScheduledInTheHermesTimezone(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(h, "config.yaml"), []byte(tt.config), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, isErr := callEnv(t, h, tt.env, `{"action":"create","schedule":"0 9 * * *","prompt":"daily"}`); isErr {
+			var log bytes.Buffer
+			if _, isErr := callLog(t, h, tt.env, &log, `{"action":"create","schedule":"0 9 * * *","prompt":"daily"}`); isErr {
 				t.Fatal("create failed")
+			}
+			// A name that is no zone is said, not silently replaced.
+			if warned := strings.Contains(log.String(), "unknown timezone") && strings.Contains(log.String(), "Mars/Olympus_Mons"); warned != (tt.name == "unknown zone") {
+				t.Errorf("log %q", log.String())
 			}
 			if _, isErr := callEnv(t, h, tt.env, `{"action":"create","schedule":"2026-12-01T09:00","prompt":"once"}`); isErr {
 				t.Fatal("create failed")
