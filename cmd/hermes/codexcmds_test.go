@@ -58,26 +58,41 @@ func (w *watchBuffer) waitFor(t *testing.T, s string) {
 	}
 }
 
+// codexChat is a Hermes home on the codex runtime and a codex home whose
+// model is a fake Responses API, the environment reaching codex through
+// proxyURL.
+type codexChat struct {
+	fake                  *fakeresponses.Server
+	codexHome, hermesHome string
+	env                   map[string]string
+}
+
+func newCodexChat(t *testing.T, proxyURL, extraConfig string) *codexChat {
+	t.Helper()
+	c := &codexChat{fake: fakeresponses.New(t), hermesHome: t.TempDir(), env: map[string]string{}}
+	home := codextest.NewHome(t)
+	c.codexHome = home.CodexHome
+	if err := os.WriteFile(filepath.Join(home.CodexHome, "config.toml"), []byte(c.fake.ConfigTOML()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n" + extraConfig
+	if err := os.WriteFile(filepath.Join(c.hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range home.Env(proxyURL) {
+		k, v, _ := strings.Cut(kv, "=")
+		c.env[k] = v
+	}
+	return c
+}
+
 // `hermes chat` on the codex runtime (the real codex, the fake model): a
 // /steer typed during an answer joins that turn, then /undo, /branch,
 // /review and /compress each do their app-server call.
 func TestChatCodexCommands(t *testing.T) {
 	bin := codextest.Binary(t)
-	fake := fakeresponses.New(t)
-	home := codextest.NewHome(t)
-	if err := os.WriteFile(filepath.Join(home.CodexHome, "config.toml"), []byte(fake.ConfigTOML()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hermesHome := t.TempDir()
-	cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\nmemory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n"
-	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{}
-	for _, kv := range home.Env(codextest.NewProxy(t).URL()) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+	c := newCodexChat(t, codextest.NewProxy(t).URL(), "memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n")
+	fake, hermesHome, env := c.fake, c.hermesHome, c.env
 	release := make(chan struct{})
 	fake.Enqueue(
 		fakeresponses.Reply{Items: []fakeresponses.Item{fakeresponses.Message("Working on it."), fakeresponses.Hold(release)}},
@@ -91,7 +106,7 @@ func TestChatCodexCommands(t *testing.T) {
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"chat", "--hermes-home", hermesHome, "--no-history", "--codex-bin", bin, "--codex-home", home.CodexHome},
+		done <- run(ctx, []string{"chat", "--hermes-home", hermesHome, "--no-history", "--codex-bin", bin, "--codex-home", c.codexHome},
 			chatcli.IO{In: pr, Out: out, Err: errb}, testDeps(env))
 	}()
 	say := func(line string) {
@@ -157,29 +172,16 @@ func TestCodexWorkerProviderFailures(t *testing.T) {
 	}{{429, chatcli.ExitWorkerTransient}, {503, chatcli.ExitWorkerTransient}, {500, chatcli.ExitWorkerTransient}, {402, chatcli.ExitWorkerTransient},
 		{401, chatcli.ExitWorkerTerminal}, {404, chatcli.ExitWorkerTerminal}, {400, chatcli.ExitFailure}} {
 		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
-			fake := fakeresponses.New(t)
-			home := codextest.NewHome(t)
-			if err := os.WriteFile(filepath.Join(home.CodexHome, "config.toml"), []byte(fake.ConfigTOML()), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			hermesHome := t.TempDir()
-			cfg := "model:\n  default: " + fakeresponses.DefaultModel + "\n  provider: openai\n  openai_runtime: codex_app_server\n"
-			if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(cfg), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := map[string]string{"HERMES_KANBAN_TASK": "t_0001"}
-			for _, kv := range home.Env(proxy.URL()) {
-				k, v, _ := strings.Cut(kv, "=")
-				env[k] = v
-			}
-			fake.Handle(func(*fakeresponses.Request) fakeresponses.Reply {
+			c := newCodexChat(t, proxy.URL(), "")
+			c.env["HERMES_KANBAN_TASK"] = "t_0001"
+			c.fake.Handle(func(*fakeresponses.Request) fakeresponses.Reply {
 				return fakeresponses.Reply{Status: tt.status, ErrorMessage: "scripted failure"}
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 			defer cancel()
 			out, errb := newWatchBuffer(), newWatchBuffer()
-			code := run(ctx, []string{"chat", "--hermes-home", hermesHome, "--codex-bin", bin, "--codex-home", home.CodexHome, "-q", "Write the report."},
-				chatcli.IO{In: strings.NewReader(""), Out: out, Err: errb}, testDeps(env))
+			code := run(ctx, []string{"chat", "--hermes-home", c.hermesHome, "--codex-bin", bin, "--codex-home", c.codexHome, "-q", "Write the report."},
+				chatcli.IO{In: strings.NewReader(""), Out: out, Err: errb}, testDeps(c.env))
 			if code != tt.want || !strings.Contains(errb.String(), fmt.Sprintf("[kanban-worker-exit] rc=%d", tt.want)) {
 				t.Errorf("exit %d, want %d with the trailer; stderr:\n%s", code, tt.want, errb)
 			}
