@@ -182,6 +182,8 @@ type Conversation struct {
 	cfgMu   sync.Mutex // guards mainCfg: side tasks read it beside turns
 	// nativeOpts built c.native; /model rebuilds it with another model.
 	nativeOpts native.Options
+	// turn marks the native turn running, for a compression inside it.
+	turn turnMarks
 
 	// The generated title (maybeTitle) runs on bg, stopped by Close;
 	// autoTitle is the title set since the conversation started, by it
@@ -393,7 +395,7 @@ func (c *Conversation) startNative(ctx context.Context, model runtimecfg.Model, 
 	}
 	c.nativeOpts = native.Options{
 		Config: cfg, Tools: tools, SystemPrompt: prompt, Notes: notes,
-		OnText: o.OnText, OnToolCall: o.OnToolCall,
+		OnText: o.OnText, OnToolCall: o.OnToolCall, BeforeCall: c.midTurnCompress,
 	}
 	c.native, err = native.New(c.nativeOpts)
 	if err != nil {
@@ -632,15 +634,17 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 		c.history = append(c.history, res.Messages...)
 	} else {
 		c.autoCompress(ctx, text)
-		prev := len(c.history)
+		// The turn's request is the message after the history; a
+		// compression during the turn moves both marks.
+		c.turn = turnMarks{recorded: len(c.history), request: len(c.history)}
 		res, err = c.native.RunTurn(ctx, c.history, text)
 		if err != nil {
 			return res, fmt.Errorf("native turn: %w", err)
 		}
 		// Messages is the whole conversation; keeping it, even after a
 		// failed turn, lets the next turn see what the user asked.
-		if len(res.Messages) >= prev {
-			added = res.Messages[prev:]
+		if len(res.Messages) >= c.turn.recorded {
+			added = res.Messages[c.turn.recorded:]
 			c.history = res.Messages
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,11 +86,87 @@ func (c *Conversation) autoCompress(ctx context.Context, next string) {
 	}
 }
 
+// turnMarks are positions in a native turn's transcript: where the
+// messages not yet in the store begin, and the turn's request; spent says
+// a compression in this turn could not bring it under the threshold.
+type turnMarks struct {
+	recorded, request int
+	spent             bool
+}
+
+// midTurnCompress compresses between the model calls of one turn when a
+// tool round has grown the transcript past the threshold, as the original
+// does: a long run of tool calls must not outgrow the context window. What
+// the turn said so far is stored in the session it was said in first, and
+// the turn's request survives verbatim after the summary, so the model
+// still knows its task. It runs inside Turn, with turnMu held; nil means
+// go on as is.
+func (c *Conversation) midTurnCompress(ctx context.Context, msgs []agentcore.Message) []agentcore.Message {
+	set, err := compress.LoadSettings(c.opts.HermesHome)
+	if err != nil || !set.Enabled {
+		return nil
+	}
+	if c.turn.spent || compress.EstimateTokens(msgs...)+len(c.nativeOpts.SystemPrompt)/4 < set.ThresholdTokens() {
+		return nil
+	}
+	if c.store != nil && len(msgs) > c.turn.recorded {
+		if err := c.store.AppendMessages(context.WithoutCancel(ctx), c.meta.ID, msgs[c.turn.recorded:]); err != nil {
+			c.notice(fmt.Sprintf("could not save this turn so far, so it is not compressed: %v", err))
+			return nil
+		}
+	}
+	c.turn.recorded = len(msgs)
+	next, done, request, err := c.compactInto(ctx, set, msgs, "", c.turn.request)
+	switch {
+	case errors.Is(err, ErrNothingToCompress):
+		return nil
+	case err != nil:
+		c.notice(fmt.Sprintf("context compression during the turn failed, the turn goes on uncompressed: %v", err))
+		return nil
+	}
+	c.history = next
+	// A tail that alone stays over the threshold would be summarised
+	// again before every call: once a turn is enough.
+	c.turn = turnMarks{recorded: len(next), request: request, spent: done.After >= set.ThresholdTokens()}
+	c.notice(fmt.Sprintf("context compressed during the turn: %d messages summarised (~%d → ~%d tokens); the conversation goes on in session %s",
+		done.Summarised, done.Before, done.After, done.SessionID))
+	return next
+}
+
 // compress does the work with turnMu held.
 func (c *Conversation) compress(ctx context.Context, set compress.Settings, focus string) (Compressed, error) {
-	head, middle, tail := compress.Plan(c.history, set)
+	next, out, _, err := c.compactInto(ctx, set, c.history, focus, -1)
+	if err != nil {
+		return out, err
+	}
+	c.history = next
+	return out, nil
+}
+
+// compactInto summarises the middle of msgs and hands the conversation on
+// to a continuation session holding the result. keep, when not -1, is a
+// message that must stay verbatim (a turn's request): one the plan would
+// summarise is put back right after the summary. It returns the new
+// transcript and where keep now is.
+func (c *Conversation) compactInto(ctx context.Context, set compress.Settings, msgs []agentcore.Message, focus string, keep int) (
+	[]agentcore.Message, Compressed, int, error) {
+	head, middle, tail := compress.Plan(msgs, set)
 	if len(middle) == 0 {
-		return Compressed{}, ErrNothingToCompress
+		return nil, Compressed{}, keep, ErrNothingToCompress
+	}
+	var kept []agentcore.Message
+	newKeep := keep
+	switch t := len(head) + len(middle); {
+	case keep < len(head):
+	case keep < t:
+		kept = []agentcore.Message{msgs[keep]}
+		middle = slices.Delete(slices.Clone(middle), keep-len(head), keep-len(head)+1)
+		if len(middle) == 0 {
+			return nil, Compressed{}, keep, ErrNothingToCompress
+		}
+		newKeep = len(head) + 1
+	default:
+		newKeep = len(head) + 1 + (keep - t)
 	}
 	parent := c.meta.ID
 	store, _ := c.store.(compressionStore)
@@ -100,10 +177,10 @@ func (c *Conversation) compress(ctx context.Context, set compress.Settings, focu
 	if store != nil {
 		ok, err := store.AcquireCompressionLock(ctx, parent, holder, compressionLease)
 		if err != nil {
-			return Compressed{}, err
+			return nil, Compressed{}, keep, err
 		}
 		if !ok {
-			return Compressed{}, fmt.Errorf("session %s is being compressed by another process; try again shortly", parent)
+			return nil, Compressed{}, keep, fmt.Errorf("session %s is being compressed by another process; try again shortly", parent)
 		}
 		defer func() { _ = store.ReleaseCompressionLock(context.WithoutCancel(ctx), parent, holder) }()
 	}
@@ -113,14 +190,14 @@ func (c *Conversation) compress(ctx context.Context, set compress.Settings, focu
 		System: compress.SummarySystem, User: compress.SummaryInput(middle, focus),
 	})
 	if err != nil {
-		return Compressed{}, fmt.Errorf("summary on auxiliary.compression: %w", err)
+		return nil, Compressed{}, keep, fmt.Errorf("summary on auxiliary.compression: %w", err)
 	}
 	if strings.TrimSpace(summary) == "" {
-		return Compressed{}, errors.New("the summary model answered with nothing")
+		return nil, Compressed{}, keep, errors.New("the summary model answered with nothing")
 	}
-	next := make([]agentcore.Message, 0, len(head)+1+len(tail))
-	next = append(append(append(next, head...), compress.SummaryMessage(summary)), tail...)
-	out := Compressed{Summarised: len(middle), Before: compress.EstimateTokens(c.history...), After: compress.EstimateTokens(next...), SessionID: parent}
+	next := make([]agentcore.Message, 0, len(head)+2+len(tail))
+	next = append(append(append(append(next, head...), compress.SummaryMessage(summary)), kept...), tail...)
+	out := Compressed{Summarised: len(middle), Before: compress.EstimateTokens(msgs...), After: compress.EstimateTokens(next...), SessionID: parent}
 	if store != nil {
 		child := c.meta
 		child.ID = NewSessionID(time.Now())
@@ -128,13 +205,12 @@ func (c *Conversation) compress(ctx context.Context, set compress.Settings, focu
 			child.ID = NewSessionID(time.Now())
 		}
 		if err := store.PublishCompressionChild(context.WithoutCancel(ctx), parent, holder, child, next); err != nil {
-			return Compressed{}, err
+			return nil, Compressed{}, keep, err
 		}
 		c.meta.ID = child.ID
 		out.SessionID = child.ID
 	}
-	c.history = next
-	return out, nil
+	return next, out, newKeep, nil
 }
 
 func lockHolder() string {

@@ -50,6 +50,10 @@ type Options struct {
 	OnToolCall func(call agentcore.ToolCall)
 	// HTTPClient overrides the client used for API requests.
 	HTTPClient *http.Client
+	// BeforeCall, when set, is offered the transcript before each model
+	// call after a turn's first (a tool round grew it); a non-nil result
+	// replaces it: the conversation compressed it to fit the context.
+	BeforeCall func(ctx context.Context, msgs []agentcore.Message) []agentcore.Message
 }
 
 // Runtime runs user turns. It holds no conversation state: callers pass
@@ -96,6 +100,11 @@ func (r *Runtime) RunTurn(ctx context.Context, history []agentcore.Message, user
 	for res.APICalls < r.opts.Config.MaxTurns {
 		if ctx.Err() != nil {
 			return r.interrupted(res), nil
+		}
+		if res.APICalls > 0 && r.opts.BeforeCall != nil {
+			if next := r.opts.BeforeCall(ctx, res.Messages); next != nil {
+				res.Messages = next
+			}
 		}
 		params := openai.ChatCompletionNewParams{
 			Model:         shared.ChatModel(r.opts.Config.Model),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -120,6 +121,90 @@ func TestContextCompression(t *testing.T) {
 	}
 	if last := transcript(fake.Requests()[5]); !strings.Contains(last, "SUMMARY-TWO") || !strings.Contains(last, "question-5") {
 		t.Errorf("resumed request lacks the summary or the last exchange: %q", last)
+	}
+	statetest.Check(t, path, statetest.Expect{Version: 30})
+}
+
+// A turn whose tool rounds grow the transcript past the threshold is
+// compressed between its model calls, as the original does: the next call
+// carries the summary, the turn's request verbatim and the latest tool
+// round; what the turn said before is stored in the session it was said
+// in, the rest in the continuation.
+func TestContextCompressionDuringTurn(t *testing.T) {
+	pad := strings.Repeat("lorem ipsum ", 200)   // ~600 tokens
+	big := strings.Repeat("tool argument ", 600) // ~2,100 tokens
+	fake := fakechat.New(
+		fakechat.Reply{Text: "answer-1 " + pad},
+		call("c1", "skills_list", `{"category":"round-one `+big+`"}`),
+		call("c2", "skills_list", `{"category":"round-two `+big+`"}`),
+		fakechat.Reply{Text: "answer-final"},
+	)
+	defer fake.Close()
+	summ := fakechat.New(fakechat.Reply{Text: "SUMMARY-MID: round one listed no skills."})
+	defer summ.Close()
+	home := newHome(t, fake, "compression:\n  threshold: 0.5\n  target_ratio: 0.2\n  protect_first_n: 1\n  protect_last_n: 2\n"+
+		"auxiliary:\n  compression:\n    provider: custom\n    base_url: "+summ.BaseURL()+"\n    model: summary-model\n    api_key: sk\n")
+	raw, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(strings.Replace(string(raw), "  api_key: k\n", "  api_key: k\n  context_length: 8000\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, "state.db")
+	statetest.OriginalV30(t, path)
+	stdin := "question-1 " + pad + "\nquestion-2 list the skills twice\n/quit\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK || !strings.Contains(out, "answer-final") || !strings.Contains(errOut, "context compressed during the turn:") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if sreqs := summ.Requests(); len(sreqs) != 1 || !strings.Contains(fakechat.TextOf(sreqs[0].Messages()[1]), "round-one") {
+		t.Fatalf("summary requests: %d", len(sreqs))
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("main model got %d requests, want 4", len(reqs))
+	}
+	// The last call: head, summary, the request again, the latest round.
+	var roles []string
+	var body strings.Builder
+	for _, m := range reqs[3].Messages() {
+		if m["role"] == "system" {
+			continue
+		}
+		roles = append(roles, m["role"].(string))
+		b, _ := json.Marshal(m)
+		body.Write(b)
+	}
+	if got := strings.Join(roles, ","); got != "user,user,user,assistant,tool" {
+		t.Errorf("roles of the call after the compression: %s", got)
+	}
+	last := body.String()
+	if !strings.Contains(last, "SUMMARY-MID") || !strings.Contains(last, "question-2 list the skills twice") ||
+		!strings.Contains(last, "round-two") || strings.Contains(last, "round-one") || strings.Contains(last, "answer-1") {
+		t.Errorf("the call after the compression: %.600s", last)
+	}
+
+	db := statetest.OpenRaw(t, path)
+	first := regexp.MustCompile(`session (\S+)\n`).FindStringSubmatch(out)[1]
+	var child string
+	if err := db.QueryRow("SELECT id FROM sessions WHERE parent_session_id = ?", first).Scan(&child); err != nil {
+		t.Fatalf("no continuation session: %v", err)
+	}
+	count := func(session, like string) int {
+		var n int
+		db.QueryRow("SELECT COUNT(*) FROM messages WHERE session_id = ? AND (content LIKE ? OR tool_calls LIKE ?)", session, like, like).Scan(&n)
+		return n
+	}
+	// Nothing the turn said is lost: round one is in the first session,
+	// the answer in the continuation, each once.
+	for _, tt := range []struct {
+		session, like string
+		want          int
+	}{{first, "%question-2%", 1}, {first, "%round-one%", 1}, {first, "%answer-final%", 0}, {child, "%answer-final%", 1}, {child, "%round-two%", 1}, {child, "%round-one%", 0}} {
+		if n := count(tt.session, tt.like); n != tt.want {
+			t.Errorf("session %s holds %d messages like %q, want %d", tt.session, n, tt.like, tt.want)
+		}
 	}
 	statetest.Check(t, path, statetest.Expect{Version: 30})
 }
