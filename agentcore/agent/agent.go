@@ -623,6 +623,7 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 		err   error
 		added []agentcore.Message
 	)
+	c.turn = turnMarks{}
 	if c.codex != nil {
 		res, err = c.codex.RunTurn(ctx, text)
 		if err != nil {
@@ -636,7 +637,7 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 		c.autoCompress(ctx, text)
 		// The turn's request is the message after the history; a
 		// compression during the turn moves both marks.
-		c.turn = turnMarks{recorded: len(c.history), request: len(c.history)}
+		c.turn.recorded, c.turn.request = len(c.history), len(c.history)
 		res, err = c.native.RunTurn(ctx, c.history, text)
 		if err != nil {
 			return res, fmt.Errorf("native turn: %w", err)
@@ -650,7 +651,7 @@ func (c *Conversation) Turn(ctx context.Context, text string) (agentcore.Result,
 	}
 	res.SessionID = c.meta.ID
 	c.record(ctx, res, added)
-	c.nudge(res, added)
+	c.nudge(res, append(c.turn.stored, added...))
 	c.maybeTitle(res)
 	return res, nil
 }

@@ -92,6 +92,8 @@ func (c *Conversation) autoCompress(ctx context.Context, next string) {
 type turnMarks struct {
 	recorded, request int
 	spent             bool
+	// stored is what a compression stored of this turn before its end.
+	stored []agentcore.Message
 }
 
 // midTurnCompress compresses between the model calls of one turn when a
@@ -106,15 +108,23 @@ func (c *Conversation) midTurnCompress(ctx context.Context, msgs []agentcore.Mes
 	if err != nil || !set.Enabled {
 		return nil
 	}
-	if c.turn.spent || compress.EstimateTokens(msgs...)+len(c.nativeOpts.SystemPrompt)/4 < set.ThresholdTokens() {
+	prompt := len(c.nativeOpts.SystemPrompt) / 4
+	if c.turn.spent || compress.EstimateTokens(msgs...)+prompt < set.ThresholdTokens() {
 		return nil
 	}
+	// Whatever happens next, one try a turn: a summary that failed or
+	// that cannot bring the turn under the threshold would otherwise be
+	// attempted again before every call.
+	c.turn.spent = true
 	if c.store != nil && len(msgs) > c.turn.recorded {
 		if err := c.store.AppendMessages(context.WithoutCancel(ctx), c.meta.ID, msgs[c.turn.recorded:]); err != nil {
 			c.notice(fmt.Sprintf("could not save this turn so far, so it is not compressed: %v", err))
 			return nil
 		}
 	}
+	// The stored part's tool calls still count for the turn (the memory
+	// and skill nudges read them).
+	c.turn.stored = append(c.turn.stored, msgs[c.turn.recorded:]...)
 	c.turn.recorded = len(msgs)
 	next, done, request, err := c.compactInto(ctx, set, msgs, "", c.turn.request)
 	switch {
@@ -125,9 +135,10 @@ func (c *Conversation) midTurnCompress(ctx context.Context, msgs []agentcore.Mes
 		return nil
 	}
 	c.history = next
-	// A tail that alone stays over the threshold would be summarised
-	// again before every call: once a turn is enough.
-	c.turn = turnMarks{recorded: len(next), request: request, spent: done.After >= set.ThresholdTokens()}
+	// Another compression in this turn only while one can bring it under
+	// the threshold.
+	c.turn.recorded, c.turn.request = len(next), request
+	c.turn.spent = done.After+prompt >= set.ThresholdTokens()
 	c.notice(fmt.Sprintf("context compressed during the turn: %d messages summarised (~%d → ~%d tokens); the conversation goes on in session %s",
 		done.Summarised, done.Before, done.After, done.SessionID))
 	return next
@@ -142,6 +153,10 @@ func (c *Conversation) compress(ctx context.Context, set compress.Settings, focu
 	c.history = next
 	return out, nil
 }
+
+// inProgressNote ends a summary written in the middle of a turn.
+const inProgressNote = "Note: the request after this summary is still in progress; " +
+	"the summary records the work already done on it in this turn. Continue it from there."
 
 // compactInto summarises the middle of msgs and hands the conversation on
 // to a continuation session holding the result. keep, when not -1, is a
@@ -194,6 +209,11 @@ func (c *Conversation) compactInto(ctx context.Context, set compress.Settings, m
 	}
 	if strings.TrimSpace(summary) == "" {
 		return nil, Compressed{}, keep, errors.New("the summary model answered with nothing")
+	}
+	if len(kept) > 0 {
+		// The summary covers work on the request that follows it, which
+		// the summary's own preamble would call already addressed.
+		summary += "\n\n" + inProgressNote
 	}
 	next := make([]agentcore.Message, 0, len(head)+2+len(tail))
 	next = append(append(append(append(next, head...), compress.SummaryMessage(summary)), kept...), tail...)

@@ -89,7 +89,7 @@ func (c *cli) model(conv *agent.Conversation, arg string) {
 			fmt.Fprintln(c.errw, "hermes: /model --global needs a model name (usage: /model NAME [--provider name] --global)")
 			return
 		}
-		if err := runtimecfg.SaveModel(c.ctx, c.home, name, provider); err != nil {
+		if err := runtimecfg.SaveModel(c.ctx, c.home, name, provider, provider != ""); err != nil {
 			fmt.Fprintf(c.errw, "hermes: /model: %v\n", err)
 			return
 		}
@@ -105,13 +105,7 @@ func (c *cli) model(conv *agent.Conversation, arg string) {
 		c.out.write(fmt.Sprintf("Model switched to %s (provider %s) for this session.\n", m.Model, m.Provider))
 		return
 	}
-	// The provider is saved only when asked for: one inferred from the
-	// environment stays implicit in the file.
-	saved := ""
-	if provider != "" {
-		saved = m.Provider
-	}
-	if err := runtimecfg.SaveModel(c.ctx, c.home, m.Model, saved); err != nil {
+	if err := runtimecfg.SaveModel(c.ctx, c.home, m.Model, m.Provider, provider != ""); err != nil {
 		fmt.Fprintf(c.errw, "hermes: /model: switched for this session, but not saved: %v\n", err)
 		return
 	}

@@ -22,12 +22,23 @@ func TestSetModelKey(t *testing.T) {
 		{"model:\n  default: x\n", "default", "on", "model:\n  default: \"on\"\n"},
 		{"model:\n  provider: ollama\n", "default", "llama3.1:8b", "model:\n  provider: ollama\n  default: \"llama3.1:8b\"\n"},
 		{"model: x\n", "provider", "openai", "model:\n  default: x\n  provider: openai\n"},
+		// An indented document is re-encoded, still quoting what PyYAML
+		// would read as a boolean or a number.
+		{"  a: 1\n  model:\n    default: x\n", "default", "yes", "a: 1\nmodel:\n  default: \"yes\"\n"},
+		{"  a: 1\n  model:\n    default: x\n", "default", "1:30", "a: 1\nmodel:\n  default: \"1:30\"\n"},
 	}
 	for _, tt := range tests {
 		got, err := SetModelKey([]byte(tt.in), tt.key, tt.value, "/model --global")
 		if err != nil || string(got) != tt.want {
 			t.Errorf("SetModelKey(%q, %s=%q) =\n%q, %v\nwant\n%q", tt.in, tt.key, tt.value, got, err, tt.want)
 		}
+	}
+}
+
+// A file of several documents is refused, not cut to its first.
+func TestSetModelKeyRefusesSeveralDocuments(t *testing.T) {
+	if out, err := SetModelKey([]byte("a: 1\n---\nb: 2\n"), "default", "x", "/model --global"); err == nil {
+		t.Errorf("accepted, wrote %q", out)
 	}
 }
 
@@ -57,11 +68,45 @@ func TestSaveModel(t *testing.T) {
 	if err := os.WriteFile(path, []byte("model:\n  default: old  # keep\nmemory:\n  provider: holographic\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveModel(context.Background(), home, "new-model", "openrouter"); err != nil {
+	if err := SaveModel(context.Background(), home, "new-model", "openrouter", true); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
 	if want := "model:\n  default: new-model  # keep\n  provider: openrouter\nmemory:\n  provider: holographic\n"; string(got) != want {
 		t.Errorf("config.yaml =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// The provider goes into the file only when it changes and the user chose
+// it; a change that would pair the new provider with the old endpoint is
+// refused, the file untouched.
+func TestSaveModelProvider(t *testing.T) {
+	tests := []struct {
+		name, in, provider string
+		chosen             bool
+		want               string // "" means refused
+	}{
+		{"inferred stays implicit", "model:\n  default: a\n", "openai", false, "model:\n  default: b\n"},
+		{"same provider", "model:\n  default: a\n  provider: openai\n", "OpenAI", true, "model:\n  default: b\n  provider: openai\n"},
+		{"earlier switch", "model:\n  default: a\n  provider: openai\n", "openrouter", false, "model:\n  default: b\n  provider: openrouter\n"},
+		{"endpoint of another provider", "model:\n  default: a\n  provider: custom\n  base_url: http://proxy/v1\n", "anthropic", true, ""},
+		{"key without a provider", "model:\n  default: a\n  api_key: k\n", "openrouter", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			path := filepath.Join(home, "config.yaml")
+			if err := os.WriteFile(path, []byte(tt.in), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := SaveModel(context.Background(), home, "b", tt.provider, tt.chosen)
+			got, _ := os.ReadFile(path)
+			switch {
+			case tt.want == "" && (err == nil || string(got) != tt.in):
+				t.Errorf("not refused: %v\n%s", err, got)
+			case tt.want != "" && (err != nil || string(got) != tt.want):
+				t.Errorf("config.yaml =\n%s\nwant\n%s (%v)", got, tt.want, err)
+			}
+		})
 	}
 }

@@ -39,6 +39,9 @@ type Model struct {
 	Provider string
 	// OpenAIRuntime is model.openai_runtime as written.
 	OpenAIRuntime string
+	// Endpoint: model.base_url or model.api_key is set, for the provider
+	// named beside them.
+	Endpoint bool
 }
 
 // Normalize returns the runtime a written value means: codex_app_server
@@ -72,11 +75,14 @@ func LoadModel(doc []byte) (Model, error) {
 			Model         string `yaml:"model"`
 			Provider      string `yaml:"provider"`
 			OpenAIRuntime string `yaml:"openai_runtime"`
+			BaseURL       string `yaml:"base_url"`
+			APIKey        string `yaml:"api_key"`
 		}
 		if err := model.Decode(&fields); err != nil {
 			return Model{}, fmt.Errorf("config.yaml: model: %w (model.default, provider and openai_runtime must be strings)", err)
 		}
-		m = Model{Default: fields.Default, Provider: fields.Provider, OpenAIRuntime: fields.OpenAIRuntime}
+		m = Model{Default: fields.Default, Provider: fields.Provider, OpenAIRuntime: fields.OpenAIRuntime,
+			Endpoint: fields.BaseURL != "" || fields.APIKey != ""}
 		if m.Default == "" {
 			m.Default = fields.Model // Hermes' alias
 		}
@@ -119,6 +125,10 @@ func SetModelKey(doc []byte, key, value, again string) ([]byte, error) {
 	if err := yaml.Unmarshal(doc, &root); err != nil {
 		return nil, fmt.Errorf("%w (fix the YAML, then run %s again)", syntaxError(doc, err), again)
 	}
+	if documents(doc) > 1 {
+		// Hermes reads one document; an edit must not drop the others.
+		return nil, fmt.Errorf("config.yaml holds more than one YAML document (a --- line); keep one, then run %s again", again)
+	}
 	e := modelEdit{key: key, value: value, again: again}
 	want, err := e.expected(doc)
 	if err != nil {
@@ -138,6 +148,19 @@ func SetModelKey(doc []byte, key, value, again string) ([]byte, error) {
 	return out, nil
 }
 
+// documents counts the YAML documents in doc.
+func documents(doc []byte) int {
+	dec := yaml.NewDecoder(bytes.NewReader(doc))
+	n := 0
+	for {
+		var v yaml.Node
+		if err := dec.Decode(&v); err != nil {
+			return n
+		}
+		n++
+	}
+}
+
 // modelEdit is one model.<key> = value edit of config.yaml.
 type modelEdit struct{ key, value, again string }
 
@@ -148,6 +171,16 @@ var yaml11Words = regexp.MustCompile(`^(?i:y|yes|n|no|true|false|on|off|null|~)$
 // safePlain is what may be written unquoted and read back as the same
 // string by both YAML readers.
 var safePlain = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9._/@+-]*$`)
+
+// scalarStyle is the encoder's style for value: quoted where plainScalar
+// would quote it, since yaml.v3 writes `yes` or `1:30` plain, which
+// PyYAML reads as a boolean or a number.
+func scalarStyle(value string) yaml.Style {
+	if plainScalar(value) != value {
+		return yaml.DoubleQuotedStyle
+	}
+	return 0
+}
 
 // plainScalar writes value as a YAML scalar both readers take for that
 // string: plain when it is unambiguous, double-quoted otherwise.
@@ -404,14 +437,16 @@ func (e modelEdit) reencode(root *yaml.Node) ([]byte, error) {
 	if !ok || top == nil {
 		return nil, fmt.Errorf("config.yaml is not a mapping of settings; fix it (or move it aside) and run %s again", e.again)
 	}
-	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+	str := func(s string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: scalarStyle(s)}
+	}
 	mk, mv := lookup(top, "model")
 	switch {
 	case mk == nil:
 		mv = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		top.Content = append(top.Content, str("model"), mv)
 	case mv.Kind == yaml.ScalarNode && e.key == "default" && mv.Tag != "!!null":
-		mv.Tag, mv.Value, mv.Style = "!!str", e.value, 0
+		mv.Tag, mv.Value, mv.Style = "!!str", e.value, scalarStyle(e.value)
 		mv = nil
 	case mv.Kind == yaml.ScalarNode:
 		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: mv.LineComment}
@@ -430,7 +465,7 @@ func (e modelEdit) reencode(root *yaml.Node) ([]byte, error) {
 	}
 	if mv != nil { // nil: the model string itself was set
 		if _, v := lookup(mv, e.key); v != nil {
-			v.Kind, v.Tag, v.Value, v.Style = yaml.ScalarNode, "!!str", e.value, 0
+			v.Kind, v.Tag, v.Value, v.Style = yaml.ScalarNode, "!!str", e.value, scalarStyle(e.value)
 		} else {
 			mv.Content = append(mv.Content, str(e.key), str(e.value))
 		}

@@ -180,7 +180,7 @@ func TestContextCompressionDuringTurn(t *testing.T) {
 		t.Errorf("roles of the call after the compression: %s", got)
 	}
 	last := body.String()
-	if !strings.Contains(last, "SUMMARY-MID") || !strings.Contains(last, "question-2 list the skills twice") ||
+	if !strings.Contains(last, "SUMMARY-MID") || !strings.Contains(last, "still in progress") || !strings.Contains(last, "question-2 list the skills twice") ||
 		!strings.Contains(last, "round-two") || strings.Contains(last, "round-one") || strings.Contains(last, "answer-1") {
 		t.Errorf("the call after the compression: %.600s", last)
 	}
@@ -207,4 +207,63 @@ func TestContextCompressionDuringTurn(t *testing.T) {
 		}
 	}
 	statetest.Check(t, path, statetest.Expect{Version: 30})
+}
+
+// A summary that fails during a turn is tried once, not before every
+// later call; the turn goes on whole and every message is stored once.
+func TestContextCompressionDuringTurnFails(t *testing.T) {
+	pad := strings.Repeat("lorem ipsum ", 200)
+	big := strings.Repeat("tool argument ", 600)
+	fake := fakechat.New(
+		fakechat.Reply{Text: "answer-1 " + pad},
+		call("c1", "skills_list", `{"category":"round-one `+big+`"}`),
+		call("c2", "skills_list", `{"category":"round-two `+big+`"}`),
+		call("c3", "skills_list", `{"category":"round-three `+big+`"}`),
+		fakechat.Reply{Text: "answer-final"},
+	)
+	defer fake.Close()
+	summ := fakechat.New(fakechat.Reply{Status: 500, ErrorMessage: "summariser down"}, fakechat.Reply{Status: 500, ErrorMessage: "summariser down"},
+		fakechat.Reply{Status: 500, ErrorMessage: "summariser down"}, fakechat.Reply{Status: 500, ErrorMessage: "summariser down"})
+	defer summ.Close()
+	home := newHome(t, fake, "compression:\n  threshold: 0.5\n  target_ratio: 0.2\n  protect_first_n: 1\n  protect_last_n: 2\n"+
+		"auxiliary:\n  compression:\n    provider: custom\n    base_url: "+summ.BaseURL()+"\n    model: summary-model\n    api_key: sk\n")
+	raw, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(strings.Replace(string(raw), "  api_key: k\n", "  api_key: k\n  context_length: 8000\n  max_retries: 0\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, "state.db")
+	statetest.OriginalV30(t, path)
+	stdin := "question-1 " + pad + "\nquestion-2 list the skills three times\n/quit\n"
+	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
+	if code != exitOK || !strings.Contains(out, "answer-final") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if n := strings.Count(errOut, "context compression during the turn failed"); n != 1 {
+		t.Errorf("the failure was reported %d times: %s", n, errOut)
+	}
+	// One summary request, whatever the SDK's retries of it.
+	sessions := map[string]bool{}
+	for _, r := range summ.Requests() {
+		sessions[fakechat.TextOf(r.Messages()[1])] = true
+	}
+	if len(sessions) != 1 {
+		t.Errorf("%d different summaries were asked for, want one", len(sessions))
+	}
+	db := statetest.OpenRaw(t, path)
+	for _, like := range []string{"%question-2%", "%round-one%", "%round-two%", "%round-three%", "%answer-final%"} {
+		var n int
+		db.QueryRow("SELECT COUNT(*) FROM messages WHERE content LIKE ? OR tool_calls LIKE ?", like, like).Scan(&n)
+		if n != 1 {
+			t.Errorf("%d messages like %q in state.db, want 1", n, like)
+		}
+	}
+	first := regexp.MustCompile(`session (\S+)\n`).FindStringSubmatch(out)[1]
+	var children int
+	db.QueryRow("SELECT COUNT(*) FROM sessions WHERE parent_session_id = ?", first).Scan(&children)
+	if children != 0 {
+		t.Errorf("%d continuation sessions after a failed compression", children)
+	}
 }
