@@ -30,18 +30,7 @@ func TestContextCompression(t *testing.T) {
 	defer fake.Close()
 	summ := fakechat.New(fakechat.Reply{Text: "SUMMARY-ONE: the user asked about apples."}, fakechat.Reply{Text: "SUMMARY-TWO: apples and pears."})
 	defer summ.Close()
-	home := newHome(t, fake, "compression:\n  threshold: 0.5\n  target_ratio: 0.2\n  protect_first_n: 1\n  protect_last_n: 2\n"+
-		"auxiliary:\n  compression:\n    provider: custom\n    base_url: "+summ.BaseURL()+"\n    model: summary-model\n    api_key: sk\n")
-	// context_length belongs in the model section.
-	raw, err := os.ReadFile(filepath.Join(home, "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(strings.Replace(string(raw), "  api_key: k\n", "  api_key: k\n  context_length: 8000\n", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(home, "state.db")
-	statetest.OriginalV30(t, path)
+	home, path := compressionHome(t, fake, summ)
 	tools := buildTools(t)
 
 	var stdin strings.Builder
@@ -142,17 +131,7 @@ func TestContextCompressionDuringTurn(t *testing.T) {
 	defer fake.Close()
 	summ := fakechat.New(fakechat.Reply{Text: "SUMMARY-MID: round one listed no skills."})
 	defer summ.Close()
-	home := newHome(t, fake, "compression:\n  threshold: 0.5\n  target_ratio: 0.2\n  protect_first_n: 1\n  protect_last_n: 2\n"+
-		"auxiliary:\n  compression:\n    provider: custom\n    base_url: "+summ.BaseURL()+"\n    model: summary-model\n    api_key: sk\n")
-	raw, err := os.ReadFile(filepath.Join(home, "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(strings.Replace(string(raw), "  api_key: k\n", "  api_key: k\n  context_length: 8000\n", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(home, "state.db")
-	statetest.OriginalV30(t, path)
+	home, path := compressionHome(t, fake, summ)
 	stdin := "question-1 " + pad + "\nquestion-2 list the skills twice\n/quit\n"
 	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
 	if code != exitOK || !strings.Contains(out, "answer-final") || !strings.Contains(errOut, "context compressed during the turn:") {
@@ -225,17 +204,7 @@ func TestContextCompressionDuringTurnFails(t *testing.T) {
 	summ := fakechat.New(fakechat.Reply{Status: 500, ErrorMessage: "summariser down"}, fakechat.Reply{Status: 500, ErrorMessage: "summariser down"},
 		fakechat.Reply{Status: 500, ErrorMessage: "summariser down"}, fakechat.Reply{Status: 500, ErrorMessage: "summariser down"})
 	defer summ.Close()
-	home := newHome(t, fake, "compression:\n  threshold: 0.5\n  target_ratio: 0.2\n  protect_first_n: 1\n  protect_last_n: 2\n"+
-		"auxiliary:\n  compression:\n    provider: custom\n    base_url: "+summ.BaseURL()+"\n    model: summary-model\n    api_key: sk\n")
-	raw, err := os.ReadFile(filepath.Join(home, "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(strings.Replace(string(raw), "  api_key: k\n", "  api_key: k\n  context_length: 8000\n  max_retries: 0\n", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(home, "state.db")
-	statetest.OriginalV30(t, path)
+	home, path := compressionHome(t, fake, summ)
 	stdin := "question-1 " + pad + "\nquestion-2 list the skills three times\n/quit\n"
 	code, out, errOut := runCLI(t, testDeps(nil), stdin, "chat", "--hermes-home", home, "--hermes-tools-command", buildTools(t))
 	if code != exitOK || !strings.Contains(out, "answer-final") {
@@ -266,4 +235,25 @@ func TestContextCompressionDuringTurnFails(t *testing.T) {
 	if children != 0 {
 		t.Errorf("%d continuation sessions after a failed compression", children)
 	}
+}
+
+// compressionHome is a Hermes home whose conversations compress early: a
+// context of 8,000 tokens, half of it the threshold, one message kept at
+// the head and two at the tail, the summaries written on summ; and its
+// state.db as the original creates it.
+func compressionHome(t *testing.T, fake, summ *fakechat.Server) (home, stateDB string) {
+	t.Helper()
+	home = newHome(t, fake, "compression:\n  threshold: 0.5\n  target_ratio: 0.2\n  protect_first_n: 1\n  protect_last_n: 2\n"+
+		"auxiliary:\n  compression:\n    provider: custom\n    base_url: "+summ.BaseURL()+"\n    model: summary-model\n    api_key: sk\n")
+	// context_length belongs in the model section.
+	raw, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(strings.Replace(string(raw), "  api_key: k\n", "  api_key: k\n  context_length: 8000\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stateDB = filepath.Join(home, "state.db")
+	statetest.OriginalV30(t, stateDB)
+	return home, stateDB
 }
