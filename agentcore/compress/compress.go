@@ -7,10 +7,7 @@
 package compress
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-go/hermes/agentcore"
-	"github.com/hermes-go/hermes/internal/safefile"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
 // Settings are compression.* and the limits around it, with the
@@ -56,14 +53,6 @@ const (
 func LoadSettings(home string) (Settings, error) {
 	s := Settings{Enabled: true, Threshold: DefaultThreshold, TargetRatio: DefaultTargetRatio, ProtectFirstN: DefaultProtectFirstN,
 		ProtectLastN: DefaultProtectLastN, ContextLength: DefaultContextLength, SummaryTimeout: DefaultSummaryTimeout}
-	path := filepath.Join(home, "config.yaml")
-	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return s, err
-	}
 	var raw struct {
 		Model       yaml.Node `yaml:"model"`
 		Compression struct {
@@ -79,8 +68,10 @@ func LoadSettings(home string) (Settings, error) {
 			} `yaml:"compression"`
 		} `yaml:"auxiliary"`
 	}
-	if err := yaml.Unmarshal(data, &raw); err != nil {
-		return s, fmt.Errorf("parse %s: %w (compression and model.context_length must be numbers)", path, err)
+	// The shared reader: FIFO-safe, bounded, and parsed once while the
+	// file is unchanged (this runs before every model call of a turn).
+	if err := hermeshome.Decode(home, &raw); err != nil {
+		return s, fmt.Errorf("compression settings (compression.* and model.context_length are numbers): %w", err)
 	}
 	c := raw.Compression
 	if c.Enabled != nil {

@@ -1,15 +1,10 @@
 package goals
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/hermes-go/hermes/internal/safefile"
+	"github.com/hermes-go/hermes/internal/hermeshome"
 )
 
 // Settings are the goal loop's knobs in config.yaml, with the original's
@@ -31,14 +26,6 @@ const (
 // not YAML is an error.
 func LoadSettings(home string) (Settings, error) {
 	s := Settings{MaxTurns: DefaultMaxTurns, JudgeMaxTokens: DefaultJudgeMaxTokens, JudgeTimeout: DefaultJudgeTimeout}
-	path := filepath.Join(home, "config.yaml")
-	data, err := safefile.ReadUserFile(path, safefile.MaxConfigSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return s, err
-	}
 	var raw struct {
 		Goals struct {
 			MaxTurns any `yaml:"max_turns"`
@@ -50,8 +37,8 @@ func LoadSettings(home string) (Settings, error) {
 			} `yaml:"goal_judge"`
 		} `yaml:"auxiliary"`
 	}
-	if err := yaml.Unmarshal(data, &raw); err != nil {
-		return s, fmt.Errorf("parse %s: %w (fix the YAML)", path, err)
+	if err := hermeshome.Decode(home, &raw); err != nil {
+		return s, fmt.Errorf("goal settings: %w", err)
 	}
 	if n, ok := positive(raw.Goals.MaxTurns); ok {
 		s.MaxTurns = int(n)
