@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/filelock"
 )
 
 // Setting model.default (and provider) edits only that value, in every
@@ -108,5 +111,50 @@ func TestSaveModelProvider(t *testing.T) {
 				t.Errorf("config.yaml =\n%s\nwant\n%s (%v)", got, tt.want, err)
 			}
 		})
+	}
+}
+
+// Another program editing config.yaml under the same lock is waited for,
+// and its edit kept: the model is set on the file as it is once locked.
+// A config.yaml that is a symlink (a dotfiles checkout) stays one, and its
+// target is edited.
+func TestSaveModelBesideAnotherWriter(t *testing.T) {
+	home := t.TempDir()
+	target := filepath.Join(t.TempDir(), "dotfiles-config.yaml")
+	if err := os.WriteFile(target, []byte("model:\n  default: old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, "config.yaml")
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	lock, err := filelock.Acquire(ctx, filepath.Join(home, "locks", "config.yaml.lock"), filelock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- SaveModel(ctx, home, "new", "", false) }()
+	select {
+	case err := <-done:
+		t.Fatalf("SaveModel did not wait for the lock: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	const added = "# added by the other writer\nagent:\n  max_turns: 7\n"
+	if err := os.WriteFile(target, []byte("model:\n  default: old\n"+added), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := lock.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("config.yaml is no longer a symlink: %v", err)
+	}
+	got, _ := os.ReadFile(target)
+	if want := "model:\n  default: new\n" + added; string(got) != want {
+		t.Errorf("config.yaml =\n%s\nwant\n%s", got, want)
 	}
 }
